@@ -1,0 +1,62 @@
+"""The candidate set one step works on, like llama.cpp's ``llama_token_data_array``."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+_ARANGE_CACHE: dict[int, np.ndarray] = {}
+
+
+def vocab_ids(n: int) -> np.ndarray:
+    """Read-only ``arange(n)`` as int32, shared between steps."""
+    ids = _ARANGE_CACHE.get(n)
+    if ids is None:
+        ids = np.arange(n, dtype=np.int32)
+        ids.setflags(write=False)
+        _ARANGE_CACHE[n] = ids
+    return ids
+
+
+@dataclass
+class Candidates:
+    """Token ids, their logits and (optionally) probabilities, in a current order.
+
+    Stages never write into these arrays: they assign new ones.  That lets a
+    step start from the model's logits without copying the whole vocabulary.
+    ``sorted`` says the logits are in descending order, so later stages can
+    skip sorting, as in llama.cpp.  ``selected`` is the index picked by dist.
+    """
+
+    ids: np.ndarray
+    logits: np.ndarray
+    p: np.ndarray | None = None
+    sorted: bool = False
+    selected: int = -1
+
+    @classmethod
+    def from_logits(cls, logits: np.ndarray) -> "Candidates":
+        logits = np.asarray(logits, dtype=np.float32)
+        if logits.ndim != 1:
+            raise ValueError(f"logits must be one-dimensional, got shape {logits.shape}")
+        return cls(ids=vocab_ids(len(logits)), logits=logits)
+
+    def __len__(self) -> int:
+        return len(self.logits)
+
+    def take(self, index: np.ndarray | slice, *, sorted: bool) -> None:
+        """Keep the candidates at ``index`` (in that order)."""
+        self.ids = self.ids[index]
+        self.logits = self.logits[index]
+        if self.p is not None:
+            self.p = self.p[index]
+        self.sorted = sorted
+
+    def copy(self) -> "Candidates":
+        return Candidates(
+            self.ids.copy(),
+            self.logits.copy(),
+            None if self.p is None else self.p.copy(),
+            self.sorted,
+            self.selected,
+        )

@@ -1,0 +1,141 @@
+"""C ``float`` arithmetic as llama.cpp's sampler code does it, in NumPy.
+
+llama.cpp calls the C library's ``expf``/``logf`` per element and keeps
+running sums in a single ``float`` (or ``double``) in array order.  NumPy's own
+float32 ``exp``/``log`` are SIMD approximations that disagree with the C
+library on a large share of inputs, and ``np.sum`` adds pairwise.  The helpers
+here reproduce the C results:
+
+* ``expf``/``logf``: compute in float64 and round to float32 (the correctly
+  rounded result).  The C library is not always correctly rounded: it differs
+  only where the exact value lies within a few thousandths of an ULP of a
+  float32 rounding midpoint.  Those few elements (about 4 % are flagged) are
+  recomputed by calling the C library itself through ``ctypes``.
+* ``seq_sum_f32``/``seq_cumsum_f32``: ``np.cumsum`` accumulates sequentially,
+  exactly like ``float s = 0; for (...) s += x[i];``.
+"""
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import math
+
+import numpy as np
+
+F32 = np.float32
+F64 = np.float64
+
+#: Width, in ULPs, of the band around a rounding midpoint where float64
+#: rounding may disagree with the C library (measured: < 0.008).
+_MIDPOINT_BAND = 0.02
+
+
+def _load_libm():
+    for name in (ctypes.util.find_library("m"), ctypes.util.find_library("c"), "msvcrt"):
+        if not name:
+            continue
+        try:
+            lib = ctypes.CDLL(name)
+            for fn in ("expf", "logf"):
+                f = getattr(lib, fn)
+                f.restype = ctypes.c_float
+                f.argtypes = [ctypes.c_float]
+            return lib
+        except (OSError, AttributeError):
+            continue
+    return None
+
+
+_LIBM = _load_libm()
+
+
+def _round_like_libm(x32: np.ndarray, y64: np.ndarray, cfunc) -> np.ndarray:
+    """Round float64 results to float32, asking the C library near midpoints."""
+    y32 = y64.astype(F32)
+    if _LIBM is None or y32.size == 0:
+        return y32
+    finite = np.isfinite(y32)
+    lo = np.nextafter(y32, F32(-np.inf)).astype(F64)
+    hi = np.nextafter(y32, F32(np.inf)).astype(F64)
+    mid = y32.astype(F64)
+    with np.errstate(invalid="ignore"):
+        d_lo = np.abs(y64 - (lo + mid) * 0.5) / (mid - lo)
+        d_hi = np.abs(y64 - (hi + mid) * 0.5) / (hi - mid)
+    near = np.flatnonzero(finite & ((d_lo < _MIDPOINT_BAND) | (d_hi < _MIDPOINT_BAND)))
+    for i in near:
+        y32[i] = cfunc(float(x32[i]))
+    return y32
+
+
+def expf(x: np.ndarray) -> np.ndarray:
+    """Element-wise C ``expf`` of a float32 array."""
+    x = np.asarray(x, dtype=F32)
+    y64 = np.exp(x.astype(F64))
+    return _round_like_libm(x, y64, _LIBM.expf if _LIBM else None)
+
+
+def logf(x: np.ndarray) -> np.ndarray:
+    """Element-wise C ``logf`` of a float32 array."""
+    x = np.asarray(x, dtype=F32)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        y64 = np.log(x.astype(F64))
+    return _round_like_libm(x, y64, _LIBM.logf if _LIBM else None)
+
+
+def logf_scalar(x: float) -> np.float32:
+    """C ``logf`` of one float32 value."""
+    if _LIBM is not None:
+        return F32(_LIBM.logf(float(F32(x))))
+    return F32(math.log(float(F32(x)))) if x > 0 else F32(-np.inf if x == 0 else np.nan)
+
+
+def seq_cumsum_f32(x: np.ndarray) -> np.ndarray:
+    """Running ``float`` sums in array order (``s += x[i]`` after each i)."""
+    return np.cumsum(x, dtype=F32)
+
+
+def seq_sum_f32(x: np.ndarray) -> np.float32:
+    """``float s = 0; for (i) s += x[i];`` in array order."""
+    if len(x) == 0:
+        return F32(0.0)
+    return np.cumsum(x, dtype=F32)[-1]
+
+
+def seq_cumsum_f64(x: np.ndarray) -> np.ndarray:
+    """Running ``double`` sums of float32 values in array order."""
+    return np.cumsum(x, dtype=F64)
+
+
+def powf_scalar(x: float, y: float) -> np.float32:
+    """C ``powf`` of two float32 values."""
+    if _LIBM is not None and hasattr(_LIBM, "powf"):
+        f = _LIBM.powf
+        f.restype = ctypes.c_float
+        f.argtypes = [ctypes.c_float, ctypes.c_float]
+        return F32(f(float(F32(x)), float(F32(y))))
+    return F32(math.pow(float(F32(x)), float(F32(y))))
+
+
+def seq_sum_f32_of_f64(terms: np.ndarray) -> np.float32:
+    """``float acc = 0; for (i) acc += terms[i];`` where each term is a ``double``.
+
+    Each step rounds ``(double)acc + term`` to float.  A float32 cumulative sum
+    of the rounded terms is a good guess for those running values; every guess
+    is checked against the exact recurrence at once, and the walk restarts
+    after the first step that differs (rare after the first few terms).
+    """
+    terms = np.asarray(terms, dtype=F64)
+    t32 = terms.astype(F32)
+    acc = F32(0.0)
+    start, window, n = 0, 64, len(terms)
+    while start < n:
+        stop = min(n, start + window)
+        guess = np.cumsum(np.concatenate(([acc], t32[start:stop])), dtype=F32)
+        truth = (guess[:-1].astype(F64) + terms[start:stop]).astype(F32)
+        bad = np.flatnonzero(truth != guess[1:])
+        if len(bad) == 0:
+            acc, start, window = guess[-1], stop, window * 2
+        else:
+            j = int(bad[0])
+            acc, start, window = truth[j], start + j + 1, max(64, window // 2)
+    return F32(acc)

@@ -1,0 +1,148 @@
+"""The sampler chain: stages in order, then dist, with a per-step trace."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Iterable
+
+import numpy as np
+
+from .candidates import Candidates
+from .scatter import Scatter, ScatterTrace
+from .stage import Stage
+from .stages import Dist, Dry, MinP, Penalties, Temperature, TopK, TopNSigma, TopP, Typical, Xtc
+from .stages.dry import Vocabulary
+
+if TYPE_CHECKING:
+    from .settings import SamplerSettings
+
+
+@dataclass(frozen=True)
+class StageCount:
+    """How many candidates went into and came out of one stage."""
+
+    name: str
+    n_in: int
+    n_out: int
+    active: bool
+
+
+@dataclass(frozen=True, eq=False)
+class StepTrace:
+    """What the chain did in one step.  Part of the API: the window draws from it."""
+
+    token: int
+    chosen_index: int
+    chosen_p: float
+    stages: tuple[StageCount, ...]
+    scatter: ScatterTrace | None
+    final_ids: np.ndarray
+    final_p: np.ndarray
+
+
+def _make_stage(name: str, s: "SamplerSettings") -> Stage:
+    if name == "penalties":
+        return Penalties(s.penalty_last_n, s.penalty_repeat, s.penalty_freq, s.penalty_present)
+    if name == "dry":
+        return Dry(s.dry_multiplier, s.dry_base, s.dry_allowed_length, s.dry_penalty_last_n, s.dry_sequence_breakers)
+    if name == "top_n_sigma":
+        return TopNSigma(s.top_n_sigma)
+    if name == "top_k":
+        return TopK(s.top_k)
+    if name == "typ_p":
+        return Typical(s.typ_p, s.min_keep)
+    if name == "top_p":
+        return TopP(s.top_p, s.min_keep)
+    if name == "min_p":
+        return MinP(s.min_p, s.min_keep)
+    if name == "xtc":
+        return Xtc(s.xtc_probability, s.xtc_threshold, s.min_keep, s.seed)
+    if name == "scatter":
+        return Scatter(s.scatter, s.seed)
+    if name == "temperature":
+        return Temperature(s.temp, s.dynatemp_range, s.dynatemp_exponent)
+    raise ValueError(f"--samplers: unknown sampler {name!r}")
+
+
+def build_stages(settings: "SamplerSettings", vocab: Vocabulary | None) -> list[Stage]:
+    """The stages for ``settings`` in order (every value checked)."""
+    stages = [_make_stage(name, settings) for name in settings.samplers]
+    Dist(settings.seed)  # checks the seed
+    if vocab is not None:
+        for stage in stages:
+            if isinstance(stage, Dry):
+                stage.bind(vocab)
+    return stages
+
+
+class SamplerChain:
+    """Stages applied in order, then dist, like ``llama_sampler_chain``."""
+
+    def __init__(self, stages: Iterable[Stage], dist: Dist):
+        self.stages = list(stages)
+        self.dist = dist
+
+    @classmethod
+    def from_settings(cls, settings: "SamplerSettings", vocab: Vocabulary | None = None) -> "SamplerChain":
+        stages = build_stages(settings, vocab)
+        missing = [s.name for s in stages if isinstance(s, Dry) and s.needs_vocab]
+        if missing:
+            raise ValueError("--dry-multiplier: DRY with sequence breakers needs the model's vocabulary")
+        return cls(stages, Dist(settings.seed))
+
+    @property
+    def seed(self) -> int:
+        """The seed in use (a random one when the settings asked for the default)."""
+        return self.dist.seed_cur
+
+    def apply(self, cur: Candidates) -> tuple[tuple[StageCount, ...], ScatterTrace | None]:
+        counts = []
+        scatter_trace = None
+        for stage in self.stages:
+            n_in = len(cur)
+            if isinstance(stage, Scatter):
+                stage.apply(cur)  # a disabled scatter still records its no-op step
+                scatter_trace = stage.last_trace
+            elif stage.enabled:
+                stage.apply(cur)
+            counts.append(StageCount(stage.name, n_in, len(cur), stage.enabled))
+        n_in = len(cur)
+        self.dist.apply(cur)
+        counts.append(StageCount("dist", n_in, len(cur), True))
+        return tuple(counts), scatter_trace
+
+    def sample(self, logits: np.ndarray, *, accept: bool = True) -> StepTrace:
+        """Pick a token from one step's logits (and accept it, as llama_sampler_sample does)."""
+        cur = Candidates.from_logits(logits)
+        counts, scatter_trace = self.apply(cur)
+        if cur.selected < 0:
+            raise ValueError("no candidate left to sample from")
+        token = int(cur.ids[cur.selected])
+        if accept:
+            self.accept(token)
+        return StepTrace(
+            token=token,
+            chosen_index=cur.selected,
+            chosen_p=float(cur.p[cur.selected]),
+            stages=counts,
+            scatter=scatter_trace,
+            final_ids=cur.ids,
+            final_p=cur.p,
+        )
+
+    def accept(self, token: int) -> None:
+        for stage in self.stages:
+            stage.accept(token)
+        self.dist.accept(token)
+
+    def accept_prompt(self, tokens: Iterable[int]) -> None:
+        """Feed prompt tokens to the history, as llama-cli does."""
+        for t in tokens:
+            self.accept(int(t))
+
+    def reset(self) -> None:
+        for stage in self.stages:
+            stage.reset()
+        self.dist.reset()
+
+    def clone(self) -> "SamplerChain":
+        return SamplerChain([s.clone() for s in self.stages], self.dist.clone())

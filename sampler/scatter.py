@@ -1,0 +1,251 @@
+"""The scatter sampler, as ``shared/spec/scatter.md`` specifies it.
+
+Neighbouring ranks of the top-K "medium" exchange probability mass through a
+Gaussian kernel over rank distance.  Decisions where the spec is silent
+(each also listed in the project's notes):
+
+* Arithmetic is float64 internally; only the written-back logits are float32.
+  Scatter has no upstream llama.cpp implementation to be bit-exact with.
+* Candidates whose logit is ``-inf`` (masked by an earlier stage or a logit
+  bias) stay in the medium but hold no mass: diffusion runs over the finite
+  prefix of the medium only, they are written back as ``-inf``, and the
+  entropy is normalised by the number of finite candidates.  Scatter never
+  brings a banned token back.  With fewer than two finite candidates the step
+  is a no-op (like ``m < 2``).
+* A negative ``radius`` is rejected like the other out-of-range values.
+* After absorption the medium may no longer be in descending order; the
+  candidates keep rank order (as the spec's write-back says) and the array is
+  flagged unsorted so later stages sort again if they need to.
+"""
+from __future__ import annotations
+
+from collections import Counter, deque
+from dataclasses import dataclass
+
+import numpy as np
+
+from .candidates import Candidates
+from .rng import DEFAULT_SEED, Mt19937, resolve_seed
+from .sorting import desc_order
+from .stage import Stage, check_number
+
+F32 = np.float32
+_P_FLOOR = 1e-10
+
+
+@dataclass(frozen=True)
+class ScatterParams:
+    """The eleven scatter flags plus the seed, checked when built."""
+
+    k: int = 64
+    strength: float = 0.0
+    radius: float = 2.5
+    steps: int = 1
+    adaptive: bool = False
+    strength_min: float = 0.02
+    strength_max: float = 0.30
+    entropy_target: float = 0.55
+    absorption: float = 0.0
+    absorption_last_n: int = 64
+    collision: float = 1.0
+
+    def __post_init__(self):
+        unit = dict(lo=0.0, hi=1.0)
+        fields = {
+            "k": check_number("--scatter-k", self.k, lo=0, integer=True),
+            "strength": check_number("--scatter-strength", self.strength, **unit),
+            "radius": check_number("--scatter-radius", self.radius, lo=0.0),
+            "steps": check_number("--scatter-steps", self.steps, lo=0, integer=True),
+            "strength_min": check_number("--scatter-strength-min", self.strength_min, **unit),
+            "strength_max": check_number("--scatter-strength-max", self.strength_max, **unit),
+            "entropy_target": check_number("--scatter-entropy-target", self.entropy_target, **unit),
+            "absorption": check_number("--scatter-absorption", self.absorption, lo=0.0),
+            "absorption_last_n": check_number("--scatter-absorption-last-n", self.absorption_last_n, lo=0, integer=True),
+            "collision": check_number("--scatter-collision", self.collision, **unit),
+        }
+        if not isinstance(self.adaptive, (bool, np.bool_)):
+            raise ValueError(f"--scatter-adaptive: expected true or false, got {self.adaptive!r}")
+        if fields["strength_min"] > fields["strength_max"]:
+            raise ValueError(
+                f"--scatter-strength-min: must not exceed --scatter-strength-max "
+                f"({fields['strength_min']!r} > {fields['strength_max']!r})"
+            )
+        for name, value in fields.items():
+            object.__setattr__(self, name, value)
+        object.__setattr__(self, "adaptive", bool(self.adaptive))
+
+    @property
+    def enabled(self) -> bool:
+        wants = self.strength > 0 or self.adaptive or self.absorption > 0
+        return wants and self.k > 1 and self.radius > 0 and self.steps > 0 and self.collision > 0
+
+    def why_noop(self) -> str | None:
+        """A sentence saying why scatter does nothing, or None if it can fire."""
+        if not (self.strength > 0 or self.adaptive or self.absorption > 0):
+            return "strength is 0, adaptive is off and absorption is 0"
+        for ok, why in (
+            (self.k > 1, "k must be above 1"),
+            (self.radius > 0, "radius is 0"),
+            (self.steps > 0, "steps is 0"),
+            (self.collision > 0, "collision probability is 0"),
+        ):
+            if not ok:
+                return why
+        return None
+
+
+@dataclass(frozen=True, eq=False)
+class ScatterTrace:
+    """What one scatter step did (the spec's "What the sampler reports")."""
+
+    step: int
+    enabled: bool
+    gate_drawn: bool
+    gate_u: float | None
+    fired: bool
+    m: int
+    ids: np.ndarray
+    p_before: np.ndarray
+    q: np.ndarray
+    p_diffused: np.ndarray
+    absorption_factors: np.ndarray
+    p_final: np.ndarray
+    entropy: float
+    strength: float
+
+
+_EMPTY_F = np.empty(0, dtype=np.float64)
+_EMPTY_I = np.empty(0, dtype=np.int32)
+_KERNELS: dict[tuple[int, float, int], np.ndarray] = {}
+
+
+def diffusion_matrix(m: int, radius: float, steps: int) -> np.ndarray:
+    """``W ** steps`` with ``W_ij = K_ij / sum_j K_ij``, ``K_ij = exp(-(i-j)^2 / (2 r^2))``; cached."""
+    key = (m, float(radius), steps)
+    w = _KERNELS.get(key)
+    if w is None:
+        r = np.arange(m, dtype=np.float64)
+        k = np.exp(-np.subtract.outer(r, r) ** 2 / (2.0 * radius * radius))
+        w = np.linalg.matrix_power(k / k.sum(axis=1, keepdims=True), steps)
+        w.setflags(write=False)
+        if len(_KERNELS) > 256:
+            _KERNELS.clear()
+        _KERNELS[key] = w
+    return w
+
+
+def normalised_entropy(p: np.ndarray) -> float:
+    """``-sum p log p / log m`` with ``0 log 0 = 0``."""
+    nz = p[p > 0]
+    return float(-(nz * np.log(nz)).sum() / np.log(len(p)))
+
+
+class Scatter(Stage):
+    name = "scatter"
+    letter = "r"
+
+    def __init__(self, params: ScatterParams | None = None, seed: int = DEFAULT_SEED):
+        self.params = params or ScatterParams()
+        self.seed = check_number("--seed", seed, lo=0, hi=0xFFFFFFFF, integer=True)
+        self.enabled = self.params.enabled
+        self.rng = Mt19937(resolve_seed(self.seed))
+        self._history: deque[int] = deque(maxlen=self.params.absorption_last_n or None)
+        self._counts: Counter[int] = Counter()
+        self._step = 0
+        #: The trace of the most recent ``apply``.
+        self.last_trace: ScatterTrace | None = None
+
+    # -- history -----------------------------------------------------------
+
+    def accept(self, token: int) -> None:
+        if self.params.absorption_last_n == 0:
+            return
+        if len(self._history) == self._history.maxlen:
+            old = self._history[0]
+            self._counts[old] -= 1
+            if not self._counts[old]:
+                del self._counts[old]
+        self._history.append(int(token))
+        self._counts[int(token)] += 1
+
+    def reset(self) -> None:
+        self._history.clear()
+        self._counts.clear()
+        self.rng.reseed(resolve_seed(self.seed))
+        self._step = 0
+
+    def clone(self) -> "Scatter":
+        other = Scatter(self.params, self.seed)
+        other.rng = self.rng.clone()
+        other._history.extend(self._history)
+        other._counts.update(self._counts)
+        other._step = self._step
+        return other
+
+    # -- one step ----------------------------------------------------------
+
+    def apply(self, cur: Candidates) -> None:
+        step = self._step
+        self._step += 1
+        prm = self.params
+        if not self.enabled:
+            self.last_trace = self._noop(step, gate_drawn=False, gate_u=None)
+            return
+        gate_u = None
+        if prm.collision < 1:
+            gate_u = self.rng.uniform_float()
+            if gate_u >= prm.collision:
+                self.last_trace = self._noop(step, gate_drawn=True, gate_u=gate_u)
+                return
+        if not cur.sorted:
+            cur.take(desc_order(cur.logits), sorted=True)
+        m = min(prm.k, len(cur))
+        logits = cur.logits[:m].astype(np.float64)
+        live = int(np.count_nonzero(logits > -np.inf))
+        if live < 2:
+            self.last_trace = self._noop(step, gate_drawn=gate_u is not None, gate_u=gate_u)
+            return
+        trace = self._scatter(step, gate_u, cur.ids[:m], logits[:live], m)
+        out = np.full(m, -np.inf, dtype=F32)
+        out[:live] = np.log(np.maximum(trace.p_final, _P_FLOOR)).astype(F32)
+        cur.ids = cur.ids[:m]
+        cur.logits = out
+        cur.p = np.zeros(m, dtype=F32)
+        cur.p[:live] = trace.p_final
+        cur.sorted = bool(np.all(out[1:] <= out[:-1]))
+        self.last_trace = trace
+
+    def _scatter(self, step: int, gate_u, ids: np.ndarray, logits: np.ndarray, m: int) -> ScatterTrace:
+        prm = self.params
+        e = np.exp(logits - logits[0])
+        p = e / e.sum()
+        live = len(p)
+        entropy = normalised_entropy(p)
+        if prm.adaptive:
+            s = prm.strength + (prm.entropy_target - entropy) * (prm.strength_max - prm.strength_min)
+            s = min(max(s, prm.strength_min), prm.strength_max)
+        else:
+            s = prm.strength
+        q = diffusion_matrix(live, prm.radius, prm.steps) @ p
+        blend = (1.0 - s) * p + s * q
+        diffused = blend / blend.sum()
+        if prm.absorption > 0:
+            repeats = np.fromiter((self._counts.get(int(t), 0) for t in ids[:live]), dtype=np.float64, count=live)
+            factors = np.exp(-prm.absorption * repeats)
+            absorbed = diffused * factors
+            final = absorbed / absorbed.sum()
+        else:
+            factors = np.ones(live)
+            final = diffused
+        return ScatterTrace(
+            step=step, enabled=True, gate_drawn=gate_u is not None, gate_u=gate_u, fired=True,
+            m=m, ids=ids.copy(), p_before=p, q=q, p_diffused=diffused,
+            absorption_factors=factors, p_final=final, entropy=entropy, strength=float(s),
+        )
+
+    def _noop(self, step: int, *, gate_drawn: bool, gate_u) -> ScatterTrace:
+        return ScatterTrace(
+            step=step, enabled=self.enabled, gate_drawn=gate_drawn, gate_u=gate_u, fired=False,
+            m=0, ids=_EMPTY_I, p_before=_EMPTY_F, q=_EMPTY_F, p_diffused=_EMPTY_F,
+            absorption_factors=_EMPTY_F, p_final=_EMPTY_F, entropy=float("nan"), strength=0.0,
+        )

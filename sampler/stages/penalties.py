@@ -1,0 +1,67 @@
+"""Repeat, frequency and presence penalties over the last N accepted tokens."""
+from __future__ import annotations
+
+from collections import Counter, deque
+
+import numpy as np
+
+from ..candidates import Candidates
+from ..stage import Stage, check_number
+from .positions import positions_of
+
+F32 = np.float32
+
+
+class Penalties(Stage):
+    name = "penalties"
+    letter = "e"
+
+    def __init__(self, last_n: int = 64, repeat: float = 1.0, freq: float = 0.0, present: float = 0.0):
+        self.last_n = check_number("--repeat-last-n", last_n, lo=0, integer=True)
+        repeat = check_number("--repeat-penalty", repeat)
+        if repeat <= 0 or not np.isfinite(1.0 / F32(repeat)):
+            raise ValueError(f"--repeat-penalty: must be finite and greater than 0, got {repeat!r}")
+        self.repeat = F32(repeat)
+        self.freq = F32(check_number("--frequency-penalty", freq))
+        self.present = F32(check_number("--presence-penalty", present))
+        self.enabled = not (self.last_n == 0 or (self.repeat == 1 and self.freq == 0 and self.present == 0))
+        self._history: deque[int] = deque(maxlen=max(self.last_n, 1))
+        self._counts: Counter[int] = Counter()
+
+    def accept(self, token: int) -> None:
+        if self.last_n == 0:
+            return
+        if len(self._history) == self.last_n:
+            old = self._history[0]
+            self._counts[old] -= 1
+            if self._counts[old] == 0:
+                del self._counts[old]
+        self._history.append(int(token))
+        self._counts[int(token)] += 1
+
+    def apply(self, cur: Candidates) -> None:
+        if not self.enabled:
+            return
+        if self._counts:
+            tokens = np.fromiter(self._counts.keys(), dtype=np.int32, count=len(self._counts))
+            counts = np.fromiter(self._counts.values(), dtype=np.int32, count=len(self._counts))
+            pos, which = positions_of(cur.ids, tokens)
+            if len(pos):
+                logits = cur.logits.copy()
+                hit = logits[pos]
+                hit = np.where(hit <= 0, hit * self.repeat, hit / self.repeat)
+                c = counts[which].astype(F32)
+                hit = hit - (c * self.freq + (c > 0).astype(F32) * self.present)
+                logits[pos] = hit
+                cur.logits = logits
+        cur.sorted = False
+
+    def reset(self) -> None:
+        self._history.clear()
+        self._counts.clear()
+
+    def clone(self) -> "Penalties":
+        other = Penalties(self.last_n, float(self.repeat), float(self.freq), float(self.present))
+        other._history.extend(self._history)
+        other._counts.update(self._counts)
+        return other
