@@ -49,19 +49,23 @@ def _load_libm():
 _LIBM = _load_libm()
 
 
+_DROPPED_BITS = (1 << 29) - 1  # float64 mantissa bits that float32 rounding drops
+_HALF = 1 << 28  # the dropped bits of an exact rounding midpoint
+_BAND_BITS = int(_MIDPOINT_BAND * (1 << 29))
+
+
 def _round_like_libm(x32: np.ndarray, y64: np.ndarray, cfunc) -> np.ndarray:
-    """Round float64 results to float32, asking the C library near midpoints."""
+    """Round float64 results to float32, asking the C library near midpoints.
+
+    A value is near a midpoint when the 29 mantissa bits that rounding drops
+    are close to ``1 << 28``.  (Float32-subnormal results are left as rounded;
+    they are more than 87 nats below the maximum and carry no weight.)
+    """
     y32 = y64.astype(F32)
     if _LIBM is None or y32.size == 0:
         return y32
-    finite = np.isfinite(y32)
-    lo = np.nextafter(y32, F32(-np.inf)).astype(F64)
-    hi = np.nextafter(y32, F32(np.inf)).astype(F64)
-    mid = y32.astype(F64)
-    with np.errstate(invalid="ignore"):
-        d_lo = np.abs(y64 - (lo + mid) * 0.5) / (mid - lo)
-        d_hi = np.abs(y64 - (hi + mid) * 0.5) / (hi - mid)
-    near = np.flatnonzero(finite & ((d_lo < _MIDPOINT_BAND) | (d_hi < _MIDPOINT_BAND)))
+    dropped = y64.view(np.int64) & _DROPPED_BITS
+    near = np.flatnonzero(np.abs(dropped - _HALF) < _BAND_BITS)
     for i in near:
         y32[i] = cfunc(float(x32[i]))
     return y32

@@ -63,6 +63,15 @@ def _make_stage(name: str, s: "SamplerSettings") -> Stage:
     raise ValueError(f"--samplers: unknown sampler {name!r}")
 
 
+def check_stage_values(settings: "SamplerSettings") -> None:
+    """Build every stage once, whether or not it is in the order, to check all values."""
+    from .settings import DEFAULT_ORDER
+
+    for name in DEFAULT_ORDER:
+        _make_stage(name, settings)
+    Dist(settings.seed)
+
+
 def build_stages(settings: "SamplerSettings", vocab: Vocabulary | None) -> list[Stage]:
     """The stages for ``settings`` in order (every value checked)."""
     stages = [_make_stage(name, settings) for name in settings.samplers]

@@ -65,7 +65,8 @@ FLAG_BY_NAME = {name: flag for flag in FLAGS for name in flag.names}
 UNSUPPORTED = {
     "--ignore-eos": 0, "-l": 1, "--logit-bias": 1, "--mirostat": 1, "--mirostat-lr": 1,
     "--mirostat-ent": 1, "--adaptive-target": 1, "--adaptive-decay": 1, "--grammar": 1,
-    "--grammar-file": 1, "-j": 1, "--json-schema": 1, "-bs": 0, "--backend-sampling": 0,
+    "--grammar-file": 1, "-j": 1, "--json-schema": 1, "-jf": 1, "--json-schema-file": 1,
+    "-bs": 0, "--backend-sampling": 0,
 }
 
 
@@ -176,23 +177,41 @@ def parse_flags(
             else:
                 breakers.append(value)
             continue
-        if flag.field.startswith("scatter."):
+        problem = _value_problem(base, flag.field, value)
+        if problem:
+            problems.append(problem)
+        elif flag.field.startswith("scatter."):
             scatter_changes[flag.field[len("scatter."):]] = value
         else:
             changes[flag.field] = value
     if breakers is not None:
         changes["dry_sequence_breakers"] = tuple(breakers)
-    settings = base
+        problem = _value_problem(base, "dry_sequence_breakers", tuple(breakers))
+        problems += [problem] if problem else []
     if not problems:
-        try:
-            if scatter_changes:
-                changes["scatter"] = dataclasses.replace(base.scatter, **scatter_changes)
-            settings = dataclasses.replace(base, **changes)
+        try:  # values that are only wrong together (strength-min above strength-max)
+            dataclasses.replace(base, **changes, scatter=dataclasses.replace(base.scatter, **scatter_changes))
         except ValueError as exc:
             problems.append(str(exc))
     if problems:
         raise FlagError(problems)
-    return settings, rest
+    if scatter_changes:
+        changes["scatter"] = dataclasses.replace(base.scatter, **scatter_changes)
+    return dataclasses.replace(base, **changes), rest
+
+
+def _value_problem(base: SamplerSettings, field: str, value) -> str | None:
+    """The error for one value set on its own, or None if it is valid."""
+    # The pair check (strength-min <= strength-max) is left to the final check.
+    relaxed = {"scatter.strength_min": {"strength_max": 1.0}, "scatter.strength_max": {"strength_min": 0.0}}
+    try:
+        if field.startswith("scatter."):
+            dataclasses.replace(base.scatter, **{field[len("scatter."):]: value, **relaxed.get(field, {})})
+        else:
+            dataclasses.replace(base, **{field: value})
+    except ValueError as exc:
+        return str(exc)
+    return None
 
 
 def _is_number(tok: str) -> bool:
@@ -256,14 +275,22 @@ def to_flags(
 
 def needs_scatter_build(args: Sequence[str]) -> bool:
     """Whether these llama-cli arguments use anything upstream llama.cpp lacks."""
-    for i, arg in enumerate(args):
-        value = args[i + 1] if i + 1 < len(args) else ""
-        if arg.startswith("--scatter-"):
+    tokens = []
+    for arg in args:
+        name, eq, value = arg.partition("=") if arg.startswith("--") else (arg, "", "")
+        tokens += [name, value] if eq else [arg]
+    i = 0
+    while i < len(tokens):
+        name = tokens[i]
+        flag = FLAG_BY_NAME.get(name)
+        value = tokens[i + 1] if i + 1 < len(tokens) else ""
+        if flag is not None and not flag.upstream:
             return True
-        if arg == "--samplers" and "scatter" in value.lower().split(";"):
+        if name == "--samplers" and "scatter" in [v.strip().lower() for v in value.split(";")]:
             return True
-        if arg in ("--sampler-seq", "--sampling-seq") and "r" in value:
+        if name in ("--sampler-seq", "--sampling-seq") and "r" in value:
             return True
+        i += 1 if flag is None or flag.kind == "switch" else 2
     return False
 
 

@@ -19,14 +19,16 @@ Gaussian kernel over rank distance.  Decisions where the spec is silent
 """
 from __future__ import annotations
 
+import math
 from collections import Counter, deque
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
 from .candidates import Candidates
 from .rng import DEFAULT_SEED, Mt19937, resolve_seed
-from .sorting import desc_order
+from .sorting import top_order
 from .stage import Stage, check_number
 
 F32 = np.float32
@@ -50,16 +52,16 @@ class ScatterParams:
     collision: float = 1.0
 
     def __post_init__(self):
-        unit = dict(lo=0.0, hi=1.0)
+        unit = dict(lo=0.0, hi=1.0, float32=False)
         fields = {
             "k": check_number("--scatter-k", self.k, lo=0, integer=True),
             "strength": check_number("--scatter-strength", self.strength, **unit),
-            "radius": check_number("--scatter-radius", self.radius, lo=0.0),
+            "radius": check_number("--scatter-radius", self.radius, lo=0.0, float32=False),
             "steps": check_number("--scatter-steps", self.steps, lo=0, integer=True),
             "strength_min": check_number("--scatter-strength-min", self.strength_min, **unit),
             "strength_max": check_number("--scatter-strength-max", self.strength_max, **unit),
             "entropy_target": check_number("--scatter-entropy-target", self.entropy_target, **unit),
-            "absorption": check_number("--scatter-absorption", self.absorption, lo=0.0),
+            "absorption": check_number("--scatter-absorption", self.absorption, lo=0.0, float32=False),
             "absorption_last_n": check_number("--scatter-absorption-last-n", self.absorption_last_n, lo=0, integer=True),
             "collision": check_number("--scatter-collision", self.collision, **unit),
         }
@@ -94,9 +96,11 @@ class ScatterParams:
         return None
 
 
-@dataclass(frozen=True, eq=False)
-class ScatterTrace:
-    """What one scatter step did (the spec's "What the sampler reports")."""
+class ScatterTrace(NamedTuple):
+    """What one scatter step did (the spec's "What the sampler reports").
+
+    Probabilities cover the medium's finite candidates in rank order.
+    """
 
     step: int
     enabled: bool
@@ -132,6 +136,17 @@ def diffusion_matrix(m: int, radius: float, steps: int) -> np.ndarray:
             _KERNELS.clear()
         _KERNELS[key] = w
     return w
+
+
+_ONES: dict[int, np.ndarray] = {}
+
+
+def _ones(n: int) -> np.ndarray:
+    ones = _ONES.get(n)
+    if ones is None:
+        ones = _ONES[n] = np.ones(n)
+        ones.setflags(write=False)
+    return ones
 
 
 def normalised_entropy(p: np.ndarray) -> float:
@@ -197,50 +212,57 @@ class Scatter(Stage):
             if gate_u >= prm.collision:
                 self.last_trace = self._noop(step, gate_drawn=True, gate_u=gate_u)
                 return
-        if not cur.sorted:
-            cur.take(desc_order(cur.logits), sorted=True)
         m = min(prm.k, len(cur))
-        logits = cur.logits[:m].astype(np.float64)
-        live = int(np.count_nonzero(logits > -np.inf))
-        if live < 2:
+        order = None if cur.sorted or m < 2 else top_order(cur.logits, m)
+        logits = cur.logits[:m] if order is None else cur.logits[order]
+        live = m if m and logits[-1] > -np.inf else int(np.count_nonzero(logits > -np.inf))
+        if live < 2:  # a no-op: no sort, no truncation
             self.last_trace = self._noop(step, gate_drawn=gate_u is not None, gate_u=gate_u)
             return
+        if order is not None:
+            cur.take(order, sorted=True)
         trace = self._scatter(step, gate_u, cur.ids[:m], logits[:live], m)
-        out = np.full(m, -np.inf, dtype=F32)
-        out[:live] = np.log(np.maximum(trace.p_final, _P_FLOOR)).astype(F32)
-        cur.ids = cur.ids[:m]
+        p_final = trace.p_final
+        out = np.log(np.maximum(p_final, _P_FLOOR)).astype(F32)
+        if live < m:
+            out = np.concatenate([out, np.full(m - live, -np.inf, dtype=F32)])
+            p_final = np.concatenate([p_final, np.zeros(m - live)])
+        cur.ids = trace.ids
         cur.logits = out
-        cur.p = np.zeros(m, dtype=F32)
-        cur.p[:live] = trace.p_final
-        cur.sorted = bool(np.all(out[1:] <= out[:-1]))
+        cur.p = p_final.astype(F32)
+        cur.sorted = prm.absorption == 0 or bool(np.all(out[1:] <= out[:-1]))
         self.last_trace = trace
 
     def _scatter(self, step: int, gate_u, ids: np.ndarray, logits: np.ndarray, m: int) -> ScatterTrace:
+        """Steps 2-5 of the spec on the medium's finite logits (sorted, descending)."""
         prm = self.params
-        e = np.exp(logits - logits[0])
-        p = e / e.sum()
-        live = len(p)
-        entropy = normalised_entropy(p)
+        live = len(logits)
+        shifted = logits.astype(np.float64) - float(logits[0])
+        e = np.exp(shifted)
+        total = e.sum()
+        p = e / total
+        # H = -sum p log p with log p = shifted - log(total): one dot product.
+        entropy = (math.log(total) - float(p.dot(shifted))) / math.log(live)
         if prm.adaptive:
             s = prm.strength + (prm.entropy_target - entropy) * (prm.strength_max - prm.strength_min)
             s = min(max(s, prm.strength_min), prm.strength_max)
         else:
             s = prm.strength
         q = diffusion_matrix(live, prm.radius, prm.steps) @ p
-        blend = (1.0 - s) * p + s * q
-        diffused = blend / blend.sum()
+        diffused = (1.0 - s) * p + s * q
+        diffused /= diffused.sum()
         if prm.absorption > 0:
-            repeats = np.fromiter((self._counts.get(int(t), 0) for t in ids[:live]), dtype=np.float64, count=live)
+            repeats = np.fromiter((self._counts.get(t, 0) for t in ids[:live].tolist()), dtype=np.float64, count=live)
             factors = np.exp(-prm.absorption * repeats)
-            absorbed = diffused * factors
-            final = absorbed / absorbed.sum()
+            final = diffused * factors
+            final /= final.sum()
         else:
-            factors = np.ones(live)
-            final = diffused
+            factors = _ones(live)
+            # Rank order is preserved in exact arithmetic; clamp float64 rounding
+            # noise so the written-back logits never invert a pair.
+            final = np.minimum.accumulate(diffused)
         return ScatterTrace(
-            step=step, enabled=True, gate_drawn=gate_u is not None, gate_u=gate_u, fired=True,
-            m=m, ids=ids.copy(), p_before=p, q=q, p_diffused=diffused,
-            absorption_factors=factors, p_final=final, entropy=entropy, strength=float(s),
+            step, True, gate_u is not None, gate_u, True, m, ids, p, q, diffused, factors, final, entropy, float(s)
         )
 
     def _noop(self, step: int, *, gate_drawn: bool, gate_u) -> ScatterTrace:

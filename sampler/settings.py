@@ -32,6 +32,19 @@ UNSUPPORTED_STAGES = {"infill", "adaptive_p", "adaptive-p", "adaptivep"}
 
 DEFAULT_BREAKERS = ("\n", ":", '"', "*")
 
+#: Flag name of each numeric field (the integer ones, then the float ones).
+INT_FIELDS = {
+    "top_k": "--top-k", "penalty_last_n": "--repeat-last-n", "dry_allowed_length": "--dry-allowed-length",
+    "dry_penalty_last_n": "--dry-penalty-last-n", "min_keep": "--min-keep",
+}
+FLOAT_FIELDS = {
+    "temp": "--temp", "dynatemp_range": "--dynatemp-range", "dynatemp_exponent": "--dynatemp-exp",
+    "top_p": "--top-p", "min_p": "--min-p", "typ_p": "--typical", "top_n_sigma": "--top-n-sigma",
+    "xtc_probability": "--xtc-probability", "xtc_threshold": "--xtc-threshold",
+    "penalty_repeat": "--repeat-penalty", "penalty_freq": "--frequency-penalty",
+    "penalty_present": "--presence-penalty", "dry_multiplier": "--dry-multiplier", "dry_base": "--dry-base",
+}
+
 
 def stage_name(alias: str) -> str:
     """The canonical name of a stage from any llama.cpp spelling (case-insensitive)."""
@@ -72,15 +85,23 @@ class SamplerSettings:
     scatter: ScatterParams = field(default_factory=ScatterParams)
 
     def __post_init__(self):
-        object.__setattr__(self, "seed", check_number("--seed", self.seed, lo=0, hi=0xFFFFFFFF, integer=True))
-        names = tuple(stage_name(s) for s in self.samplers)
-        object.__setattr__(self, "samplers", names)
-        object.__setattr__(self, "dry_sequence_breakers", tuple(self.dry_sequence_breakers))
+        set_ = lambda name, value: object.__setattr__(self, name, value)  # noqa: E731 (frozen)
+        set_("seed", check_number("--seed", self.seed, lo=0, hi=0xFFFFFFFF, integer=True))
+        for name, flag in INT_FIELDS.items():
+            set_(name, check_number(flag, getattr(self, name), integer=True))
+        for name, flag in FLOAT_FIELDS.items():
+            set_(name, check_number(flag, getattr(self, name)))
+        if isinstance(self.samplers, str):
+            raise ValueError(f"--samplers: expected a list of names, got {self.samplers!r}")
+        set_("samplers", tuple(stage_name(s) for s in self.samplers))
+        if isinstance(self.dry_sequence_breakers, str):
+            raise ValueError(f"--dry-sequence-breaker: expected a list of strings, got {self.dry_sequence_breakers!r}")
+        set_("dry_sequence_breakers", tuple(str(b) for b in self.dry_sequence_breakers))
         if not isinstance(self.scatter, ScatterParams):
             raise ValueError(f"scatter: expected ScatterParams, got {type(self.scatter).__name__}")
-        from .chain import build_stages  # checks every value, names the flag
+        from .chain import check_stage_values
 
-        build_stages(self, vocab=None)
+        check_stage_values(self)  # every stage, in the order or not; errors name the flag
 
     def replace(self, **changes) -> "SamplerSettings":
         """A copy with some fields changed (and checked)."""

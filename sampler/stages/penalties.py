@@ -19,7 +19,9 @@ class Penalties(Stage):
     def __init__(self, last_n: int = 64, repeat: float = 1.0, freq: float = 0.0, present: float = 0.0):
         self.last_n = check_number("--repeat-last-n", last_n, lo=0, integer=True)
         repeat = check_number("--repeat-penalty", repeat)
-        if repeat <= 0 or not np.isfinite(1.0 / F32(repeat)):
+        with np.errstate(over="ignore", divide="ignore"):
+            inverse_finite = repeat > 0 and np.isfinite(F32(1.0) / F32(repeat))
+        if not inverse_finite:
             raise ValueError(f"--repeat-penalty: must be finite and greater than 0, got {repeat!r}")
         self.repeat = F32(repeat)
         self.freq = F32(check_number("--frequency-penalty", freq))

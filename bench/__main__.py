@@ -1,0 +1,77 @@
+"""``python -m bench``: run every benchmark, print ``name: value`` lines, update docs/benchmarks.md."""
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import os
+import platform
+import sys
+from pathlib import Path
+
+from . import sampler_bench
+
+DOC = Path(__file__).resolve().parent.parent / "docs" / "benchmarks.md"
+
+TARGETS = {
+    "chain_vs_native_ratio": "<= 1.0",
+    "scatter_step_us": "<= 50",
+    "engine_vs_native_tps_ratio": ">= 0.97",
+    "lanes2_vs_1_throughput_ratio": ">= 0.95 x raw_batch2_vs_1_ratio",
+    "gui_vs_headless_tps_ratio": ">= 0.9",
+}
+
+
+def _suites():
+    yield "sampler", lambda: {**sampler_bench.chain_vs_native(), **sampler_bench.scatter_step()}
+    try:
+        from . import engine_bench
+    except ImportError:
+        return
+    yield "engine", engine_bench.run_all
+    try:
+        from . import gui_bench
+    except ImportError:
+        return
+    yield "gui", gui_bench.run_all
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--only", choices=["sampler", "engine", "gui"], help="run one suite")
+    parser.add_argument("--no-doc", action="store_true", help="do not rewrite docs/benchmarks.md")
+    args = parser.parse_args(argv)
+    figures: dict[str, float] = {}
+    for name, run in _suites():
+        if args.only and name != args.only:
+            continue
+        print(f"# {name} ...", file=sys.stderr, flush=True)
+        for key, value in run().items():
+            figures[key] = value
+            print(f"{key}: {value:.4g}", flush=True)
+    if not args.no_doc:
+        _write_doc(figures)
+    return 0
+
+
+def _write_doc(figures: dict[str, float]) -> None:
+    lines = [
+        "# Benchmarks",
+        "",
+        "Produced by `make bench` (that is, `.venv/bin/python -m bench`); every ratio is measured",
+        "against llama.cpp in the same run, so it holds on other machines better than absolute times.",
+        "",
+        f"- date: {_dt.datetime.now().strftime('%Y-%m-%d %H:%M')}",
+        f"- machine: {platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}",
+        "",
+        "| figure | value | target |",
+        "| --- | --- | --- |",
+    ]
+    for key, value in figures.items():
+        lines.append(f"| `{key}` | {value:.4g} | {TARGETS.get(key, '')} |")
+    lines += ["", "See `bench/*.py` for what each figure times.", ""]
+    DOC.parent.mkdir(parents=True, exist_ok=True)
+    DOC.write_text("\n".join(lines))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
