@@ -41,6 +41,18 @@ class _ErrorCapture:
     def last(self) -> str:
         return self.lines[-1] if self.lines else ""
 
+    def reason(self) -> str:
+        """The most telling line: the first one, without its C function name."""
+        if not self.lines:
+            return ""
+        line = self.lines[0]
+        head, sep, tail = line.partition(": ")
+        if sep and " " not in head:
+            line = tail
+        if "failed to read" in line or "truncated" in line:
+            return f"the file is truncated or corrupt ({line})"
+        return line
+
 
 class _CaptureHandler(logging.Handler):
     def __init__(self, sink: _ErrorCapture):
@@ -49,10 +61,9 @@ class _CaptureHandler(logging.Handler):
 
     def emit(self, record: logging.LogRecord) -> None:
         msg = record.getMessage()
-        for prefix in ("llama_model_load: error loading model: ", "llama_model_load: ", "gguf_init_from_file_impl: "):
+        for prefix in ("llama_model_load: error loading model: ", "error loading model: "):
             if msg.startswith(prefix):
                 msg = msg[len(prefix):]
-                break
         self.sink.lines.append(msg)
 
 

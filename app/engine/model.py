@@ -92,7 +92,15 @@ def _meta(model, key: str) -> str:
 class LoadedModel:
     """A llama.cpp model and its vocabulary; ``close()`` frees it."""
 
-    def __init__(self, path: str | os.PathLike, *, gpu_layers: int | None = None):
+    def __init__(
+        self,
+        path: str | os.PathLike,
+        *,
+        gpu_layers: int | None = None,
+        progress: Callable[[float], bool | None] | None = None,
+    ):
+        """Load ``path``.  ``progress(fraction)`` is called while loading; returning
+        False from it cancels the load (ModelLoadError "cancelled")."""
         ensure_backend()
         p = check_gguf_file(path)
         if gpu_layers is None:
@@ -101,10 +109,24 @@ class LoadedModel:
             raise ModelLoadError(f"{p}: GPU layers must be >= 0, got {gpu_layers}")
         params = ll.llama_model_default_params()
         params.n_gpu_layers = int(gpu_layers)
+        cancelled = []
+        if progress is not None:
+
+            def _report(fraction, _user):
+                try:
+                    keep_going = progress(float(fraction)) is not False
+                except Exception:
+                    keep_going = False
+                if not keep_going:
+                    cancelled.append(True)
+                return keep_going
+
+            callback = ll.llama_progress_callback(_report)
+            params.progress_callback = callback
         with llama_log.capture_errors() as errors:
             handle = ll.llama_model_load_from_file(str(p).encode("utf-8"), params)
         if not handle:
-            reason = errors.last() or "llama.cpp could not load it"
+            reason = "cancelled" if cancelled else errors.reason() or "llama.cpp could not load it"
             raise ModelLoadError(f"{p}: {reason}")
         self.handle = handle
         self.vocab = ModelVocabulary(ll.llama_model_get_vocab(handle))

@@ -1,0 +1,127 @@
+"""A llama.cpp context for batched, multi-sequence decoding."""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+import llama_cpp as ll
+import numpy as np
+
+from .model import LoadedModel
+
+FLASH_ATTN = {"auto": ll.LLAMA_FLASH_ATTN_TYPE_AUTO, "on": ll.LLAMA_FLASH_ATTN_TYPE_ENABLED, "off": ll.LLAMA_FLASH_ATTN_TYPE_DISABLED}
+
+
+class DecodeError(RuntimeError):
+    pass
+
+
+def physical_cores() -> int:
+    """Physical core count from /proc/cpuinfo where available (llama-cli's default)."""
+    try:
+        pairs = set()
+        phys = core = None
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("physical id"):
+                    phys = line.split(":")[1].strip()
+                elif line.startswith("core id"):
+                    core = line.split(":")[1].strip()
+                elif not line.strip() and core is not None:
+                    pairs.add((phys, core))
+                    phys = core = None
+        if pairs:
+            return len(pairs)
+    except OSError:
+        pass
+    return max(1, (os.cpu_count() or 2) // 2 or 1)
+
+
+@dataclass(frozen=True)
+class ContextOptions:
+    n_ctx: int = 4096  # tokens per lane
+    n_threads: int | None = None  # None: all physical cores
+    flash_attn: str = "auto"
+    n_batch: int = 512
+
+    def __post_init__(self):
+        if int(self.n_ctx) < 16:
+            raise ValueError(f"context size: must be at least 16 tokens, got {self.n_ctx}")
+        if self.n_threads is not None and int(self.n_threads) < 1:
+            raise ValueError(f"threads: must be at least 1, got {self.n_threads}")
+        if self.flash_attn not in FLASH_ATTN:
+            raise ValueError(f"flash attention: expected auto, on or off, got {self.flash_attn!r}")
+
+
+class DecodeContext:
+    """``n_seq`` sequences over one unified KV cache, ``n_ctx`` tokens each."""
+
+    def __init__(self, model: LoadedModel, n_seq: int, options: ContextOptions = ContextOptions()):
+        self.model = model
+        self.n_seq = n_seq
+        self.n_ctx = int(options.n_ctx)
+        threads = int(options.n_threads or physical_cores())
+        params = ll.llama_context_default_params()
+        params.n_ctx = self.n_ctx * n_seq
+        params.n_batch = max(options.n_batch, n_seq)
+        params.n_ubatch = params.n_batch
+        params.n_seq_max = n_seq
+        params.n_threads = threads
+        params.n_threads_batch = threads
+        params.kv_unified = True
+        params.no_perf = True
+        params.flash_attn_type = FLASH_ATTN[options.flash_attn]
+        self.n_threads = threads
+        self.handle = ll.llama_init_from_model(model.handle, params)
+        if not self.handle:
+            raise DecodeError(f"llama.cpp could not create a context of {params.n_ctx} tokens")
+        self.n_vocab = model.info.n_vocab
+        self.n_batch = int(params.n_batch)
+        self._batch = ll.llama_batch_init(self.n_batch, 0, n_seq)
+        self._memory = ll.llama_get_memory(self.handle)
+
+    def _decode(self, items: list[tuple[int, int, int, bool]]) -> None:
+        """Decode (token, position, sequence, want_logits) items in one batch."""
+        b = self._batch
+        b.n_tokens = len(items)
+        for i, (tok, pos, seq, want) in enumerate(items):
+            b.token[i] = tok
+            b.pos[i] = pos
+            b.n_seq_id[i] = 1
+            b.seq_id[i][0] = seq
+            b.logits[i] = want
+        rc = ll.llama_decode(self.handle, b)
+        if rc != 0:
+            raise DecodeError(f"llama_decode failed (code {rc})")
+
+    def decode_prompt(self, tokens: list[int]) -> None:
+        """Decode the prompt once on sequence 0 and copy it to the others."""
+        for start in range(0, len(tokens), self.n_batch):
+            chunk = tokens[start:start + self.n_batch]
+            last = start + len(chunk) == len(tokens)
+            self._decode([(t, start + i, 0, last and i == len(chunk) - 1) for i, t in enumerate(chunk)])
+        for seq in range(1, self.n_seq):
+            ll.llama_memory_seq_cp(self._memory, 0, seq, -1, -1)
+
+    def decode_step(self, items: list[tuple[int, int, int]]) -> None:
+        """One token per (sequence, token, position); each gets logits, in order."""
+        self._decode([(tok, pos, seq, True) for seq, tok, pos in items])
+
+    def logits(self, i: int) -> np.ndarray:
+        """The i-th output's logits, zero-copy (valid until the next decode)."""
+        ptr = ll.llama_get_logits_ith(self.handle, i)
+        if not ptr:
+            raise DecodeError(f"no logits for output {i}")
+        return np.ctypeslib.as_array(ptr, shape=(self.n_vocab,))
+
+    def close(self) -> None:
+        if getattr(self, "handle", None):
+            ll.llama_batch_free(self._batch)
+            ll.llama_free(self.handle)
+            self.handle = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()

@@ -1,0 +1,69 @@
+"""Immutable per-step records: what the window and the trace file read."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+import numpy as np
+
+from sampler.chain import StageCount
+from sampler.scatter import ScatterTrace
+
+
+class StopReason(str, Enum):
+    EOG = "end of generation token"
+    STOP_STRING = "stop string"
+    MAX_TOKENS = "token limit"
+    CONTEXT_FULL = "context full"
+    CANCELLED = "cancelled"
+    ERROR = "error"
+
+
+@dataclass(frozen=True, eq=False)
+class StepRecord:
+    """One step of one lane.  Owns its arrays (copies), so views can keep it."""
+
+    lane: int
+    step: int
+    token: int
+    piece: bytes  # the token's raw bytes
+    text: str  # text this step completed (may be empty mid-character)
+    raw_rank: int  # rank of the token among the raw logits (0 = the arg-max)
+    chosen_index: int  # its index in the final candidates
+    chosen_p: float  # its probability in the final candidates
+    top_ids: np.ndarray  # raw top-N ids before the chain, descending logit
+    top_logits: np.ndarray
+    stages: tuple[StageCount, ...]
+    scatter: ScatterTrace | None
+    final_ids: np.ndarray  # what dist sampled from
+    final_p: np.ndarray
+    decode_ms: float  # the batched decode that produced these logits (shared by lanes)
+    chain_ms: float  # this lane's sampling chain
+    temperature: float  # the temperature applied (dynamic temperature varies)
+
+    def to_json(self) -> dict:
+        sc = self.scatter
+        return {
+            "lane": self.lane, "step": self.step, "token": self.token, "text": self.text,
+            "raw_rank": self.raw_rank, "chosen_p": self.chosen_p,
+            "top_ids": self.top_ids[:16].tolist(), "top_logits": [round(float(x), 4) for x in self.top_logits[:16]],
+            "stages": [[s.name, s.n_in, s.n_out] for s in self.stages],
+            "scatter": None if sc is None else {
+                "fired": sc.fired, "gate_drawn": sc.gate_drawn, "m": sc.m, "entropy": None if not sc.fired else sc.entropy,
+                "strength": sc.strength, "ids": sc.ids.tolist(),
+                "p_before": np.round(sc.p_before, 6).tolist(), "p_final": np.round(sc.p_final, 6).tolist(),
+                "absorption_factors": np.round(sc.absorption_factors, 6).tolist(),
+            },
+            "decode_ms": round(self.decode_ms, 3), "chain_ms": round(self.chain_ms, 3),
+        }
+
+
+@dataclass(frozen=True)
+class LaneResult:
+    """How one lane ended."""
+
+    lane: int
+    text: str
+    tokens: tuple[int, ...]
+    stop_reason: StopReason
+    detail: str = ""
