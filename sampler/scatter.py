@@ -116,6 +116,7 @@ class ScatterTrace(NamedTuple):
     p_final: np.ndarray
     entropy: float
     strength: float
+    mass_outside: float = 0.0  # softmax mass of the incoming candidates beyond the medium
 
 
 _EMPTY_F = np.empty(0, dtype=np.float64)
@@ -219,9 +220,15 @@ class Scatter(Stage):
         if live < 2:  # a no-op: no sort, no truncation
             self.last_trace = self._noop(step, gate_drawn=gate_u is not None, gate_u=gate_u)
             return
+        outside = 0.0
+        if len(cur) > m:  # the share of probability the medium drops (float32 is plenty here)
+            with np.errstate(under="ignore"):
+                every = float(np.exp(cur.logits - logits[0]).sum(dtype=np.float64))
+                inside = float(np.exp(logits[:live] - logits[0]).sum(dtype=np.float64))
+            outside = max(0.0, 1.0 - inside / every)
         if order is not None:
             cur.take(order, sorted=True)
-        trace = self._scatter(step, gate_u, cur.ids[:m], logits[:live], m)
+        trace = self._scatter(step, gate_u, cur.ids[:m], logits[:live], m)._replace(mass_outside=outside)
         p_final = trace.p_final
         out = np.log(np.maximum(p_final, _P_FLOOR)).astype(F32)
         if live < m:

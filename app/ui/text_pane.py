@@ -1,0 +1,97 @@
+"""The generated text, each token tinted by how it was chosen; hover for alternatives, click to select."""
+from __future__ import annotations
+
+import html
+from typing import Callable
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QColor, QTextCharFormat, QTextCursor
+from PySide6.QtWidgets import QTextBrowser, QToolTip
+
+from app.engine.records import StepRecord
+
+#: Tint by the token's rank among the raw logits: the arg-max is untinted.
+RANK_COLOURS = [(0, None), (1, QColor(255, 236, 153)), (3, QColor(255, 200, 120)), (10, QColor(255, 150, 130))]
+
+
+def tint_for(rec: StepRecord) -> QColor | None:
+    colour = None
+    for lowest, c in RANK_COLOURS:
+        if rec.raw_rank >= lowest:
+            colour = c
+    if colour is None:
+        return None
+    c = QColor(colour)
+    c.setAlpha(int(110 + 145 * (1.0 - min(max(rec.chosen_p, 0.0), 1.0))))
+    return c
+
+
+class TokenTextPane(QTextBrowser):
+    stepClicked = Signal(int)
+
+    def __init__(self, token_text: Callable[[int], str], parent=None):
+        super().__init__(parent)
+        self.token_text = token_text
+        self.setOpenLinks(False)
+        self.setMouseTracking(True)
+        self.setReadOnly(True)
+        self.records: list[StepRecord] = []
+        self._prompt_len = 0
+        self.anchorClicked.connect(self._on_anchor)
+
+    def set_prompt(self, prompt: str) -> None:
+        self.clear()
+        self.records = []
+        fmt = QTextCharFormat()
+        fmt.setForeground(QColor(110, 110, 110))
+        cursor = self.textCursor()
+        cursor.insertText(prompt, fmt)
+        self._prompt_len = len(prompt)
+
+    def append_records(self, records: list[StepRecord]) -> None:
+        cursor = QTextCursor(self.document())
+        cursor.movePosition(QTextCursor.MoveOperation.End)
+        for rec in records:
+            self.records.append(rec)
+            if not rec.text:
+                continue
+            fmt = QTextCharFormat()
+            fmt.setAnchor(True)
+            fmt.setAnchorHref(f"step:{rec.step}")
+            fmt.setForeground(QColor(20, 20, 20))
+            colour = tint_for(rec)
+            if colour is not None:
+                fmt.setBackground(colour)
+            cursor.insertText(rec.text, fmt)
+        self.ensureCursorVisible()
+
+    def text_so_far(self) -> str:
+        return "".join(r.text for r in self.records)
+
+    def _on_anchor(self, url) -> None:
+        text = url.toString()
+        if text.startswith("step:"):
+            self.stepClicked.emit(int(text[5:]))
+
+    def record_for(self, step: int) -> StepRecord | None:
+        return self.records[step] if 0 <= step < len(self.records) else None
+
+    def mouseMoveEvent(self, event) -> None:
+        super().mouseMoveEvent(event)
+        href = self.anchorAt(event.position().toPoint())
+        rec = self.record_for(int(href[5:])) if href.startswith("step:") else None
+        if rec is None:
+            QToolTip.hideText()
+            return
+        QToolTip.showText(event.globalPosition().toPoint(), self.alternatives_html(rec), self)
+
+    def alternatives_html(self, rec: StepRecord, n: int = 6) -> str:
+        order = rec.final_p.argsort()[::-1][:n]
+        rows = []
+        for i in order:
+            tid = int(rec.final_ids[i])
+            mark = "\u25b6 " if tid == rec.token else ""
+            rows.append(f"<tr><td>{mark}{html.escape(repr(self.token_text(tid)))}</td>"
+                        f"<td align='right'>{rec.final_p[i]:.1%}</td></tr>")
+        return (f"<b>step {rec.step}</b>: rank {rec.raw_rank + 1} among the raw logits, "
+                f"p = {rec.chosen_p:.1%}<table>{''.join(rows)}</table>")
