@@ -150,12 +150,6 @@ def _ones(n: int) -> np.ndarray:
     return ones
 
 
-def normalised_entropy(p: np.ndarray) -> float:
-    """``-sum p log p / log m`` with ``0 log 0 = 0``."""
-    nz = p[p > 0]
-    return float(-(nz * np.log(nz)).sum() / np.log(len(p)))
-
-
 class Scatter(Stage):
     name = "scatter"
     letter = "r"

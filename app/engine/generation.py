@@ -72,7 +72,10 @@ class Generation:
         self._ctx: DecodeContext | None = None
         self.step_index = 0
         self.decode_ms_total = 0.0
-        self.wall_s = 0.0
+        self.wall_s = 0.0  # time spent in step(), the prompt's decode excluded
+        self.prompt_ms = 0.0
+        #: (whole step, its llama_decode) in milliseconds, one pair per step
+        self.step_times: list[tuple[float, float]] = []
 
     # -- control (thread-safe) ---------------------------------------------
 
@@ -116,9 +119,9 @@ class Generation:
 
     def step(self) -> list[StepRecord]:
         """Sample one token in every active lane, then decode them together."""
-        t_step = time.perf_counter()
         if self._ctx is None:
             self._start()
+        t_step = time.perf_counter()
         if self._cancel.is_set():
             for lane in self.lanes:
                 lane.stop(StopReason.CANCELLED)
@@ -130,6 +133,7 @@ class Generation:
         pos = len(self.prompt_tokens) + self.step_index
         self.step_index += 1
         live = [lane for lane in self.lanes if lane.active]
+        decode_ms = 0.0
         if live:
             if pos + 1 >= self._ctx.n_ctx:
                 for lane in live:
@@ -137,10 +141,12 @@ class Generation:
             else:
                 t0 = time.perf_counter()
                 self._ctx.decode_step([(lane.index, lane.tokens[-1], pos) for lane in live])
-                self._last_decode_ms = (time.perf_counter() - t0) * 1e3
-                self.decode_ms_total += self._last_decode_ms
+                decode_ms = self._last_decode_ms = (time.perf_counter() - t0) * 1e3
+                self.decode_ms_total += decode_ms
                 self._outputs = {lane.index: i for i, lane in enumerate(live)}
-        self.wall_s += time.perf_counter() - t_step
+        step_s = time.perf_counter() - t_step
+        self.wall_s += step_s
+        self.step_times.append((step_s * 1e3, decode_ms))
         return records
 
     def _sample_lane(self, lane: Lane, logits: np.ndarray) -> StepRecord:

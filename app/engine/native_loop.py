@@ -16,7 +16,8 @@ from .native_sampler import native_chain
 def native_generate(
     model: LoadedModel, prompt: str, settings: SamplerSettings, max_tokens: int, context: ContextOptions = ContextOptions()
 ) -> tuple[list[int], float]:
-    """Tokens from llama.cpp's own sampler chain on our decode loop, and the seconds it took.
+    """Tokens from llama.cpp's own sampler chain on our decode loop, and the seconds it took
+    (the prompt's decode excluded).
 
     Stops at ``max_tokens`` or an end-of-generation token, like the engine.
     """
@@ -26,8 +27,8 @@ def native_generate(
     with DecodeContext(model, 1, context) as ctx:
         for t in tokens:
             chain.accept(t)
-        t0 = time.perf_counter()
         ctx.decode_prompt(tokens)
+        t0 = time.perf_counter()
         row = -1
         for step in range(max_tokens):
             token = int(ll.llama_sampler_sample(chain.handle, ctx.handle, row))  # also accepts

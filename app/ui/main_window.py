@@ -32,12 +32,14 @@ class MainWindow(QMainWindow):
         self.setWindowTitle("Scatter Playground")
         self.resize(1500, 940)
         self.model = None
+        self._owns_model = True
         self.loader: ModelLoader | None = None
         self.worker: GenerationWorker | None = None
         self.session = Session()
         self.recent = RecentModels()
         self._token_texts: list[str] = []
         self._dirty = False
+        self._was_running = False
         self.last_stop = ""
         self.tokens_per_s = 0.0
         self._build()
@@ -159,13 +161,19 @@ class MainWindow(QMainWindow):
         self.status_model.setText(f"Loading {Path(path).name if path else 'the bundled model'} ...")
         self._update_actions()
 
-    def _on_loaded(self, model) -> None:
+    def use_model(self, model, *, owned: bool = False) -> None:
+        """Show ``model`` (already loaded); the window closes it later only if it owns it."""
+        self._on_loaded(model, owned=owned)
+        self._update_actions()
+
+    def _on_loaded(self, model, *, owned: bool = True) -> None:
         if self.worker is not None and self.worker.running:
             self.worker.stop()
             self.worker.join(5)
         old, self.model = self.model, model
-        if old is not None:
+        if old is not None and self._owns_model:
             old.close()
+        self._owns_model = owned
         self._token_texts = [t.decode("utf-8", "replace") for t in model.vocab.token_texts()]
         info = model.info
         self.recent.add(info.path)
@@ -262,6 +270,10 @@ class MainWindow(QMainWindow):
                 self.session.add(batch)
                 self.text.append_records([r for r in batch if r.lane == 0])
                 self._dirty = True
+        running = self.worker is not None and self.worker.running
+        if running != self._was_running:  # the thread ends a moment after its last event
+            self._was_running = running
+            self._update_actions()
         if self._dirty:
             self._dirty = False
             self.redraw()
@@ -312,7 +324,7 @@ class MainWindow(QMainWindow):
         if self.loader is not None:
             self.loader.cancel()
             self.loader.join(10)
-        if self.model is not None:
+        if self.model is not None and self._owns_model:
             self.model.close()
-            self.model = None
+        self.model = None
         super().closeEvent(event)

@@ -287,6 +287,10 @@ class MetricStrips(QWidget):
                 p.setXLink(self.plots[0])
             if i < len(self.ROWS) - 1:
                 p.getAxis("bottom").setStyle(showValues=False)
+            if name != "rank":  # entropy, strength and probability live in [0, 1]
+                p.setYRange(0, 1, padding=0.05)
+                p.getAxis("left").setTicks([[(0, "0"), (0.5, ".5"), (1, "1")]])
+                p.enableAutoRange(axis="y", enable=False)
             curve = p.plot(pen=pg.mkPen(colour, width=1.3), symbol="o", symbolSize=3, symbolBrush=colour, symbolPen=None)
             cursor = pg.InfiniteLine(angle=90, pen=pg.mkPen((0, 0, 0), width=1))
             p.addItem(cursor)

@@ -1,0 +1,458 @@
+"""llama.cpp command-line export and import: ``app.export``."""
+from __future__ import annotations
+
+import re
+import shlex
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings as hyp_settings, strategies as st
+
+from app.export import (
+    MODEL_PLACEHOLDER,
+    NON_SAMPLING_OPTIONS,
+    SCATTER_BUILD_NOTE,
+    command_args,
+    export_text,
+    import_command,
+    llama_cli_command,
+    needs_scatter_build,
+    process_escapes,
+    scatter_ext_call,
+    split_command,
+)
+from sampler.flags import FLAG_BY_NAME, UNSUPPORTED, FlagError
+from sampler.rng import DEFAULT_SEED
+from sampler.scatter import ScatterParams
+from sampler.settings import DEFAULT_BREAKERS, DEFAULT_ORDER, SamplerSettings
+
+DEFAULT = SamplerSettings()
+ARG_CPP = Path("/tmp/sd/llama_cpp_python-0.3.36/vendor/llama.cpp/common/arg.cpp")
+
+# --------------------------------------------------------------------------
+# Export
+# --------------------------------------------------------------------------
+
+
+def test_command_shape_defaults():
+    line = llama_cli_command(SamplerSettings(seed=42))
+    assert shlex.split(line) == ["llama-cli", "-m", MODEL_PLACEHOLDER, "--seed", "42"]
+
+
+def test_command_shape_full():
+    s = SamplerSettings(seed=7, temp=0.5, samplers=("top_k", "scatter", "temperature")).replace(scatter_strength=0.2)
+    args = shlex.split(llama_cli_command(s, model_path="/models/my model.gguf", prompt="Once upon", include_prompt=True))
+    assert args[:5] == ["llama-cli", "-m", "/models/my model.gguf", "-p", "Once upon"]
+    assert args[5:9] == ["--seed", "7", "--samplers", "top_k;scatter;temperature"]
+    assert args[9:] == ["--temp", "0.5", "--scatter-strength", "0.2"]
+
+
+def test_command_order_seq_and_full_flags():
+    s = SamplerSettings(seed=1, samplers=("top_k", "scatter", "temperature"))
+    args = shlex.split(llama_cli_command(s, order="seq"))
+    assert args[args.index("--sampler-seq") + 1] == "krt" and "--samplers" not in args
+    full = shlex.split(llama_cli_command(DEFAULT, only_changed=False))
+    for flag in ("--temp", "--top-k", "--min-p", "--scatter-k", "--scatter-collision", "--samplers"):
+        assert flag in full
+    assert full.count("--seed") == 1 and full[full.index("--seed") + 1] == str(DEFAULT_SEED)
+    with pytest.raises(ValueError, match="order"):
+        llama_cli_command(DEFAULT, order="letters")
+
+
+def test_prompt_only_when_asked():
+    assert "-p" not in shlex.split(llama_cli_command(DEFAULT, prompt="hi"))
+    assert "-p" not in shlex.split(llama_cli_command(DEFAULT, include_prompt=True))
+    args = shlex.split(llama_cli_command(DEFAULT, prompt="", include_prompt=True))
+    assert args[args.index("-p") + 1] == ""
+
+
+def test_quoting_survives_a_shell_split():
+    prompt = "It's \"quoted\"; $HOME `cmd` & | * \n second line -m x"
+    args = shlex.split(llama_cli_command(DEFAULT, model_path="a b;c.gguf", prompt=prompt, include_prompt=True))
+    assert args[2] == "a b;c.gguf" and args[4] == prompt
+
+
+def test_backslashes_get_no_escape():
+    plain = shlex.split(llama_cli_command(DEFAULT, prompt="a\nb", include_prompt=True))
+    assert "--no-escape" not in plain
+    for s, prompt in (
+        (DEFAULT, "C:\\path \\n"),
+        (SamplerSettings(dry_sequence_breakers=("\\n",)), None),
+    ):
+        args = shlex.split(llama_cli_command(s, prompt=prompt, include_prompt=prompt is not None))
+        assert "--no-escape" in args
+    # A backslash in a prompt that is not exported does not matter.
+    assert "--no-escape" not in shlex.split(llama_cli_command(DEFAULT, prompt="a\\b"))
+
+
+@pytest.mark.parametrize("s,only_changed,expected", [
+    (DEFAULT, True, False),
+    (SamplerSettings(temp=0.1, top_k=5), True, False),
+    (SamplerSettings(samplers=("top_k", "temperature")), True, False),
+    (DEFAULT.replace(scatter_strength=0.1), True, True),
+    (DEFAULT.replace(scatter_k=10), True, True),  # any scatter flag, even one that leaves scatter off
+    (DEFAULT.replace(scatter_adaptive=True), True, True),
+    (SamplerSettings(samplers=("top_k", "scatter", "temperature")), True, True),
+    (DEFAULT, False, True),  # a full export writes every --scatter-* flag
+])
+def test_needs_scatter_build(s, only_changed, expected):
+    assert needs_scatter_build(s, only_changed=only_changed) is expected
+    text = export_text(s, only_changed=only_changed)
+    assert (SCATTER_BUILD_NOTE in text.splitlines()) is expected
+    line = llama_cli_command(s, only_changed=only_changed)
+    assert text.endswith(line)
+    notes = text[: len(text) - len(line)].splitlines()
+    assert all(n.startswith("# ") for n in notes) and len(notes) == int(expected)
+
+
+def test_export_text_min_keep_note():
+    text = export_text(SamplerSettings(min_keep=3))
+    assert text.splitlines()[0].startswith("# min_keep=3")
+    assert "#" not in export_text(DEFAULT)
+
+
+def test_scatter_ext_call_text():
+    s = SamplerSettings(seed=1234, scatter=ScatterParams(
+        k=32, strength=0.25, radius=1.5, steps=2, adaptive=True, strength_min=0.05, strength_max=0.4,
+        entropy_target=0.6, absorption=0.1, absorption_last_n=16, collision=0.5))
+    assert scatter_ext_call(s) == (
+        "llama_sampler_init_scatter_ext(32, 0.25f, 1.5f, 2, true, 0.05f, 0.4f, 0.6f, 0.1f, 16, 0.5f, 1234)"
+    )
+    assert scatter_ext_call(DEFAULT) == (
+        "llama_sampler_init_scatter_ext(64, 0.0f, 2.5f, 1, false, 0.02f, 0.3f, 0.55f, 0.0f, 64, 1.0f, 4294967295)"
+    )
+
+
+C_FLOAT = r"(-?(?:\d+\.\d*(?:e[+-]?\d+)?|\d+e[+-]?\d+))f"
+C_CALL = re.compile(
+    r"llama_sampler_init_scatter_ext\((\d+), " + C_FLOAT + r", " + C_FLOAT + r", (\d+), (true|false), "
+    + C_FLOAT + ", " + C_FLOAT + ", " + C_FLOAT + ", " + C_FLOAT + r", (\d+), " + C_FLOAT + r", (\d+)\)"
+)
+
+# --------------------------------------------------------------------------
+# Settings strategy (valid settings that llama-cli flags can express)
+# --------------------------------------------------------------------------
+
+F32_SAFE = 1e30
+
+
+def finite(lo, hi):
+    return st.floats(min_value=lo, max_value=hi, allow_nan=False, allow_infinity=False)
+
+
+unit = finite(0.0, 1.0)
+any_float = finite(-F32_SAFE, F32_SAFE)
+count = st.integers(min_value=0, max_value=2**31 - 1)
+
+
+def maybe(strategy, default):
+    return st.one_of(st.just(default), strategy)
+
+
+@st.composite
+def scatter_params(draw):
+    lo, hi = sorted((draw(unit), draw(unit)))
+    return ScatterParams(
+        k=draw(count), strength=draw(unit), radius=draw(finite(0.0, 1e300)), steps=draw(count),
+        adaptive=draw(st.booleans()), strength_min=lo, strength_max=hi, entropy_target=draw(unit),
+        absorption=draw(finite(0.0, 1e300)), absorption_last_n=draw(count), collision=draw(unit),
+    )
+
+
+#: Breakers: "none" clears the list in llama.cpp, so a breaker cannot be that word.
+breakers = st.one_of(
+    st.just(DEFAULT_BREAKERS),
+    st.lists(st.text(min_size=1, max_size=6).filter(lambda b: b != "none"), max_size=4).map(tuple),
+)
+
+
+@st.composite
+def sampler_settings(draw):
+    d = DEFAULT
+    return SamplerSettings(
+        seed=draw(maybe(st.integers(0, 0xFFFFFFFF), d.seed)),
+        samplers=draw(st.one_of(
+            st.just(DEFAULT_ORDER),
+            st.lists(st.sampled_from(DEFAULT_ORDER), max_size=12).map(tuple),
+        )),
+        temp=draw(maybe(finite(0.0, F32_SAFE), d.temp)),
+        dynatemp_range=draw(maybe(finite(0.0, F32_SAFE), d.dynatemp_range)),
+        dynatemp_exponent=draw(maybe(any_float, d.dynatemp_exponent)),
+        top_k=draw(maybe(st.integers(-(2**31), 2**31 - 1), d.top_k)),
+        top_p=draw(maybe(any_float, d.top_p)),
+        min_p=draw(maybe(any_float, d.min_p)),
+        typ_p=draw(maybe(any_float, d.typ_p)),
+        top_n_sigma=draw(maybe(any_float, d.top_n_sigma)),
+        xtc_probability=draw(maybe(unit, d.xtc_probability)),
+        xtc_threshold=draw(maybe(unit, d.xtc_threshold)),
+        penalty_last_n=draw(maybe(count, d.penalty_last_n)),
+        penalty_repeat=draw(maybe(finite(1e-30, F32_SAFE), d.penalty_repeat)),
+        penalty_freq=draw(maybe(any_float, d.penalty_freq)),
+        penalty_present=draw(maybe(any_float, d.penalty_present)),
+        dry_multiplier=draw(maybe(any_float, d.dry_multiplier)),
+        dry_base=draw(maybe(finite(1.0, F32_SAFE), d.dry_base)),
+        dry_allowed_length=draw(maybe(count, d.dry_allowed_length)),
+        dry_penalty_last_n=draw(maybe(count, d.dry_penalty_last_n)),
+        dry_sequence_breakers=draw(breakers),
+        scatter=draw(st.one_of(st.just(ScatterParams()), scatter_params())),
+    )
+
+
+PROPERTY = hyp_settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@PROPERTY
+@given(s=sampler_settings())
+def test_scatter_ext_call_values(s):
+    m = C_CALL.fullmatch(scatter_ext_call(s))
+    assert m, scatter_ext_call(s)
+    g = m.groups()
+    p = s.scatter
+    assert int(g[0]) == p.k and int(g[3]) == p.steps and int(g[9]) == p.absorption_last_n and int(g[11]) == s.seed
+    assert g[4] == ("true" if p.adaptive else "false")
+    floats = [float(g[i]) for i in (1, 2, 5, 6, 7, 8, 10)]
+    assert floats == [p.strength, p.radius, p.strength_min, p.strength_max, p.entropy_target, p.absorption,
+                      p.collision]
+
+
+# --------------------------------------------------------------------------
+# Round trip (the property the brief asks for)
+# --------------------------------------------------------------------------
+
+options = st.fixed_dictionaries({
+    "model_path": st.one_of(st.none(), st.text(min_size=1, max_size=20)),
+    "prompt": st.one_of(st.none(), st.text(max_size=40)),
+    "include_prompt": st.booleans(),
+    "order": st.sampled_from(["samplers", "seq"]),
+    "only_changed": st.booleans(),
+})
+
+
+@PROPERTY
+@given(s=sampler_settings(), base=sampler_settings(), opts=options)
+def test_round_trip_command_line(s, base, opts):
+    line = llama_cli_command(s, **opts)
+    assert import_command(line, base) == s
+
+
+@PROPERTY
+@given(s=sampler_settings(), base=sampler_settings(), opts=options)
+def test_round_trip_export_text_with_continuations(s, base, opts):
+    text = export_text(s, **opts)
+    assert import_command(text, base) == s
+    args = command_args(s, **opts)
+    wrapped = " \\\n    ".join(shlex.quote(a) for a in args)  # the way a README shows a long command
+    assert import_command(wrapped, base) == s
+    assert import_command(args, base) == s  # an argv list works too
+
+
+@pytest.mark.parametrize("only_changed", [True, False])
+@pytest.mark.parametrize("order", ["samplers", "seq"])
+def test_round_trip_fixed_examples(only_changed, order):
+    examples = [
+        DEFAULT,
+        SamplerSettings(samplers=(), dry_sequence_breakers=()),
+        SamplerSettings(seed=0, temp=0.0, top_k=-1, samplers=("scatter",)),
+        SamplerSettings(dry_sequence_breakers=("\\n", "a\\x41", "\\", "\\\\", "-m", "#", "'", "\n")),
+        SamplerSettings(seed=0xFFFFFFFE).replace(scatter_adaptive=True, scatter_absorption=0.5, scatter_k=8),
+    ]
+    for s in examples:
+        for prompt in (None, "tab\\there", "-p --temp 3 # not a comment\n\\\nnext"):
+            line = llama_cli_command(s, model_path="-odd path.gguf", prompt=prompt, include_prompt=True,
+                                     order=order, only_changed=only_changed)
+            assert import_command(line, SamplerSettings(top_k=1)) == s, line
+
+
+@PROPERTY
+@given(s=sampler_settings(), base=sampler_settings(), order=st.sampled_from(["samplers", "seq"]))
+def test_bare_flags_apply_to_base(s, base, order):
+    """Without a program name the flags change ``base``; only the flags given are applied.
+
+    ``--scatter-adaptive`` is a switch without a negation, so a flag string can
+    turn adaptive on but never off: the base here has it off.
+    """
+    base = base.replace(scatter_adaptive=False)
+    args = command_args(s, order=order, only_changed=False)
+    flags = args[3:]  # no program, no model
+    assert import_command(flags, base) == s
+    assert import_command(["--temp", "0.25"], base) == base.replace(temp=0.25)
+
+
+# --------------------------------------------------------------------------
+# Pasted command lines
+# --------------------------------------------------------------------------
+
+PASTED = r"""$ CUDA_VISIBLE_DEVICES=0 ./build/bin/llama-cli \
+    -m "/models/Gemma 3.gguf" -ngl 99 -fa -c 4096 -n 256 -t 8 -tb 8 -b 512 -ub 128 \
+    --color --jinja -cnv -i --interactive-first -r "User:" -sys 'Be brief. --temp 2' \
+    --mlock --no-mmap -ctk q8_0 -ctv q8_0 --keep -1 --chat-template chatml \
+    -p "Tell me a story --top-k 3" \
+    --temp 0.7 --top-k 20 --min-p 0.1 --repeat-penalty 1.1 \
+    --scatter-strength 0.2   # a trailing comment
+"""
+
+
+def test_full_pasted_command():
+    base = SamplerSettings(top_p=0.5, seed=9)
+    got = import_command(PASTED, base)
+    expected = DEFAULT.replace(temp=0.7, top_k=20, min_p=0.1, penalty_repeat=1.1, scatter_strength=0.2)
+    assert got == expected  # a whole command starts from llama.cpp's defaults, not from base
+
+
+def test_server_command_with_host_port():
+    text = "llama-server -m m.gguf --host 0.0.0.0 --port 8080 -np 4 --api-key secret -fa on --top-p 0.8"
+    assert import_command(text) == DEFAULT.replace(top_p=0.8)
+
+
+def test_from_defaults_override():
+    base = SamplerSettings(top_p=0.5)
+    assert import_command("llama-cli --temp 0.3", base, from_defaults=False) == base.replace(temp=0.3)
+    assert import_command("--temp 0.3", base, from_defaults=True) == DEFAULT.replace(temp=0.3)
+    assert import_command("--temp 0.3", base) == base.replace(temp=0.3)
+    assert import_command("--temp 0.3") == DEFAULT.replace(temp=0.3)
+
+
+def test_continuations_windows_and_blank_lines():
+    for sep in (" \\\n", " \\\r\n", " ^\r\n", " `\n", " \\  \n", "\n\n"):
+        text = sep.join(["llama-cli", "-m x.gguf", "--top-k 7", "--temp 0.4"])
+        assert import_command(text) == DEFAULT.replace(top_k=7, temp=0.4), repr(sep)
+
+
+def test_hash_inside_words_and_quotes_is_not_a_comment():
+    got = import_command("--dry-sequence-breaker a#b --dry-sequence-breaker '# c' # --temp 9\n--top-k 3")
+    assert got == DEFAULT.replace(dry_sequence_breakers=("a#b", "# c"), top_k=3)
+
+
+def test_continuation_inside_quotes():
+    # A backslash-newline inside single quotes is kept; inside double quotes it joins the lines.
+    got = import_command("--dry-sequence-breaker 'a\\\nb' --dry-sequence-breaker \"c\\\nd\" --no-escape")
+    assert got.dry_sequence_breakers == ("a\\\nb", "cd")
+
+
+def test_aliases_equals_and_underscores():
+    got = import_command("--temperature=0.5 --top_k 9 --typical-p 0.9 --top-nsigma 1.0 -s 5 --sampling-seq kt")
+    assert got == DEFAULT.replace(temp=0.5, top_k=9, typ_p=0.9, top_n_sigma=1.0, seed=5,
+                                  samplers=("top_k", "temperature"))
+
+
+def test_optional_switch_values():
+    """-fa/--color take on/off/auto when it follows (new llama.cpp) and nothing otherwise (old llama.cpp)."""
+    assert import_command("-fa on --top-k 2") == DEFAULT.replace(top_k=2)
+    assert import_command("-fa --top-k 2 --color") == DEFAULT.replace(top_k=2)
+    assert import_command("--flash-attn=auto --color off -fa 1") == DEFAULT
+
+
+def test_non_sampling_values_that_look_like_flags_are_skipped():
+    got = import_command(["llama-cli", "-p", "--temp", "-r", "--top-k", "--top-k", "3"])
+    assert got == DEFAULT.replace(top_k=3)
+
+
+@pytest.mark.parametrize("name,arity", [
+    ("-m", 1), ("--model", 1), ("-p", 1), ("--prompt", 1), ("-f", 1), ("-n", 1), ("--predict", 1),
+    ("--n-predict", 1), ("-c", 1), ("--ctx-size", 1), ("-t", 1), ("--threads", 1), ("-tb", 1), ("-ngl", 1),
+    ("--gpu-layers", 1), ("--n-gpu-layers", 1), ("-b", 1), ("-ub", 1), ("-cnv", 0), ("-no-cnv", 0), ("-i", 0),
+    ("--interactive", 0), ("-r", 1), ("--reverse-prompt", 1), ("-sys", 1), ("--jinja", 0),
+    ("--chat-template", 1), ("--host", 1), ("--port", 1), ("--mlock", 0), ("--no-mmap", 0), ("-ctk", 1),
+    ("-ctv", 1), ("--keep", 1), ("-fa", "choice"), ("--flash-attn", "choice"), ("--color", "choice"),
+    ("-e", 0), ("--no-escape", 0), ("--control-vector-layer-range", 2), ("--log-disable", 0), ("-v", 0),
+])
+def test_non_sampling_table(name, arity):
+    assert NON_SAMPLING_OPTIONS[name] == arity
+    words = {0: [], 1: ["VALUE"], 2: ["A", "B"], "choice": ["on"]}[arity]
+    assert import_command([name, *words, "--top-k", "4"]) == DEFAULT.replace(top_k=4)
+
+
+def test_non_sampling_table_does_not_shadow_sampling_flags():
+    assert not set(NON_SAMPLING_OPTIONS) & (set(FLAG_BY_NAME) | set(UNSUPPORTED))
+    assert "--temp" not in NON_SAMPLING_OPTIONS and "-s" not in NON_SAMPLING_OPTIONS
+    assert set(NON_SAMPLING_OPTIONS.values()) <= {0, 1, 2, "choice"}
+    assert len(NON_SAMPLING_OPTIONS) > 300
+
+
+@pytest.mark.skipif(not ARG_CPP.exists(), reason="vendored llama.cpp sources not present")
+def test_non_sampling_names_come_from_arg_cpp():
+    src = ARG_CPP.read_text(encoding="utf-8")
+    legacy = {"--mlock", "--no-mmap", "--mmap", "-ins", "--instruct", "-dkvc", "--dump-kv-cache", "--log-enable"}
+    missing = [n for n in NON_SAMPLING_OPTIONS if n not in legacy and f'"{n}"' not in src]
+    assert missing == []
+    # Options with a value hint: spot checks straight from the source text.
+    for name, hint in (("-ngl", "N"), ("-m", "FNAME"), ("-ctk", "TYPE"), ("--port", "PORT")):
+        assert re.search(r'\{[^}]*"' + re.escape(name) + r'"[^}]*\},\s*"' + hint, src), name
+
+
+# --------------------------------------------------------------------------
+# Escapes (llama.cpp processes them in DRY breakers unless --no-escape)
+# --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("raw,expected", [
+    ("\\n", "\n"), ("\\t\\r", "\t\r"), ("\\\\", "\\"), ("\\'\\\"", "'\""), ("\\x41", "A"), ("\\x4", "\\x4"),
+    ("\\x4g", "\\x4g"), ("\\q", "\\q"), ("end\\", "end\\"), ("\\xc3\\xa9", "é"), ("plain", "plain"),
+    ("\\x 9", "\t"),  # strtol skips one leading blank, as in llama.cpp
+])
+def test_process_escapes(raw, expected):
+    assert process_escapes(raw) == expected
+
+
+def test_process_escapes_invalid_utf8():
+    with pytest.raises(ValueError, match="UTF-8"):
+        process_escapes("\\xff")
+
+
+def test_breaker_escapes_on_import():
+    assert import_command(r'--dry-sequence-breaker "\n"').dry_sequence_breakers == ("\n",)
+    assert import_command(r'--dry-sequence-breaker "\n" --no-escape').dry_sequence_breakers == ("\\n",)
+    assert import_command(r'--no-escape -e --dry-sequence-breaker=\\t').dry_sequence_breakers == ("\t",)
+    assert import_command("--dry-sequence-breaker none").dry_sequence_breakers == ()
+    with pytest.raises(FlagError, match="UTF-8"):
+        import_command(r"--dry-sequence-breaker '\xff'")
+
+
+# --------------------------------------------------------------------------
+# Errors: all listed at once, nothing applied
+# --------------------------------------------------------------------------
+
+
+def test_all_problems_in_one_error():
+    text = ("llama-cli -m x.gguf --bogus 3 --temp hot --top-k 1.5 --mirostat 2 stray --scatter-strength 2 "
+            "--jinja=yes --top-p 0.5 -ctk")
+    with pytest.raises(FlagError) as exc:
+        import_command(text, DEFAULT)
+    problems = exc.value.problems
+    joined = " | ".join(problems)
+    for needle in ("--bogus: unknown flag", "--temp", "'hot'", "--top-k", "1.5", "--mirostat", "'stray'",
+                   "--scatter-strength", "--jinja: takes no value", "-ctk: missing value"):
+        assert needle in joined, needle
+    assert len(problems) == 8
+    assert str(exc.value) == "; ".join(problems)
+
+
+@pytest.mark.parametrize("text,needle", [
+    ("--temp", "--temp: missing value"),
+    ("--top-k abc", "'abc'"),
+    ("-5", "unexpected argument '-5'"),
+    ("llama-cli model.gguf", "unexpected argument 'model.gguf'"),
+    ("--samplers 'top_k;warp'", "'warp'"),
+    ("--sampler-seq kz", "'z'"),
+    ("--grammar-file g.gbnf", "--grammar-file: not supported"),
+    ("--scatter-strength-min 0.5 --scatter-strength-max 0.1", "--scatter-strength-min"),
+    ("-X", "-X: unknown flag"),
+    ("--control-vector-layer-range 1", "missing value"),
+    ("--temp 'unclosed", "cannot split"),
+])
+def test_single_problem(text, needle):
+    with pytest.raises(FlagError) as exc:
+        import_command(text, DEFAULT)
+    assert needle in str(exc.value)
+
+
+def test_unknown_flag_value_is_not_reported_twice():
+    with pytest.raises(FlagError) as exc:
+        import_command("--no-such-thing 5 --temp 0.5")
+    assert exc.value.problems == ["--no-such-thing: unknown flag"]
+
+
+def test_split_command():
+    assert split_command("a \\\n b 'c d' # e") == ["a", "b", "c d"]
+    with pytest.raises(FlagError):
+        split_command('"open')
