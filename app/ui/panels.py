@@ -316,7 +316,9 @@ class MetricStrips(QWidget):
             [r.chosen_p for r in records],
         )
         for curve, ys in zip(self.curves, series):
-            curve.setData(steps, np.asarray(ys, dtype=float), connect="finite")
+            ys = np.asarray(ys, dtype=float)
+            keep = np.isfinite(ys)  # steps where scatter did not fire have no entropy or strength
+            curve.setData(steps[keep], ys[keep])
         for cursor in self.cursors:
             cursor.setValue(rec.step if rec is not None else -1)
             cursor.setVisible(rec is not None)

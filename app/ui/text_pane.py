@@ -36,12 +36,14 @@ class TokenTextPane(QTextBrowser):
         self.setMouseTracking(True)
         self.setReadOnly(True)
         self.records: list[StepRecord] = []
+        self.spans: dict[int, tuple[int, int]] = {}  # step -> character range in the document
         self._prompt_len = 0
         self.anchorClicked.connect(self._on_anchor)
 
     def set_prompt(self, prompt: str) -> None:
         self.clear()
         self.records = []
+        self.spans = {}
         fmt = QTextCharFormat()
         fmt.setForeground(QColor(110, 110, 110))
         cursor = self.textCursor()
@@ -62,8 +64,25 @@ class TokenTextPane(QTextBrowser):
             colour = tint_for(rec)
             if colour is not None:
                 fmt.setBackground(colour)
+            start = cursor.position()
             cursor.insertText(rec.text, fmt)
+            self.spans[rec.step] = (start, cursor.position())
         self.ensureCursorVisible()
+
+    def mark_step(self, step: int, colour: QColor = QColor(200, 0, 0)) -> bool:
+        """Box the token of ``step`` (e.g. where lanes diverge); False if it has no text."""
+        span = self.spans.get(step)
+        if span is None:
+            return False
+        cursor = QTextCursor(self.document())
+        cursor.setPosition(span[0])
+        cursor.setPosition(span[1], QTextCursor.MoveMode.KeepAnchor)
+        fmt = QTextCharFormat()
+        fmt.setUnderlineStyle(QTextCharFormat.UnderlineStyle.SingleUnderline)
+        fmt.setUnderlineColor(colour)
+        fmt.setFontWeight(700)
+        cursor.mergeCharFormat(fmt)
+        return True
 
     def text_so_far(self) -> str:
         return "".join(r.text for r in self.records)

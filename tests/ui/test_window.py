@@ -67,7 +67,8 @@ def test_bad_combination_shows_a_message_and_keeps_settings(qtbot, window):
 
 
 def test_scatter_noop_is_explained(window):
-    assert "no-op" in window.controls.noop_note.text()
+    window.controls.controls["scatter.strength"].box.setValue(0.0)
+    assert "no-op" in window.controls.noop_note.text() and "strength is 0" in window.controls.noop_note.text()
     window.controls.controls["scatter.strength"].box.setValue(0.2)
     assert window.controls.noop_note.text() == ""
     window.controls.controls["scatter.radius"].box.setValue(0.0)
