@@ -22,7 +22,7 @@ RUN_FLAGS = {
     "-n": 1, "--predict": 1, "--n-predict": 1, "-c": 1, "--ctx-size": 1,
     "-t": 1, "--threads": 1, "-ngl": 1, "--gpu-layers": 1, "--n-gpu-layers": 1,
     "-fa": 1, "--flash-attn": 1, "-r": 1, "--reverse-prompt": 1, "--stop": 1,
-    "--trace": 1, "--quiet": 0, "-h": 0, "--help": 0,
+    "--trace": 1, "--quiet": 0, "--no-escape": 0, "-h": 0, "--help": 0,
 }
 
 
@@ -43,6 +43,8 @@ def _run_parser() -> argparse.ArgumentParser:
     p.add_argument("-r", "--reverse-prompt", "--stop", dest="stop", action="append", default=[], help="stop string")
     p.add_argument("--trace", help="write one JSON line per step to this file")
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    p.add_argument("--no-escape", action="store_true",
+                   help="take \\n, \\t ... in the prompt and DRY breakers literally (llama-cli turns them into characters)")
     return p
 
 
@@ -93,6 +95,14 @@ def parse_generate_args(argv: list[str]):
         raise UsageError("-p/--prompt or -f/--file is required")
     if args.n < 1:
         raise UsageError(f"-n: must be at least 1, got {args.n}")
+    if not args.no_escape:  # as llama-cli does
+        from app.export import process_escapes
+
+        settings = dataclasses.replace(
+            settings, dry_sequence_breakers=tuple(process_escapes(b) for b in settings.dry_sequence_breakers)
+        )
+        if args.prompt is not None:
+            args.prompt = process_escapes(args.prompt)
     lanes = [lane_settings(spec, settings) for spec in lane_specs] or [settings]
     if len(lanes) > 4:
         raise UsageError(f"--lanes: at most 4 lanes, got {len(lanes)}")
