@@ -38,7 +38,7 @@ import re
 import shlex
 from typing import Iterable
 
-from sampler.flags import FLAG_BY_NAME, UNSUPPORTED, FlagError, parse_flags, quote, to_flags
+from sampler.flags import _is_number, FLAG_BY_NAME, UNSUPPORTED, FlagError, parse_flags, quote, to_flags
 from sampler.flags import needs_scatter_build as _args_need_scatter_build
 from sampler.settings import SamplerSettings
 
@@ -404,14 +404,6 @@ def process_escapes(text: str) -> str:
         return out.decode("utf-8")
     except UnicodeDecodeError:
         raise ValueError(f"escape sequences in {text!r} do not give valid UTF-8") from None
-
-
-def _is_number(word: str) -> bool:
-    try:
-        float(word)
-        return True
-    except ValueError:
-        return False
 
 
 def _looks_like_flag(word: str) -> bool:

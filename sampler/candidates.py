@@ -1,7 +1,7 @@
 """The candidate set one step works on, like llama.cpp's ``llama_token_data_array``."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 

@@ -9,6 +9,7 @@ from typing import Sequence
 
 from sampler import SamplerSettings
 
+from .events import drain
 from .generation import MAX_LANES, Generation, RunOptions
 from .lane import LaneConfig
 from .model import LoadedModel
@@ -69,13 +70,9 @@ class FanWorker:
         self._thread.join(timeout)
         return not self._thread.is_alive()
 
-    def drain(self) -> list:
-        out = []
-        try:
-            while True:
-                out.append(self.events.get_nowait())
-        except queue.Empty:
-            return out
+    def drain(self, limit: int | None = None) -> list:
+        """Everything produced since the last call (non-blocking)."""
+        return drain(self.events, limit)
 
     def _run(self) -> None:
         done = 0

@@ -1,10 +1,9 @@
 """One lane: its own chain, seed, settings, text and stop state."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from sampler import SamplerChain, SamplerSettings
-from sampler.stages.dist import Dist
 from sampler.stages.xtc import Xtc
 from sampler.scatter import Scatter
 

@@ -6,6 +6,7 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
+from .events import drain
 from .model import LoadedModel, ModelLoadError, default_model_path
 
 
@@ -47,13 +48,9 @@ class ModelLoader:
         self._thread.join(timeout)
         return not self._thread.is_alive()
 
-    def drain(self) -> list:
-        out = []
-        try:
-            while True:
-                out.append(self.events.get_nowait())
-        except queue.Empty:
-            return out
+    def drain(self, limit: int | None = None) -> list:
+        """Everything produced since the last call (non-blocking)."""
+        return drain(self.events, limit)
 
     def _run(self) -> None:
         path = self.path

@@ -9,8 +9,9 @@ import queue
 import threading
 import traceback
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from typing import Sequence
 
+from .events import drain
 from .generation import Generation, RunOptions
 from .lane import LaneConfig
 from .model import LoadedModel
@@ -70,15 +71,9 @@ class GenerationWorker:
     def running(self) -> bool:
         return self._thread.is_alive()
 
-    def drain(self, limit: int = 10_000) -> list:
-        """Everything the worker has produced since the last call (non-blocking)."""
-        out = []
-        try:
-            while len(out) < limit:
-                out.append(self.events.get_nowait())
-        except queue.Empty:
-            pass
-        return out
+    def drain(self, limit: int | None = None) -> list:
+        """Everything produced since the last call (non-blocking)."""
+        return drain(self.events, limit)
 
     def _run(self) -> None:
         gen = self.generation

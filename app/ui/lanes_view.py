@@ -5,7 +5,7 @@ from typing import Callable
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
-    QComboBox, QFrame, QHBoxLayout, QLabel, QRadioButton, QSplitter, QToolButton, QVBoxLayout, QWidget,
+    QComboBox, QFrame, QHBoxLayout, QLabel, QRadioButton, QSplitter, QToolButton, QVBoxLayout,
 )
 
 from app.analysis import lane_stats

@@ -168,7 +168,7 @@ def test_stop_while_paused_ends_the_run(default_model):
 
 
 def test_pause_and_resume(default_model):
-    worker = make_worker(default_model, [BASE], 30)
+    worker = make_worker(default_model, [BASE], 20)
     watch = StepWatch(worker)
     worker.start()
     events: list = []
@@ -188,9 +188,9 @@ def test_pause_and_resume(default_model):
     events = collect_until_done(worker, events)
     assert isinstance(events[-1], Finished)
     recs = records_of(events)
-    assert len(recs) == 30 > n_records
-    assert [r.step for r in recs] == list(range(30))
-    plain = Generation(default_model, STORY, [LaneConfig(BASE)], RunOptions(max_tokens=30, context=CTX)).run()
+    assert len(recs) == 20 > n_records
+    assert [r.step for r in recs] == list(range(20))
+    plain = Generation(default_model, STORY, [LaneConfig(BASE)], RunOptions(max_tokens=20, context=CTX)).run()
     assert events[-1].results[0].tokens == plain[0].tokens
 
 

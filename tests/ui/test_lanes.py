@@ -1,7 +1,6 @@
 """Writers' workflow in the window: lanes, the temperature baseline, match entropy, presets, flags."""
 from __future__ import annotations
 
-import dataclasses
 import os
 
 import numpy as np
@@ -11,19 +10,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 from app.analysis import baseline_entropy, post_chain_entropy  # noqa: E402
 from app.export import import_command  # noqa: E402
-from app.ui.main_window import MainWindow  # noqa: E402
 from sampler import SamplerSettings  # noqa: E402
-
-
-@pytest.fixture
-def window(qtbot, default_model, tmp_path, monkeypatch):
-    monkeypatch.setenv("SCATTER_PLAYGROUND_CONFIG", str(tmp_path))
-    w = MainWindow(load_default=False)
-    qtbot.addWidget(w)
-    w.use_model(default_model)
-    w.show()
-    yield w
-    w.close()
 
 
 def run(qtbot, w, tokens: int):

@@ -13,20 +13,8 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 from PySide6.QtCore import QUrl  # noqa: E402
 
 from app.engine.records import StopReason  # noqa: E402
-from app.ui.main_window import MainWindow  # noqa: E402
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
-
-
-@pytest.fixture
-def window(qtbot, default_model, tmp_path, monkeypatch):
-    monkeypatch.setenv("SCATTER_PLAYGROUND_CONFIG", str(tmp_path))
-    w = MainWindow(load_default=False)
-    qtbot.addWidget(w)
-    w.use_model(default_model)
-    w.show()
-    yield w
-    w.close()
 
 
 def wait_done(qtbot, w, timeout=120_000):
