@@ -214,15 +214,13 @@ class Scatter(Stage):
         if live < 2:  # a no-op: no sort, no truncation
             self.last_trace = self._noop(step, gate_drawn=gate_u is not None, gate_u=gate_u)
             return
-        outside = 0.0
-        if len(cur) > m:  # the share of probability the medium drops (float32 is plenty here)
+        every = None
+        if len(cur) > m:  # for the share of probability the medium drops (float32 is plenty here)
             with np.errstate(under="ignore"):
                 every = float(np.exp(cur.logits - logits[0]).sum(dtype=np.float64))
-                inside = float(np.exp(logits[:live] - logits[0]).sum(dtype=np.float64))
-            outside = max(0.0, 1.0 - inside / every)
         if order is not None:
             cur.take(order, sorted=True)
-        trace = self._scatter(step, gate_u, cur.ids[:m], logits[:live], m)._replace(mass_outside=outside)
+        trace = self._scatter(step, gate_u, cur.ids[:m], logits[:live], m, every)
         p_final = trace.p_final
         out = np.log(np.maximum(p_final, _P_FLOOR)).astype(F32)
         if live < m:
@@ -234,8 +232,12 @@ class Scatter(Stage):
         cur.sorted = prm.absorption == 0 or bool(np.all(out[1:] <= out[:-1]))
         self.last_trace = trace
 
-    def _scatter(self, step: int, gate_u, ids: np.ndarray, logits: np.ndarray, m: int) -> ScatterTrace:
-        """Steps 2-5 of the spec on the medium's finite logits (sorted, descending)."""
+    def _scatter(self, step: int, gate_u, ids: np.ndarray, logits: np.ndarray, m: int, every) -> ScatterTrace:
+        """Steps 2-5 of the spec on the medium's finite logits (sorted, descending).
+
+        ``every`` is the sum of ``exp(logit - top)`` over all incoming candidates
+        when some lie beyond the medium (None otherwise).
+        """
         prm = self.params
         live = len(logits)
         shifted = logits.astype(np.float64) - float(logits[0])
@@ -262,8 +264,10 @@ class Scatter(Stage):
             # Rank order is preserved in exact arithmetic; clamp float64 rounding
             # noise so the written-back logits never invert a pair.
             final = np.minimum.accumulate(diffused)
+        outside = 0.0 if every is None else max(0.0, 1.0 - float(total) / every)
         return ScatterTrace(
-            step, True, gate_u is not None, gate_u, True, m, ids, p, q, diffused, factors, final, entropy, float(s)
+            step, True, gate_u is not None, gate_u, True, m, ids, p, q, diffused, factors, final, entropy, float(s),
+            outside,
         )
 
     def _noop(self, step: int, *, gate_drawn: bool, gate_u) -> ScatterTrace:

@@ -799,3 +799,17 @@ def test_tiny_sets(k, is_sorted):
     assert cur.ids.tolist() == [8, 9]
     assert cur.logits[0] == cur.logits[1]
     np.testing.assert_allclose(np.exp(cur.logits.astype(np.float64)), [0.5, 0.5], rtol=1e-6)
+
+
+@settings(max_examples=100, deadline=None)
+@given(n=st.integers(3, 60), k=st.integers(2, 40), seed=st.integers(0, 2**16))
+def test_mass_outside_is_the_softmax_mass_beyond_the_medium(n, k, seed):
+    """Not in the spec's report list, but shown in the window: the mass the medium drops."""
+    rng = np.random.default_rng(seed)
+    logits = rng.normal(0.0, 2.0, n).astype(np.float32)
+    cur = Candidates(ids=np.arange(n, dtype=np.int32), logits=logits.copy(), sorted=False)
+    stage = Scatter(ScatterParams(k=k, strength=0.3), seed=1)
+    stage.apply(cur)
+    exact = np.exp(np.sort(logits.astype(np.float64))[::-1])
+    expected = exact[min(k, n):].sum() / exact.sum()
+    assert stage.last_trace.mass_outside == pytest.approx(expected, abs=1e-6)
