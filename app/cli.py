@@ -57,7 +57,7 @@ def split_lanes(argv: list[str]) -> tuple[list[str], list[str]]:
     while i < len(argv):
         if argv[i] == "--lanes":
             i += 1
-            while i < len(argv) and argv[i].split("=")[0] not in known:
+            while i < len(argv) and (" " in argv[i] or argv[i].split("=")[0] not in known):
                 lanes.append(argv[i])
                 i += 1
             if not lanes:
@@ -69,7 +69,8 @@ def split_lanes(argv: list[str]) -> tuple[list[str], list[str]]:
 
 
 def lane_settings(spec: str, base: SamplerSettings) -> SamplerSettings:
-    """A lane from a preset name and/or flags, on top of the command line's settings."""
+    """A lane: a preset (which replaces the command line's sampling settings, the seed
+    excepted) and/or flags applied on top."""
     from .builtin_presets import builtin_presets, find_builtin
 
     words = shlex.split(spec)
@@ -110,7 +111,7 @@ def parse_generate_args(argv: list[str]):
 
 
 def generate(argv: list[str]) -> int:
-    from app.engine.context import ContextOptions
+    from app.engine.context import ContextOptions, DecodeError
     from app.engine.generation import Generation, PromptTooLong, RunOptions
     from app.engine.lane import LaneConfig
     from app.engine.model import LoadedModel, ModelLoadError, default_model_path
@@ -145,18 +146,25 @@ def generate(argv: list[str]) -> int:
             f"{model.info.gpu_layers} GPU layers)")
         gen = Generation(model, prompt, [LaneConfig(s, f"lane {i}") for i, s in enumerate(lanes)], options)
         trace = open(args.trace, "w", encoding="utf-8") if args.trace else None
+        # Hold back what could be the start of a stop string, so it is never printed.
+        holdback = max((len(s) for s in options.stop_strings), default=1) - 1
+        printed = 0
         t0 = time.perf_counter()
         for records in gen:
-            for rec in records:
-                if rec.lane == 0 and len(lanes) == 1:
-                    sys.stdout.write(rec.text)
-                    sys.stdout.flush()
-                if trace:
+            if trace:
+                for rec in records:
                     trace.write(json.dumps(rec.to_json()) + "\n")
+            if len(lanes) == 1:
+                lane = gen.lanes[0]
+                upto = len(lane.text) - (0 if not lane.active else holdback)
+                if upto > printed:
+                    sys.stdout.write(lane.text[printed:upto])
+                    sys.stdout.flush()
+                    printed = upto
         elapsed = time.perf_counter() - t0
         results = gen.results()
         if len(lanes) == 1:
-            sys.stdout.write("\n")
+            sys.stdout.write(results[0].text[printed:] + "\n")
         else:
             for r in results:
                 sys.stdout.write(f"=== lane {r.lane} ===\n{r.text}\n")
@@ -166,7 +174,7 @@ def generate(argv: list[str]) -> int:
                 + (f" ({r.detail})" if r.detail else ""))
         say(f"{total} tokens in {elapsed:.2f} s: {total / elapsed if elapsed else 0:.1f} tokens/s")
         return 0
-    except (PromptTooLong, ValueError, OSError) as exc:
+    except (PromptTooLong, ValueError, OSError, DecodeError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     finally:

@@ -12,6 +12,10 @@ from .model import LoadedModel
 FLASH_ATTN = {"auto": ll.LLAMA_FLASH_ATTN_TYPE_AUTO, "on": ll.LLAMA_FLASH_ATTN_TYPE_ENABLED, "off": ll.LLAMA_FLASH_ATTN_TYPE_DISABLED}
 
 
+#: Largest step batch whose logits equal those of each sequence decoded alone.
+MAX_STEP_BATCH = 3
+
+
 class DecodeError(RuntimeError):
     pass
 
@@ -79,6 +83,8 @@ class DecodeContext:
         self.n_batch = int(params.n_batch)
         self._batch = ll.llama_batch_init(self.n_batch, 0, n_seq)
         self._memory = ll.llama_get_memory(self.handle)
+        self._copied: dict[int, np.ndarray] = {}
+        self._chunk_start = 0
 
     def _decode(self, items: list[tuple[int, int, int, bool]]) -> None:
         """Decode (token, position, sequence, want_logits) items in one batch."""
@@ -96,6 +102,7 @@ class DecodeContext:
 
     def decode_prompt(self, tokens: list[int]) -> None:
         """Decode the prompt once on sequence 0 and copy it to the others."""
+        self._copied = {}
         for start in range(0, len(tokens), self.n_batch):
             chunk = tokens[start:start + self.n_batch]
             last = start + len(chunk) == len(tokens)
@@ -104,11 +111,32 @@ class DecodeContext:
             ll.llama_memory_seq_cp(self._memory, 0, seq, -1, -1)
 
     def decode_step(self, items: list[tuple[int, int, int]]) -> None:
-        """One token per (sequence, token, position); each gets logits, in order."""
-        self._decode([(tok, pos, seq, True) for seq, tok, pos in items])
+        """One token per (sequence, token, position); each gets logits, in order.
+
+        llama.cpp's CPU matrix kernels take another path (other rounding) for
+        batches of 4 or more tokens, so a lane would no longer match the same
+        lane decoded alone.  Steps are therefore decoded at most
+        ``MAX_STEP_BATCH`` sequences at a time; the logits of the earlier chunks
+        are copied before the next decode overwrites them.
+        """
+        self._copied: dict[int, np.ndarray] = {}
+        for start in range(0, len(items), MAX_STEP_BATCH):
+            chunk = items[start:start + MAX_STEP_BATCH]
+            self._decode([(tok, pos, seq, True) for seq, tok, pos in chunk])
+            self._chunk_start = start
+            if start + MAX_STEP_BATCH < len(items):
+                for j in range(len(chunk)):
+                    self._copied[start + j] = self._view(j).copy()
 
     def logits(self, i: int) -> np.ndarray:
-        """The i-th output's logits, zero-copy (valid until the next decode)."""
+        """The i-th output of the last step (-1: the prompt's last token), zero-copy when possible."""
+        if i >= 0 and self._copied:
+            if i in self._copied:
+                return self._copied[i]
+            i -= self._chunk_start
+        return self._view(i)
+
+    def _view(self, i: int) -> np.ndarray:
         ptr = ll.llama_get_logits_ith(self.handle, i)
         if not ptr:
             raise DecodeError(f"no logits for output {i}")

@@ -126,10 +126,11 @@ class Generation:
             for lane in self.lanes:
                 lane.stop(StopReason.CANCELLED)
             return []
-        records = []
-        for lane in self.lanes:
-            if lane.active:
-                records.append(self._sample_lane(lane, self._ctx.logits(self._outputs[lane.index])))
+        sampled = [  # sample every lane first, so a failure leaves no lane half-stepped
+            (lane, *self._sample_lane(lane, self._ctx.logits(self._outputs[lane.index])))
+            for lane in self.lanes if lane.active
+        ]
+        records = [self._commit(lane, logits, trace, chain_ms) for lane, logits, trace, chain_ms in sampled]
         pos = len(self.prompt_tokens) + self.step_index
         self.step_index += 1
         live = [lane for lane in self.lanes if lane.active]
@@ -149,11 +150,14 @@ class Generation:
         self.step_times.append((step_s * 1e3, decode_ms))
         return records
 
-    def _sample_lane(self, lane: Lane, logits: np.ndarray) -> StepRecord:
+    def _sample_lane(self, lane: Lane, logits: np.ndarray):
         lane.apply_pending_settings()
         t0 = time.perf_counter()
         trace = lane.chain.sample(logits)
-        chain_ms = (time.perf_counter() - t0) * 1e3
+        return logits, trace, (time.perf_counter() - t0) * 1e3
+
+    def _commit(self, lane: Lane, logits: np.ndarray, trace, chain_ms: float) -> StepRecord:
+        """Record the sampled token in the lane and build the step's record."""
         token = trace.token
         top = top_order(logits, TOP_N)
         raw_rank = int(np.count_nonzero(logits > logits[token]))
