@@ -29,13 +29,17 @@ def _windowed(app, window, settings) -> float:
     window.set_current_lane(0)
     window.controls.seed.setValue(settings.seed)
     window.controls.max_tokens.setValue(N_TOKENS)
+    from PySide6.QtCore import QEventLoop, QTimer
+
+    loop = QEventLoop()
+    check = QTimer()
+    check.timeout.connect(lambda: window.worker.running or window.worker.events.qsize() or loop.quit())
     t0 = time.perf_counter()
     window.generate(continue_text=False)
-    while window.worker.running or window.worker.events.qsize():
-        app.processEvents()
-        time.sleep(0.001)
+    check.start(20)
+    loop.exec()  # the window's own timers poll the worker and redraw, as in the app
     elapsed = time.perf_counter() - t0
-    app.processEvents()
+    check.stop()
     return len(window.session.lane(0)) / elapsed
 
 

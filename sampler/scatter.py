@@ -216,8 +216,7 @@ class Scatter(Stage):
             return
         every = None
         if len(cur) > m:  # for the share of probability the medium drops (float32 is plenty here)
-            with np.errstate(under="ignore"):
-                every = float(np.exp(cur.logits - logits[0]).sum(dtype=np.float64))
+            every = float(np.exp(cur.logits - logits[0]).sum(dtype=np.float64))
         if order is not None:
             cur.take(order, sorted=True)
         trace = self._scatter(step, gate_u, cur.ids[:m], logits[:live], m, every)
@@ -240,7 +239,7 @@ class Scatter(Stage):
         """
         prm = self.params
         live = len(logits)
-        shifted = logits.astype(np.float64) - float(logits[0])
+        shifted = np.subtract(logits, logits[0], dtype=np.float64)
         e = np.exp(shifted)
         total = e.sum()
         p = e / total

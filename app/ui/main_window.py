@@ -4,6 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import dataclasses
+import time
 
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence, QShortcut
@@ -29,7 +30,10 @@ from .lanes_view import CUSTOM, LanesView
 from .session import Session
 from .settings_panel import SettingsPanel
 
-REDRAW_MS = 16  # at most ~60 redraws a second
+REDRAW_MS = 30  # how often the worker's queue is polled
+#: While generating, panels are redrawn at most this often: a redraw of every
+#: panel costs tens of milliseconds of the CPU the decode needs.
+LIVE_REDRAW_S = 0.5
 MAX_LANES = 4
 
 
@@ -56,6 +60,8 @@ class MainWindow(QMainWindow):
         self.fan_worker: FanWorker | None = None
         self._token_texts: list[str] = []
         self._dirty = False
+        self._pending_text: list = []
+        self._last_redraw = 0.0
         self._was_running = False
         self.last_stop = ""
         self.tokens_per_s = 0.0
@@ -263,6 +269,7 @@ class MainWindow(QMainWindow):
         if continue_text:
             self.prompt.setPlainText(prompt)
         self.session.clear()
+        self._pending_text = []
         for col in self.lanes_view.columns:
             col.text.set_prompt(prompt)
             col.note.setText("")
@@ -327,16 +334,15 @@ class MainWindow(QMainWindow):
                     self.show_error(f"Generation stopped by an error: {ev.message}")
             if batch:
                 self.session.add(batch)
-                for col in self.lanes_view.columns:
-                    col.text.append_records([r for r in batch if r.lane == col.index])
+                self._pending_text.extend(batch)  # shown with the next redraw, not token by token
                 self._dirty = True
         running = self.worker is not None and self.worker.running
         if running != self._was_running:  # the thread ends a moment after its last event
             self._was_running = running
             self._update_actions()
-        if self._dirty:
+        if self._dirty and (not running or time.monotonic() - self._last_redraw >= LIVE_REDRAW_S):
             self._dirty = False
-            self.redraw()
+            self.redraw(stats=not running)
 
     def _finish(self, results) -> None:
         if results:
@@ -356,13 +362,20 @@ class MainWindow(QMainWindow):
     def _on_session(self, what: str) -> None:
         self._dirty = True
 
-    def redraw(self) -> None:
+    def redraw(self, *, stats: bool = True) -> None:
+        """Show the current lane's run and selected step in every panel (statistics too, unless live)."""
+        self._last_redraw = time.monotonic()
+        if self._pending_text:
+            pending, self._pending_text = self._pending_text, []
+            for col in self.lanes_view.columns:
+                col.text.append_records([r for r in pending if r.lane == col.index])
         lane = self.current_lane
         records = self.session.lane(lane)
         rec = self.session.current(lane)
         params = self.lane_states[lane].settings.scatter if self.lane_states else self.controls.settings.scatter
-        for col in self.lanes_view.columns:
-            col.show_stats(self.session.lane(col.index))
+        if stats:
+            for col in self.lanes_view.columns:
+                col.show_stats(self.session.lane(col.index))
         self.pre_post.show_record(rec)
         self.entropy.show_run(records, rec, params)
         self.collision.show_run(records, params)

@@ -6,7 +6,7 @@ from typing import Callable, Sequence
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from app.engine.records import StepRecord
 
@@ -14,16 +14,33 @@ pg.setConfigOptions(antialias=True, background="w", foreground="#333")
 
 PRE = pg.mkBrush(90, 130, 200, 170)
 POST = pg.mkBrush(235, 140, 50, 200)
-FIRED = pg.mkBrush(40, 150, 80)
-NOT_FIRED = pg.mkBrush(200, 200, 200)
 DAMPED = pg.mkBrush(200, 60, 60, 200)
 UNDAMPED = pg.mkBrush(150, 150, 150, 120)
+
+
+def _header(text: str) -> QLabel:
+    """A panel title whose changing text never re-lays out the window."""
+    label = QLabel(text)
+    label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
+    return label
 
 
 def _plain_axes(plot) -> None:
     """No SI-prefix rescaling ("x0.001") on either axis."""
     for name in ("left", "bottom"):
         plot.getAxis(name).enableAutoSIPrefix(False)
+
+
+def _grow_x(plot, n: int, *, lo: float = 0.0, step: int = 64) -> None:
+    """Show x from ``lo`` to the next multiple of ``step`` at or above ``n``.
+
+    Ranges that grow in steps, rather than with every token, spare pyqtgraph
+    from rebuilding the axes on every redraw during a run.
+    """
+    hi = max(step, -(-int(n) // step) * step)
+    vb = plot.getViewBox()
+    if vb.viewRange()[0] != [lo, hi]:
+        plot.setXRange(lo, hi, padding=0.02)
 
 
 def _rank_ticks(plot, n: int) -> None:
@@ -36,7 +53,7 @@ def _titled(title: str, plot: pg.PlotWidget) -> QWidget:
     lay = QVBoxLayout(box)
     lay.setContentsMargins(2, 2, 2, 2)
     lay.setSpacing(0)
-    header = QLabel(f"<b>{title}</b>")
+    header = _header(f"<b>{title}</b>")
     lay.addWidget(header)
     lay.addWidget(plot, 1)
     box.header = header
@@ -53,6 +70,7 @@ class PrePostPanel(QWidget):
         self.plot.setLabel("bottom", "rank in the medium")
         self.plot.setLabel("left", "probability")
         _plain_axes(self.plot)
+        self.plot.enableAutoRange(enable=False)
         self.pre = pg.BarGraphItem(x=[], height=[], width=0.42, brush=PRE, pen=None)
         self.post = pg.BarGraphItem(x=[], height=[], width=0.42, brush=POST, pen=None)
         self.chosen = pg.ScatterPlotItem(symbol="t", size=12, brush=pg.mkBrush(0, 0, 0))
@@ -84,7 +102,17 @@ class PrePostPanel(QWidget):
 
     def _set_log(self, on: bool) -> None:
         self.plot.setLogMode(y=on)
-        self.plot.enableAutoRange()
+        self.plot.enableAutoRange(axis="y", enable=on)
+
+    def _fix_ranges(self, n: int, top: float) -> None:
+        """x over the medium's ranks; y up to the next tenth above the tallest bar (linear scale)."""
+        vb = self.plot.getViewBox()
+        if vb.viewRange()[0] != [0.4, n + 0.6]:
+            self.plot.setXRange(0.4, n + 0.6, padding=0)
+        if not self.log.isChecked():  # a few coarse heights, so the axis is rarely rebuilt
+            hi = next((h for h in (0.1, 0.25, 0.5) if top * 1.1 <= h), 1.0)
+            if abs(vb.viewRange()[1][1] - hi) > 1e-9:
+                self.plot.setYRange(0, hi, padding=0)
 
     def show_record(self, rec: StepRecord | None) -> None:
         sc = rec.scatter if rec is not None else None
@@ -104,6 +132,7 @@ class PrePostPanel(QWidget):
             self.boundary.show()
         x = np.arange(1, len(self.ids) + 1, dtype=float)
         _rank_ticks(self.plot, len(x))
+        self._fix_ranges(len(x), max(self.p_before.max(initial=0), self.p_after.max(initial=0)))
         floor = 1e-12 if self.log.isChecked() else 0.0
         self.pre.setOpts(x=x - 0.21, height=np.maximum(self.p_before, floor), y0=floor)
         self.post.setOpts(x=x + 0.21, height=np.maximum(self.p_after, floor), y0=floor)
@@ -150,6 +179,7 @@ class EntropyPanel(QWidget):
             self.gauge.addItem(item)
         self.strip = pg.PlotWidget()
         self.strip.setYRange(0, 1)
+        self.strip.enableAutoRange(enable=False)
         self.strip.setLabel("bottom", "token")
         _plain_axes(self.strip)
         _plain_axes(self.gauge)
@@ -157,7 +187,7 @@ class EntropyPanel(QWidget):
         self.s_curve = self.strip.plot(pen=pg.mkPen((235, 140, 50), width=1.5), name="strength")
         self.strip_target = pg.InfiniteLine(angle=0, pen=pg.mkPen((20, 20, 20), style=Qt.PenStyle.DotLine))
         self.strip.addItem(self.strip_target)
-        self.header = QLabel("<b>Entropy gauge</b>")
+        self.header = _header("<b>Entropy gauge</b>")
         lay = QVBoxLayout(self)
         lay.setContentsMargins(2, 2, 2, 2)
         lay.setSpacing(0)
@@ -174,6 +204,7 @@ class EntropyPanel(QWidget):
         else:
             self.h_curve.setData([], [])
             self.s_curve.setData([], [])
+        _grow_x(self.strip, records[-1].step + 1 if records else 0)
         self.target.setValue(params.entropy_target)
         self.strip_target.setValue(params.entropy_target)
         lo, hi = (params.strength_min, params.strength_max) if params.adaptive else (params.strength, params.strength)
@@ -195,26 +226,34 @@ class CollisionPanel(QWidget):
         super().__init__(parent)
         self.plot = pg.PlotWidget()
         self.plot.setYRange(-1, 1)
+        self.plot.enableAutoRange(enable=False)
         self.plot.getAxis("left").setTicks([[]])
         self.plot.setLabel("bottom", "token")
         _plain_axes(self.plot)
-        self.marks = pg.ScatterPlotItem(symbol="s", size=8, pen=None)
-        self.plot.addItem(self.marks)
-        self.header = QLabel("<b>Collision firings</b>")
+        # Ticks drawn as line pairs: far cheaper to redraw than per-point symbols.
+        self.fired = self.plot.plot(pen=pg.mkPen((40, 150, 80), width=4), connect="pairs")
+        self.not_fired = self.plot.plot(pen=pg.mkPen((200, 200, 200), width=4), connect="pairs")
+        self.header = _header("<b>Collision firings</b>")
         lay = QVBoxLayout(self)
         lay.setContentsMargins(2, 2, 2, 2)
         lay.setSpacing(0)
         lay.addWidget(self.header)
         lay.addWidget(self.plot, 1)
 
+    @staticmethod
+    def _ticks(steps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return np.repeat(steps, 2), np.tile([-0.5, 0.5], len(steps))
+
     def show_run(self, records: Sequence[StepRecord], params) -> None:
-        steps = [r.step for r in records if r.scatter is not None]
-        fired = [bool(r.scatter.fired) for r in records if r.scatter is not None]
-        brushes = [FIRED if f else NOT_FIRED for f in fired]
-        self.marks.setData(x=np.asarray(steps, dtype=float), y=np.zeros(len(steps)), brush=brushes)
-        if steps:
-            rate = sum(fired) / len(fired)
-            self.header.setText(f"<b>Collision firings</b> &nbsp; fired {sum(fired)}/{len(fired)} = {rate:.0%}"
+        steps = np.array([r.step for r in records if r.scatter is not None], dtype=float)
+        fired = np.array([bool(r.scatter.fired) for r in records if r.scatter is not None], dtype=bool)
+        self.fired.setData(*self._ticks(steps[fired]))
+        self.not_fired.setData(*self._ticks(steps[~fired]))
+        self.fired_steps = steps[fired]
+        _grow_x(self.plot, steps[-1] + 1 if len(steps) else 0)
+        if len(steps):
+            rate = fired.mean()
+            self.header.setText(f"<b>Collision firings</b> &nbsp; fired {int(fired.sum())}/{len(fired)} = {rate:.0%}"
                                 f" (configured {params.collision:.0%})")
         else:
             self.header.setText("<b>Collision firings</b>")
@@ -230,6 +269,7 @@ class AbsorptionPanel(QWidget):
         self.token_text = token_text
         self.plot = pg.PlotWidget()
         self.plot.setYRange(0, 1.05)
+        self.plot.enableAutoRange(enable=False)
         self.plot.setLabel("bottom", "rank in the medium")
         self.plot.setLabel("left", "factor")
         _plain_axes(self.plot)
@@ -238,7 +278,7 @@ class AbsorptionPanel(QWidget):
         self.labels = [pg.TextItem(anchor=(0.5, 1), color="#900") for _ in range(self.MAX_LABELS)]
         for label in self.labels:
             self.plot.addItem(label)
-        self.header = QLabel("<b>Absorption damping</b>")
+        self.header = _header("<b>Absorption damping</b>")
         lay = QVBoxLayout(self)
         lay.setContentsMargins(2, 2, 2, 2)
         lay.setSpacing(0)
@@ -250,6 +290,8 @@ class AbsorptionPanel(QWidget):
         factors = sc.absorption_factors if sc is not None and sc.fired else np.empty(0)
         x = np.arange(1, len(factors) + 1, dtype=float)
         _rank_ticks(self.plot, len(x))
+        if self.plot.getViewBox().viewRange()[0] != [0.4, max(len(x), 1) + 0.6]:
+            self.plot.setXRange(0.4, max(len(x), 1) + 0.6, padding=0)
         damped = factors < 1.0
         self.bars.setOpts(x=x, height=factors, brushes=[DAMPED if d else UNDAMPED for d in damped])
         shown = np.flatnonzero(damped)[: self.MAX_LABELS]
@@ -283,6 +325,7 @@ class MetricStrips(QWidget):
             p.getAxis("left").setWidth(52)
             _plain_axes(p)
             p.setMouseEnabled(x=True, y=False)
+            p.enableAutoRange(enable=False)
             if self.plots:
                 p.setXLink(self.plots[0])
             if i < len(self.ROWS) - 1:
@@ -291,7 +334,7 @@ class MetricStrips(QWidget):
                 p.setYRange(0, 1, padding=0.05)
                 p.getAxis("left").setTicks([[(0, "0"), (0.5, ".5"), (1, "1")]])
                 p.enableAutoRange(axis="y", enable=False)
-            curve = p.plot(pen=pg.mkPen(colour, width=1.3), symbol="o", symbolSize=3, symbolBrush=colour, symbolPen=None)
+            curve = p.plot(pen=pg.mkPen(colour, width=1.3))
             cursor = pg.InfiniteLine(angle=90, pen=pg.mkPen((0, 0, 0), width=1))
             p.addItem(cursor)
             self.plots.append(p)
@@ -319,6 +362,9 @@ class MetricStrips(QWidget):
             ys = np.asarray(ys, dtype=float)
             keep = np.isfinite(ys)  # steps where scatter did not fire have no entropy or strength
             curve.setData(steps[keep], ys[keep])
+        _grow_x(self.plots[0], steps[-1] + 1 if len(steps) else 0)
+        top_rank = max(series[2], default=1)
+        self.plots[2].setYRange(0, max(8, 2 ** int(np.ceil(np.log2(top_rank)))), padding=0.05)
         for cursor in self.cursors:
             cursor.setValue(rec.step if rec is not None else -1)
             cursor.setVisible(rec is not None)

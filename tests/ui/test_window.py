@@ -87,8 +87,10 @@ def test_panels_plot_the_step_records(qtbot, window):
     np.testing.assert_allclose(ys, [r.chosen_p for r in records])
     xs, ys = window.strips.curves[2].getData()
     np.testing.assert_allclose(ys, [r.raw_rank + 1 for r in records])
-    n_marks = len(window.collision.marks.data)
-    assert n_marks == len(records)
+    fired_x = window.collision.fired.getData()[0]
+    idle_x = window.collision.not_fired.getData()[0]
+    assert sorted(set(fired_x)) == [r.step for r in records if r.scatter.fired]
+    assert sorted(set(idle_x)) == [r.step for r in records if not r.scatter.fired]
     n_fired = sum(r.scatter.fired for r in records)
     assert f"fired {n_fired}/{len(records)}" in window.collision.header.text()
     h = window.entropy.h_curve.getData()[1]
