@@ -33,13 +33,24 @@ class Candidates:
     p: np.ndarray | None = None
     sorted: bool = False
     selected: int = -1
+    #: Optional: indices of the best logits of the whole vocabulary, descending,
+    #: ties by index (what ``sorting.top_order`` gives).  Valid only while
+    #: ``logits`` is still the very array it was computed for.
+    top_hint: np.ndarray | None = None
+    hint_source: np.ndarray | None = None
 
     @classmethod
-    def from_logits(cls, logits: np.ndarray) -> "Candidates":
+    def from_logits(cls, logits: np.ndarray, top_hint: np.ndarray | None = None) -> "Candidates":
         logits = np.asarray(logits, dtype=np.float32)
         if logits.ndim != 1:
             raise ValueError(f"logits must be one-dimensional, got shape {logits.shape}")
-        return cls(ids=vocab_ids(len(logits)), logits=logits)
+        return cls(ids=vocab_ids(len(logits)), logits=logits, top_hint=top_hint, hint_source=logits)
+
+    def hinted_top(self, k: int) -> np.ndarray | None:
+        """The top ``k`` order from the hint, if the hint still applies and is long enough."""
+        if self.top_hint is not None and self.logits is self.hint_source and k <= len(self.top_hint):
+            return self.top_hint[:k]
+        return None
 
     def __len__(self) -> int:
         return len(self.logits)
@@ -48,6 +59,7 @@ class Candidates:
         """Keep the candidates at ``index`` (in that order)."""
         self.ids = self.ids[index]
         self.logits = self.logits[index]
+        self.top_hint = None
         if self.p is not None:
             self.p = self.p[index]
         self.sorted = sorted

@@ -119,9 +119,13 @@ class SamplerChain:
         counts.append(StageCount("dist", n_in, len(cur), True))
         return tuple(counts), scatter_trace
 
-    def sample(self, logits: np.ndarray, *, accept: bool = True) -> StepTrace:
-        """Pick a token from one step's logits (and accept it, as llama_sampler_sample does)."""
-        cur = Candidates.from_logits(logits)
+    def sample(self, logits: np.ndarray, *, accept: bool = True, top_hint: np.ndarray | None = None) -> StepTrace:
+        """Pick a token from one step's logits (and accept it, as llama_sampler_sample does).
+
+        ``top_hint``: ``sorting.top_order(logits, n)`` if the caller has it already
+        (top-k then reuses it instead of scanning the vocabulary again).
+        """
+        cur = Candidates.from_logits(logits, top_hint)
         counts, scatter_trace = self.apply(cur)
         if cur.selected < 0:
             raise ValueError("no candidate left to sample from")

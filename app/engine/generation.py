@@ -130,7 +130,7 @@ class Generation:
             (lane, *self._sample_lane(lane, self._ctx.logits(self._outputs[lane.index])))
             for lane in self.lanes if lane.active
         ]
-        records = [self._commit(lane, logits, trace, chain_ms) for lane, logits, trace, chain_ms in sampled]
+        records = [self._commit(lane, *rest) for lane, *rest in sampled]
         pos = len(self.prompt_tokens) + self.step_index
         self.step_index += 1
         live = [lane for lane in self.lanes if lane.active]
@@ -153,14 +153,19 @@ class Generation:
     def _sample_lane(self, lane: Lane, logits: np.ndarray):
         lane.apply_pending_settings()
         t0 = time.perf_counter()
-        trace = lane.chain.sample(logits)
-        return logits, trace, (time.perf_counter() - t0) * 1e3
+        top = top_order(logits, TOP_N)  # for the record, and reused by the chain's top-k
+        trace = lane.chain.sample(logits, top_hint=top)
+        return logits, top, trace, (time.perf_counter() - t0) * 1e3
 
-    def _commit(self, lane: Lane, logits: np.ndarray, trace, chain_ms: float) -> StepRecord:
+    def _commit(self, lane: Lane, logits: np.ndarray, top: np.ndarray, trace, chain_ms: float) -> StepRecord:
         """Record the sampled token in the lane and build the step's record."""
         token = trace.token
-        top = top_order(logits, TOP_N)
-        raw_rank = int(np.count_nonzero(logits > logits[token]))
+        top_logits = logits[top]
+        chosen = logits[token]
+        if chosen >= top_logits[-1]:  # within the top-N: count there
+            raw_rank = int(np.count_nonzero(top_logits > chosen))
+        else:
+            raw_rank = int(np.count_nonzero(logits > chosen))
         lane.history.append(token)
         lane.tokens.append(token)
         piece = self.model.vocab.piece(token, special=False)
@@ -170,7 +175,7 @@ class Generation:
         return StepRecord(
             lane=lane.index, step=self.step_index, token=token, piece=piece, text=text, raw_rank=raw_rank,
             chosen_index=trace.chosen_index, chosen_p=trace.chosen_p,
-            top_ids=top.astype(np.int32), top_logits=logits[top].copy(),
+            top_ids=top.astype(np.int32), top_logits=top_logits,
             stages=trace.stages, scatter=trace.scatter,
             final_ids=trace.final_ids.copy(), final_p=trace.final_p.copy(),
             decode_ms=self._last_decode_ms, chain_ms=chain_ms,

@@ -70,7 +70,8 @@ class TopK(Stage):
         if cur.sorted:
             cur.take(slice(0, k), sorted=True)
         else:
-            cur.take(top_order(cur.logits, k), sorted=True)
+            hinted = cur.hinted_top(k)
+            cur.take(top_order(cur.logits, k) if hinted is None else hinted, sorted=True)
 
     def clone(self) -> "TopK":
         return TopK(self.k)
