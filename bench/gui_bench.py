@@ -13,7 +13,7 @@ from app.engine.model import LoadedModel, default_model_path
 
 PROMPT = "Write a long story about a lighthouse keeper who finds a letter from the future. Chapter 1.\n\n"
 N_TOKENS = 128
-ROUNDS = 3
+ROUNDS = 5
 
 
 def _headless(model, settings, options) -> float:
@@ -62,7 +62,11 @@ def run_all() -> dict[str, float]:
             headless = _headless(model, settings, options)
             windowed = _windowed(app, window, settings)
             ratios.append(windowed / headless)
-        return {"gui_vs_headless_tps_ratio": statistics.median(ratios)}
+        return {
+            "gui_vs_headless_tps_ratio": statistics.median(ratios),
+            "gui_vs_headless_tps_ratio_min": min(ratios),
+            "gui_vs_headless_tps_ratio_max": max(ratios),
+        }
     finally:
         window.close()
         model.close()
