@@ -1,0 +1,84 @@
+"""Hypothesis strategies shared by the tests: valid settings that llama-cli flags can express."""
+from __future__ import annotations
+
+from hypothesis import strategies as st
+
+from sampler import DEFAULT_ORDER, SamplerSettings, ScatterParams
+from sampler.settings import DEFAULT_BREAKERS
+
+DEFAULT = SamplerSettings()
+
+F32_SAFE = 1e30  # every float the llama.cpp stages hold is float32
+
+
+def finite(lo, hi):
+    return st.floats(min_value=lo, max_value=hi, allow_nan=False, allow_infinity=False)
+
+
+unit = finite(0.0, 1.0)
+any_float = finite(-F32_SAFE, F32_SAFE)
+small_int = st.integers(min_value=-(2**31), max_value=2**31 - 1)
+count = st.integers(min_value=0, max_value=2**31 - 1)
+
+sampler_orders = st.one_of(
+    st.just(DEFAULT_ORDER),
+    st.permutations(DEFAULT_ORDER).map(tuple),
+    st.lists(st.sampled_from(DEFAULT_ORDER), unique=True, max_size=len(DEFAULT_ORDER)).map(tuple),
+    st.lists(st.sampled_from(DEFAULT_ORDER), max_size=12).map(tuple),  # llama.cpp allows repeats
+)
+breakers = st.one_of(
+    st.just(DEFAULT_BREAKERS),
+    st.lists(st.text(min_size=1, max_size=6).filter(lambda b: b != "none"), max_size=5).map(tuple),
+)
+
+
+@st.composite
+def scatter_params(draw):
+    lo, hi = sorted((draw(unit), draw(unit)))
+    return ScatterParams(
+        k=draw(count),
+        strength=draw(unit),
+        radius=draw(finite(0.0, 1e300)),
+        steps=draw(count),
+        adaptive=draw(st.booleans()),
+        strength_min=lo,
+        strength_max=hi,
+        entropy_target=draw(unit),
+        absorption=draw(finite(0.0, 1e300)),
+        absorption_last_n=draw(count),
+        collision=draw(unit),
+    )
+
+
+def maybe(strategy, default):
+    """Half the time the default (so only_changed really leaves flags out)."""
+    return st.one_of(st.just(default), strategy)
+
+
+@st.composite
+def sampler_settings(draw):
+    d = DEFAULT
+    return SamplerSettings(
+        seed=draw(maybe(st.integers(0, 0xFFFFFFFF), d.seed)),
+        samplers=draw(sampler_orders),
+        temp=draw(maybe(finite(0.0, F32_SAFE), d.temp)),
+        dynatemp_range=draw(maybe(finite(0.0, F32_SAFE), d.dynatemp_range)),
+        dynatemp_exponent=draw(maybe(any_float, d.dynatemp_exponent)),
+        top_k=draw(maybe(small_int, d.top_k)),
+        top_p=draw(maybe(any_float, d.top_p)),
+        min_p=draw(maybe(any_float, d.min_p)),
+        typ_p=draw(maybe(any_float, d.typ_p)),
+        top_n_sigma=draw(maybe(any_float, d.top_n_sigma)),
+        xtc_probability=draw(maybe(unit, d.xtc_probability)),
+        xtc_threshold=draw(maybe(unit, d.xtc_threshold)),
+        penalty_last_n=draw(maybe(count, d.penalty_last_n)),
+        penalty_repeat=draw(maybe(finite(1e-30, F32_SAFE), d.penalty_repeat)),
+        penalty_freq=draw(maybe(any_float, d.penalty_freq)),
+        penalty_present=draw(maybe(any_float, d.penalty_present)),
+        dry_multiplier=draw(maybe(any_float, d.dry_multiplier)),
+        dry_base=draw(maybe(finite(1.0, F32_SAFE), d.dry_base)),
+        dry_allowed_length=draw(maybe(count, d.dry_allowed_length)),
+        dry_penalty_last_n=draw(maybe(count, d.dry_penalty_last_n)),
+        dry_sequence_breakers=draw(breakers),
+        scatter=draw(st.one_of(st.just(ScatterParams()), scatter_params())),
+    )
