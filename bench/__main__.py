@@ -21,6 +21,32 @@ TARGETS = {
 }
 
 
+NOTES = """## How to read these
+
+See `bench/*.py` for exactly what each figure times.
+
+- **Chain**: a 262,144-entry logits vector, llama.cpp's default flags. llama.cpp's side
+  fills its `llama_token_data` array from the logits and applies its native chain;
+  ours runs the same flags plus the creative-writing scatter preset. Median over 300
+  steps.
+- **Scatter**: k = 64, radius 2.5, 100 candidates. `scatter_step_us` uses sorted input,
+  as the default chain hands it over; `scatter_step_unsorted_us` makes scatter sort first.
+- **Engine**: the bundled model, 128 new tokens, the same threads. Ratios are medians
+  of 5 interleaved rounds, and `_min`/`_max` give their spread: on a 2-core machine a
+  round's speed wanders by about 10 %.
+- **Lanes**: on 2 CPU cores, a decode batch of 2 sequences is about as fast as 2 single
+  decodes (`raw_batch2_vs_1_ratio` is about 1.0, not the 1.46 once expected). So lanes
+  cost nothing over raw batching here, but gain little either. Steps are decoded at most
+  3 sequences per batch: llama.cpp's CPU matrix code rounds differently for 4 or more
+  tokens, which would make 4 lanes drift from the same lanes run alone.
+- **GUI**: every panel live, with redraws at most every 0.5 s. On 2 cores the window's
+  painting (software rendering offscreen) competes with llama.cpp's 2 decode threads,
+  which wait for each other at every barrier. Each millisecond of painting therefore
+  costs about a millisecond of decoding. Without live redraws the window costs about
+  0.27 s of CPU per 128 tokens.
+"""
+
+
 def _suites():
     yield "sampler", lambda: {**sampler_bench.chain_vs_native(), **sampler_bench.scatter_step()}
     try:
@@ -68,7 +94,7 @@ def _write_doc(figures: dict[str, float]) -> None:
     ]
     for key, value in figures.items():
         lines.append(f"| `{key}` | {value:.4g} | {TARGETS.get(key, '')} |")
-    lines += ["", "See `bench/*.py` for what each figure times.", ""]
+    lines += ["", NOTES]
     DOC.parent.mkdir(parents=True, exist_ok=True)
     DOC.write_text("\n".join(lines))
 
