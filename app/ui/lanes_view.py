@@ -47,6 +47,7 @@ class LaneColumn(QFrame):
         self.note = QLabel("")
         self.note.setStyleSheet("color: #b00000;")
         self.stats = QLabel("")
+        self.stats.setWordWrap(True)
         self.stats.setStyleSheet("font-size: 11px; color: #333;")
         lay = QVBoxLayout(self)
         lay.setContentsMargins(3, 3, 3, 3)
@@ -71,9 +72,8 @@ class LaneColumn(QFrame):
             return
         values = lane_stats(records, self.text.text_so_far())
         self.stats_values = values
-        cells = [f"<td>{label}</td><td align='right'><b>{fmt.format(values[key])}</b></td>" for key, label, fmt in STATS_ROWS]
-        rows = "".join(f"<tr>{cells[i]}{cells[i + 1] if i + 1 < len(cells) else ''}</tr>" for i in range(0, len(cells), 2))
-        self.stats.setText(f"<table cellspacing='4'>{rows}</table>")
+        cells = [f"{label} <b>{fmt.format(values[key])}</b>" for key, label, fmt in STATS_ROWS]
+        self.stats.setText(" &nbsp;·&nbsp; ".join(cells))
 
 
 class LanesView(QSplitter):

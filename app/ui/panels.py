@@ -268,8 +268,9 @@ class AbsorptionPanel(QWidget):
         super().__init__(parent)
         self.token_text = token_text
         self.plot = pg.PlotWidget()
-        self.plot.setYRange(0, 1.05)
+        self.plot.setYRange(0, 1.3)  # headroom for the token labels above the bars
         self.plot.enableAutoRange(enable=False)
+        self.plot.getAxis("left").setTicks([[(0, "0"), (0.5, ".5"), (1, "1")]])
         self.plot.setLabel("bottom", "rank in the medium")
         self.plot.setLabel("left", "factor")
         _plain_axes(self.plot)
