@@ -349,6 +349,7 @@ class MainWindow(QMainWindow):
             r = results[min(self.current_lane, len(results) - 1)]
             self.last_stop = r.stop_reason.value + (f" ({r.detail})" if r.detail else "")
         self._mark_divergence()
+        self._dirty = True  # one full redraw, statistics included, once the run is over
         self.status_stop.setText(f"stopped: {self.last_stop}")
         self.status_speed.setText(f"{self.tokens_per_s:.1f} tokens/s")
         self._update_actions()
