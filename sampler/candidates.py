@@ -63,12 +63,3 @@ class Candidates:
         if self.p is not None:
             self.p = self.p[index]
         self.sorted = sorted
-
-    def copy(self) -> "Candidates":
-        return Candidates(
-            self.ids.copy(),
-            self.logits.copy(),
-            None if self.p is None else self.p.copy(),
-            self.sorted,
-            self.selected,
-        )

@@ -38,9 +38,6 @@ class _ErrorCapture:
     def __init__(self):
         self.lines: list[str] = []
 
-    def last(self) -> str:
-        return self.lines[-1] if self.lines else ""
-
     def reason(self) -> str:
         """The most telling line: the first one, without its C function name."""
         if not self.lines:

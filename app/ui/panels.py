@@ -31,16 +31,19 @@ def _plain_axes(plot) -> None:
         plot.getAxis(name).enableAutoSIPrefix(False)
 
 
-def _grow_x(plot, n: int, *, lo: float = 0.0, step: int = 64) -> None:
-    """Show x from ``lo`` to the next multiple of ``step`` at or above ``n``.
+def _set_x(plot, lo: float, hi: float) -> None:
+    """Change the x range only when it differs: an unchanged range keeps the axes cached."""
+    if plot.getViewBox().viewRange()[0] != [lo, hi]:
+        plot.setXRange(lo, hi, padding=0)
+
+
+def _grow_x(plot, n: int, *, step: int = 64) -> None:
+    """Show x from just before token 0 to the next multiple of ``step`` at or above ``n``.
 
     Ranges that grow in steps, rather than with every token, spare pyqtgraph
     from rebuilding the axes on every redraw during a run.
     """
-    hi = max(step, -(-int(n) // step) * step)
-    vb = plot.getViewBox()
-    if vb.viewRange()[0] != [lo, hi]:
-        plot.setXRange(lo, hi, padding=0.02)
+    _set_x(plot, -1.0, float(max(step, -(-int(n) // step) * step)))
 
 
 def _rank_ticks(plot, n: int) -> None:
@@ -48,16 +51,17 @@ def _rank_ticks(plot, n: int) -> None:
     plot.getAxis("bottom").setTickSpacing(max(1, round(n / 8)), 1)
 
 
-def _titled(title: str, plot: pg.PlotWidget) -> QWidget:
-    box = QWidget()
-    lay = QVBoxLayout(box)
+def _stack(panel: QWidget, top, *widgets) -> None:
+    """Lay ``panel`` out as a title row (a widget or a layout) above ``(widget, stretch)`` pairs."""
+    lay = QVBoxLayout(panel)
     lay.setContentsMargins(2, 2, 2, 2)
     lay.setSpacing(0)
-    header = _header(f"<b>{title}</b>")
-    lay.addWidget(header)
-    lay.addWidget(plot, 1)
-    box.header = header
-    return box
+    if isinstance(top, QWidget):
+        lay.addWidget(top)
+    else:
+        lay.addLayout(top)
+    for widget, stretch in widgets:
+        lay.addWidget(widget, stretch)
 
 
 class PrePostPanel(QWidget):
@@ -87,15 +91,10 @@ class PrePostPanel(QWidget):
         self.plot.plotItem.legend.addItem(pg.BarGraphItem(x=[0], height=[0], width=1, brush=POST), "after")
         self.log = QCheckBox("log")
         self.log.toggled.connect(self._set_log)
-        self.box = _titled("Pre vs post scatter", self.plot)
-        self.box.layout().itemAt(0).widget().setText("<b>Pre vs post scatter</b>")
         top = QHBoxLayout()
-        top.addWidget(self.box.header, 1)
+        top.addWidget(_header("<b>Pre vs post scatter</b>"), 1)
         top.addWidget(self.log)
-        self.box.layout().insertLayout(0, top)
-        lay = QVBoxLayout(self)
-        lay.setContentsMargins(0, 0, 0, 0)
-        lay.addWidget(self.box)
+        _stack(self, top, (self.plot, 1))
         self.ids = np.empty(0, dtype=np.int32)
         self.p_before = self.p_after = np.empty(0)
         self.plot.scene().sigMouseMoved.connect(self._on_move)
@@ -107,8 +106,7 @@ class PrePostPanel(QWidget):
     def _fix_ranges(self, n: int, top: float) -> None:
         """x over the medium's ranks; y up to the next tenth above the tallest bar (linear scale)."""
         vb = self.plot.getViewBox()
-        if vb.viewRange()[0] != [0.4, n + 0.6]:
-            self.plot.setXRange(0.4, n + 0.6, padding=0)
+        _set_x(self.plot, 0.4, n + 0.6)
         if not self.log.isChecked():  # a few coarse heights, so the axis is rarely rebuilt
             hi = next((h for h in (0.1, 0.25, 0.5) if top * 1.1 <= h), 1.0)
             if abs(vb.viewRange()[1][1] - hi) > 1e-9:
@@ -188,12 +186,7 @@ class EntropyPanel(QWidget):
         self.strip_target = pg.InfiniteLine(angle=0, pen=pg.mkPen((20, 20, 20), style=Qt.PenStyle.DotLine))
         self.strip.addItem(self.strip_target)
         self.header = _header("<b>Entropy gauge</b>")
-        lay = QVBoxLayout(self)
-        lay.setContentsMargins(2, 2, 2, 2)
-        lay.setSpacing(0)
-        lay.addWidget(self.header)
-        lay.addWidget(self.gauge, 2)
-        lay.addWidget(self.strip, 3)
+        _stack(self, self.header, (self.gauge, 2), (self.strip, 3))
 
     def show_run(self, records: Sequence[StepRecord], rec: StepRecord | None, params) -> None:
         fired = [(r.step, r.scatter.entropy, r.scatter.strength) for r in records if r.scatter is not None and r.scatter.fired]
@@ -234,11 +227,7 @@ class CollisionPanel(QWidget):
         self.fired = self.plot.plot(pen=pg.mkPen((40, 150, 80), width=4), connect="pairs")
         self.not_fired = self.plot.plot(pen=pg.mkPen((200, 200, 200), width=4), connect="pairs")
         self.header = _header("<b>Collision firings</b>")
-        lay = QVBoxLayout(self)
-        lay.setContentsMargins(2, 2, 2, 2)
-        lay.setSpacing(0)
-        lay.addWidget(self.header)
-        lay.addWidget(self.plot, 1)
+        _stack(self, self.header, (self.plot, 1))
 
     @staticmethod
     def _ticks(steps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -249,7 +238,6 @@ class CollisionPanel(QWidget):
         fired = np.array([bool(r.scatter.fired) for r in records if r.scatter is not None], dtype=bool)
         self.fired.setData(*self._ticks(steps[fired]))
         self.not_fired.setData(*self._ticks(steps[~fired]))
-        self.fired_steps = steps[fired]
         _grow_x(self.plot, steps[-1] + 1 if len(steps) else 0)
         if len(steps):
             rate = fired.mean()
@@ -280,19 +268,14 @@ class AbsorptionPanel(QWidget):
         for label in self.labels:
             self.plot.addItem(label)
         self.header = _header("<b>Absorption damping</b>")
-        lay = QVBoxLayout(self)
-        lay.setContentsMargins(2, 2, 2, 2)
-        lay.setSpacing(0)
-        lay.addWidget(self.header)
-        lay.addWidget(self.plot, 1)
+        _stack(self, self.header, (self.plot, 1))
 
     def show_record(self, rec: StepRecord | None, params) -> None:
         sc = rec.scatter if rec is not None else None
         factors = sc.absorption_factors if sc is not None and sc.fired else np.empty(0)
         x = np.arange(1, len(factors) + 1, dtype=float)
         _rank_ticks(self.plot, len(x))
-        if self.plot.getViewBox().viewRange()[0] != [0.4, max(len(x), 1) + 0.6]:
-            self.plot.setXRange(0.4, max(len(x), 1) + 0.6, padding=0)
+        _set_x(self.plot, 0.4, max(len(x), 1) + 0.6)
         damped = factors < 1.0
         self.bars.setOpts(x=x, height=factors, brushes=[DAMPED if d else UNDAMPED for d in damped])
         shown = np.flatnonzero(damped)[: self.MAX_LABELS]
@@ -343,12 +326,9 @@ class MetricStrips(QWidget):
             self.cursors.append(cursor)
         self.plots[-1].setLabel("bottom", "token")
         self.view.scene().sigMouseClicked.connect(self._on_click)
-        lay = QVBoxLayout(self)
-        lay.setContentsMargins(2, 2, 2, 2)
-        lay.setSpacing(0)
-        lay.addWidget(QLabel("<b>Metric strips</b> &nbsp; H entropy, s strength, rank of the chosen token,"
-                             " p its probability &nbsp;— click a token to select it"))
-        lay.addWidget(self.view, 1)
+        title = _header("<b>Metric strips</b> &nbsp; H entropy, s strength, rank of the chosen token,"
+                        " p its probability &nbsp;— click a token to select it")
+        _stack(self, title, (self.view, 1))
 
     def show_run(self, records: Sequence[StepRecord], rec: StepRecord | None) -> None:
         steps = np.array([r.step for r in records], dtype=float)

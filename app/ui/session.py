@@ -18,7 +18,7 @@ class Session:
         self._listeners: list[Callable[[str], None]] = []
 
     def subscribe(self, listener: Callable[[str], None]) -> None:
-        """``listener(what)`` is called with "records", "selection" or "clear"."""
+        """``listener(what)`` is called with "selection" or "clear"."""
         self._listeners.append(listener)
 
     def _notify(self, what: str) -> None:
@@ -31,12 +31,9 @@ class Session:
         self._notify("clear")
 
     def add(self, records: list[StepRecord]) -> None:
-        """Add a batch of records (no notification: call :meth:`flush` once per redraw)."""
+        """Add a batch of records.  No notification: the window redraws on its own timer."""
         for rec in records:
             self.records.setdefault(rec.lane, []).append(rec)
-
-    def flush(self) -> None:
-        self._notify("records")
 
     def lane(self, lane: int = 0) -> list[StepRecord]:
         return self.records.get(lane, [])
