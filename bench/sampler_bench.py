@@ -47,8 +47,14 @@ def chain_vs_native(repeats: int = 300) -> dict[str, float]:
 
     for fn in (native_step, our_step):  # warm up
         _median_us(fn, inputs, 20)
-    native_us = _median_us(native_step, inputs, repeats)
-    ours_us = _median_us(our_step, inputs, repeats)
+    native_times, our_times = [], []
+    for i in range(repeats):  # interleaved, so drifts in machine speed hit both sides alike
+        for fn, times in ((native_step, native_times), (our_step, our_times)):
+            t0 = time.perf_counter()
+            fn(inputs[i % len(inputs)])
+            times.append(time.perf_counter() - t0)
+    native_us = float(np.median(native_times) * 1e6)
+    ours_us = float(np.median(our_times) * 1e6)
     native.close()
     return {
         "chain_native_us": native_us,
