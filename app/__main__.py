@@ -1,19 +1,5 @@
-"""``python -m app``: open the playground window (``make run``)."""
-from __future__ import annotations
-
-import sys
-
-
-def main(argv: list[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
-    if argv and argv[0] == "generate":
-        from app.cli import generate
-
-        return generate(argv[1:])
-    from app.ui.main import run_app
-
-    return run_app(argv)
-
+"""``python -m app``: the window, or ``python -m app generate ...`` (see :mod:`app.cli`)."""
+from app.cli import main
 
 if __name__ == "__main__":
     raise SystemExit(main())

@@ -240,3 +240,27 @@ def first_divergence(token_lists: Sequence[Sequence[int]]) -> int | None:
         if any(t[i] != first for t in lists[1:]):
             return i
     return None
+
+
+def gate_decisions(records: Sequence) -> list[bool | None]:
+    """What scatter's collision gate decided at each step: True open, False closed,
+    None where scatter was off (disabled or not in the chain), so no gate existed.
+
+    With ``collision`` 1 no number is drawn and the gate is open; otherwise it
+    opened when the draw ``u`` was below the step's own ``collision``.  An open
+    gate can still leave the step a no-op (fewer than two candidates).
+    """
+    out: list[bool | None] = []
+    for rec in records:
+        sc = rec.scatter
+        if sc is None or not sc.enabled:
+            out.append(None)
+        else:
+            out.append(not sc.gate_drawn or sc.gate_u < rec.settings.scatter.collision)
+    return out
+
+
+def configured_collision(records: Sequence) -> tuple[float, float]:
+    """The lowest and highest ``--scatter-collision`` the records were made with."""
+    values = [rec.settings.scatter.collision for rec in records]
+    return (min(values), max(values)) if values else (1.0, 1.0)

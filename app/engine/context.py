@@ -12,6 +12,8 @@ from .model import LoadedModel
 FLASH_ATTN = {"auto": ll.LLAMA_FLASH_ATTN_TYPE_AUTO, "on": ll.LLAMA_FLASH_ATTN_TYPE_ENABLED, "off": ll.LLAMA_FLASH_ATTN_TYPE_DISABLED}
 
 
+INT32_MAX = 2**31 - 1
+
 #: Largest step batch whose logits equal those of each sequence decoded alone.
 MAX_STEP_BATCH = 3
 
@@ -49,10 +51,10 @@ class ContextOptions:
     n_batch: int = 512
 
     def __post_init__(self):
-        if int(self.n_ctx) < 16:
-            raise ValueError(f"context size: must be at least 16 tokens, got {self.n_ctx}")
-        if self.n_threads is not None and int(self.n_threads) < 1:
-            raise ValueError(f"threads: must be at least 1, got {self.n_threads}")
+        if not 16 <= int(self.n_ctx) <= INT32_MAX:
+            raise ValueError(f"context size: expected 16 to {INT32_MAX} tokens, got {self.n_ctx}")
+        if self.n_threads is not None and not 1 <= int(self.n_threads) <= 1024:
+            raise ValueError(f"threads: expected 1 to 1024, got {self.n_threads}")
         if self.flash_attn not in FLASH_ATTN:
             raise ValueError(f"flash attention: expected auto, on or off, got {self.flash_attn!r}")
 
@@ -100,15 +102,30 @@ class DecodeContext:
         if rc != 0:
             raise DecodeError(f"llama_decode failed (code {rc})")
 
-    def decode_prompt(self, tokens: list[int]) -> None:
-        """Decode the prompt once on sequence 0 and copy it to the others."""
+    def decode_tokens(self, seq: int, tokens: list[int], start: int, should_stop=None) -> bool:
+        """Decode ``tokens`` into sequence ``seq`` from position ``start``, in batches;
+        only the last token gets logits (``logits(-1)``).
+
+        ``should_stop()`` is asked before each batch; if it says so, the decode
+        ends there and False comes back.
+        """
         self._copied = {}
-        for start in range(0, len(tokens), self.n_batch):
-            chunk = tokens[start:start + self.n_batch]
-            last = start + len(chunk) == len(tokens)
-            self._decode([(t, start + i, 0, last and i == len(chunk) - 1) for i, t in enumerate(chunk)])
-        for seq in range(1, self.n_seq):
-            ll.llama_memory_seq_cp(self._memory, 0, seq, -1, -1)
+        for first in range(0, len(tokens), self.n_batch):
+            if should_stop is not None and should_stop():
+                return False
+            chunk = tokens[first:first + self.n_batch]
+            last = first + len(chunk) == len(tokens)
+            self._decode([(t, start + first + i, seq, last and i == len(chunk) - 1) for i, t in enumerate(chunk)])
+        return True
+
+    def seq_rm(self, seq: int, p0: int, p1: int = -1) -> None:
+        """Forget positions [p0, p1) of a sequence (p1 = -1: to the end)."""
+        if not ll.llama_memory_seq_rm(self._memory, seq, p0, p1):
+            raise DecodeError(f"llama.cpp could not drop positions {p0}.. of sequence {seq}")
+
+    def seq_cp(self, src: int, dst: int) -> None:
+        """Give sequence ``dst`` everything sequence ``src`` holds."""
+        ll.llama_memory_seq_cp(self._memory, src, dst, -1, -1)
 
     def decode_step(self, items: list[tuple[int, int, int]]) -> None:
         """One token per (sequence, token, position); each gets logits, in order.

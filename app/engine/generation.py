@@ -10,10 +10,11 @@ import numpy as np
 
 from sampler.sorting import top_order
 
-from .context import ContextOptions, DecodeContext
+from .context import ContextOptions
 from .lane import Lane, LaneConfig
 from .model import LoadedModel
 from .records import LaneResult, StepRecord, StopReason
+from .workspace import Workspace, common_prefix
 
 TOP_N = 64
 MAX_LANES = 4
@@ -30,8 +31,8 @@ class RunOptions:
     context: ContextOptions = field(default_factory=ContextOptions)
 
     def __post_init__(self):
-        if int(self.max_tokens) < 1:
-            raise ValueError(f"max tokens: must be at least 1, got {self.max_tokens}")
+        if not 1 <= int(self.max_tokens) <= 2**31 - 1:
+            raise ValueError(f"max tokens: expected 1 to 2147483647, got {self.max_tokens}")
         if any(not s for s in self.stop_strings):
             raise ValueError("stop strings: an empty stop string would stop at once")
 
@@ -39,38 +40,40 @@ class RunOptions:
 def tokenize_prompt(model: LoadedModel, prompt: str) -> list[int]:
     """Tokens of the prompt, BOS as the model's metadata says, special tokens parsed."""
     vocab = model.vocab
-    import llama_cpp as ll
-
-    add_bos = bool(ll.llama_vocab_get_add_bos(vocab.ptr))
-    return vocab.tokenize(prompt.encode("utf-8"), add_special=add_bos, parse_special=True)
+    return vocab.tokenize(prompt.encode("utf-8"), add_special=vocab.add_bos, parse_special=True)
 
 
 class Generation:
-    """Decodes ``prompt`` in every lane; iterate to get each step's records.
+    """Generates in 1 to 4 lanes; iterate to get each step's records.
 
-    Each step decodes all active lanes in one ``llama_decode`` batch, then runs
-    every lane's chain on its own logits.  ``cancel()`` (from any thread) stops
-    after the current step; ``set_lane_settings`` takes effect at the next step.
+    Each lane starts from its own tokens (the run's prompt unless its config
+    says otherwise); lanes with the same start share one decode.  Each step
+    samples every active lane with its own chain, then decodes the chosen
+    tokens together.  ``cancel()`` (from any thread) stops after the current
+    step or prompt batch; ``set_lane_settings`` takes effect at the next step.
+    A ``workspace`` given by the caller (the engine's) keeps its caches for the
+    next run; otherwise one is made and closed with the run.
     """
 
-    def __init__(self, model: LoadedModel, prompt: str, lanes: Sequence[LaneConfig], options: RunOptions = RunOptions()):
+    def __init__(
+        self, model: LoadedModel, prompt: str, lanes: Sequence[LaneConfig], options: RunOptions = RunOptions(),
+        *, workspace: Workspace | None = None, should_stop=None,
+    ):
+        """``should_stop()``, if given, is asked between steps and prompt batches too (the engine's stop)."""
         if not 1 <= len(lanes) <= MAX_LANES:
             raise ValueError(f"lanes: expected 1 to {MAX_LANES}, got {len(lanes)}")
         self.model = model
         self.options = options
-        self.prompt_tokens = tokenize_prompt(model, prompt)
-        n_ctx = int(options.context.n_ctx)
-        if not self.prompt_tokens:
-            raise PromptTooLong("the prompt is empty after tokenising")
-        if len(self.prompt_tokens) >= n_ctx:
-            raise PromptTooLong(
-                f"the prompt is {len(self.prompt_tokens)} tokens long but the context holds {n_ctx}; "
-                "shorten the prompt or raise the context size"
-            )
-        self.lanes = [Lane(i, cfg, model.vocab, self.prompt_tokens) for i, cfg in enumerate(lanes)]
+        starts = _lane_starts(model, prompt, lanes, int(options.context.n_ctx))
+        self.prompt_tokens = starts[0]
+        self.lanes = [Lane(i, cfg, model.vocab, starts[i]) for i, cfg in enumerate(lanes)]
         self._cancel = threading.Event()
-        self._ctx: DecodeContext | None = None
-        self.step_index = 0
+        self._outside_stop = should_stop
+        self._workspace = workspace
+        self._owns_workspace = workspace is None
+        self._first: dict[int, np.ndarray] | None = None  # each lane's logits before its first step
+        self._outputs: dict[int, int] = {}  # lane index -> row of its logits in the last step's decode
+        self._t_step: float | None = None  # when the step being made began
         self.decode_ms_total = 0.0
         self.wall_s = 0.0  # time spent in step(), the prompt's decode excluded
         self.prompt_ms = 0.0
@@ -82,8 +85,19 @@ class Generation:
     def cancel(self) -> None:
         self._cancel.set()
 
+    def _stopped(self) -> bool:
+        if not self._cancel.is_set() and self._outside_stop is not None and self._outside_stop():
+            self._cancel.set()
+        return self._cancel.is_set()
+
     def set_lane_settings(self, lane: int, settings) -> None:
         self.lanes[lane].request_settings(settings)
+
+    def set_lane_settings_by_key(self, key: int, settings) -> None:
+        """New settings for the lane whose records carry ``key`` (ignored if none does)."""
+        for lane in self.lanes:
+            if lane.key == key:
+                lane.request_settings(settings)
 
     # -- running ---------------------------------------------------------------
 
@@ -105,50 +119,83 @@ class Generation:
 
     def results(self) -> list[LaneResult]:
         return [
-            LaneResult(l.index, l.text, tuple(l.tokens), l.stop_reason or StopReason.CANCELLED, l.stop_detail)
+            LaneResult(l.key, l.text, tuple(l.tokens), l.stop_reason or StopReason.CANCELLED, l.stop_detail)
             for l in self.lanes
         ]
 
     def _start(self) -> None:
-        self._ctx = DecodeContext(self.model, len(self.lanes), self.options.context)
+        if self._workspace is None:
+            self._workspace = Workspace(self.model, len(self.lanes), self.options.context)
+        ws = self._workspace
         t0 = time.perf_counter()
-        self._ctx.decode_prompt(self.prompt_tokens)
-        self.prompt_ms = (time.perf_counter() - t0) * 1e3
-        self._last_decode_ms = self.prompt_ms
-        self._outputs = {lane.index: -1 for lane in self.lanes}  # lane -> batch row of its logits (-1: last)
+        first: dict[int, np.ndarray] = {}
+        done: dict[tuple[int, ...], int] = {}  # start tokens -> the lane that decoded them
+        for lane in self.lanes:
+            start = tuple(lane.prompt_tokens)
+            src = done.get(start)
+            if src is not None and common_prefix(ws.seqs[lane.index].tokens, start) < len(start) - 1:
+                ws.share(src, lane.index)
+                first[lane.index] = first[src]
+                continue
+            logits = ws.prepare(lane.index, list(start), should_stop=self._stopped)
+            if logits is None:
+                return
+            first[lane.index] = logits
+            done[start] = lane.index
+        self._first = first
+        self.prompt_ms = self._last_decode_ms = (time.perf_counter() - t0) * 1e3
+
+    def _logits(self, lane: Lane) -> np.ndarray:
+        row = self._outputs.get(lane.index)
+        return self._first[lane.index] if row is None else self._workspace.logits(row)
 
     def step(self) -> list[StepRecord]:
         """Sample one token in every active lane, then decode them together."""
-        if self._ctx is None:
+        records = self.sample_step()
+        self.decode_step()
+        return records
+
+    def sample_step(self) -> list[StepRecord]:
+        """Sample one token in every active lane (the prompt is decoded first, once)."""
+        if self._first is None:
             self._start()
-        t_step = time.perf_counter()
-        if self._cancel.is_set():
+        self._t_step = time.perf_counter()
+        if self._stopped():  # also when the prompt's decode was stopped
             for lane in self.lanes:
                 lane.stop(StopReason.CANCELLED)
             return []
         sampled = [  # sample every lane first, so a failure leaves no lane half-stepped
-            (lane, *self._sample_lane(lane, self._ctx.logits(self._outputs[lane.index])))
-            for lane in self.lanes if lane.active
+            (lane, *self._sample_lane(lane, self._logits(lane))) for lane in self.lanes if lane.active
         ]
-        records = [self._commit(lane, *rest) for lane, *rest in sampled]
-        pos = len(self.prompt_tokens) + self.step_index
-        self.step_index += 1
-        live = [lane for lane in self.lanes if lane.active]
-        decode_ms = 0.0
-        if live:
-            if pos + 1 >= self._ctx.n_ctx:
-                for lane in live:
-                    lane.stop(StopReason.CONTEXT_FULL, f"{self._ctx.n_ctx} tokens")
-            else:
-                t0 = time.perf_counter()
-                self._ctx.decode_step([(lane.index, lane.tokens[-1], pos) for lane in live])
-                decode_ms = self._last_decode_ms = (time.perf_counter() - t0) * 1e3
-                self.decode_ms_total += decode_ms
-                self._outputs = {lane.index: i for i, lane in enumerate(live)}
-        step_s = time.perf_counter() - t_step
+        return [self._commit(lane, *rest) for lane, *rest in sampled]
+
+    def decode_step(self) -> None:
+        """Decode the tokens the last :meth:`sample_step` chose (their logits feed the next step)."""
+        if self._t_step is None:
+            return
+        decode_ms = self._decode_step()
+        step_s = time.perf_counter() - self._t_step
+        self._t_step = None
         self.wall_s += step_s
         self.step_times.append((step_s * 1e3, decode_ms))
-        return records
+
+    def _decode_step(self) -> float:
+        """Decode the newly chosen token of every lane still going; the milliseconds it took."""
+        ws = self._workspace
+        live = []
+        for lane in self.lanes:
+            if lane.active and len(ws.seqs[lane.index].tokens) + 1 >= ws.n_ctx:
+                lane.stop(StopReason.CONTEXT_FULL, f"{ws.n_ctx} tokens")
+            elif lane.active:
+                live.append(lane)
+        if not live:
+            return 0.0
+        t0 = time.perf_counter()
+        ws.step([(lane.index, lane.tokens[-1]) for lane in live])
+        decode_ms = self._last_decode_ms = (time.perf_counter() - t0) * 1e3
+        self.decode_ms_total += decode_ms
+        self._outputs = {lane.index: i for i, lane in enumerate(live)}
+        return decode_ms
 
     def _sample_lane(self, lane: Lane, logits: np.ndarray):
         lane.apply_pending_settings()
@@ -168,17 +215,18 @@ class Generation:
             raw_rank = int(np.count_nonzero(logits > chosen))
         lane.history.append(token)
         lane.tokens.append(token)
+        lane.step += 1
         piece = self.model.vocab.piece(token, special=False)
         text = lane.stream.push(piece)
         self._check_stop(lane, token)
         temp_stage = next((s for s in lane.chain.stages if s.name == "temperature"), None)
         return StepRecord(
-            lane=lane.index, step=self.step_index, token=token, piece=piece, text=text, raw_rank=raw_rank,
+            lane=lane.key, step=lane.step - 1, token=token, piece=piece, text=text, raw_rank=raw_rank,
             chosen_index=trace.chosen_index, chosen_p=trace.chosen_p,
             top_ids=top.astype(np.int32), top_logits=top_logits,
             stages=trace.stages, scatter=trace.scatter,
             final_ids=trace.final_ids.copy(), final_p=trace.final_p.copy(),
-            decode_ms=self._last_decode_ms, chain_ms=chain_ms,
+            decode_ms=self._last_decode_ms, chain_ms=chain_ms, settings=lane.config.settings,
             temperature=temp_stage.last_temp if temp_stage is not None else 1.0,
         )
 
@@ -196,6 +244,30 @@ class Generation:
             lane.stop(StopReason.MAX_TOKENS, str(self.options.max_tokens))
 
     def close(self) -> None:
-        if self._ctx is not None:
-            self._ctx.close()
-            self._ctx = None
+        if self._owns_workspace and self._workspace is not None:
+            self._workspace.close()
+            self._workspace = None
+
+
+def _lane_starts(model, prompt: str, lanes: Sequence[LaneConfig], n_ctx: int) -> list[list[int]]:
+    """The tokens each lane starts from, checked against the context size."""
+    tokenized: dict[str, list[int]] = {}
+    starts = []
+    for i, cfg in enumerate(lanes):
+        if cfg.prefix is not None:
+            tokens = [int(t) for t in cfg.prefix]
+        else:
+            text = prompt if cfg.prompt is None else cfg.prompt
+            if text not in tokenized:
+                tokenized[text] = tokenize_prompt(model, text)
+            tokens = tokenized[text]
+        which = f"lane {i + 1}: " if len(lanes) > 1 else ""
+        if not tokens:
+            raise PromptTooLong(f"{which}the prompt is empty after tokenising")
+        if len(tokens) >= n_ctx:
+            raise PromptTooLong(
+                f"{which}the prompt is {len(tokens)} tokens long but the context holds {n_ctx}; "
+                "shorten the prompt or raise the context size"
+            )
+        starts.append(tokens)
+    return starts

@@ -1,6 +1,7 @@
 """One lane: its own chain, seed, settings, text and stop state."""
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 from sampler import SamplerChain, SamplerSettings
@@ -12,23 +13,37 @@ from .records import StopReason
 from .vocab import ModelVocabulary
 
 
-@dataclass
+@dataclass(frozen=True)
 class LaneConfig:
-    """What a lane runs: sampler settings and a label for views."""
+    """What a lane runs.
+
+    ``settings`` (seed included); ``label`` for views; ``key`` is what its
+    records carry (the lane's number in the playground; its place in the run
+    if None).  The lane starts from ``prefix`` (exact tokens, e.g. a prompt and
+    what was generated after it) if given, else from ``prompt`` if given, else
+    from the run's prompt; ``first_step`` numbers its first new token.
+    """
 
     settings: SamplerSettings
     label: str = ""
+    key: int | None = None
+    prompt: str | None = None
+    prefix: tuple[int, ...] | None = None
+    first_step: int = 0
 
 
 class Lane:
     def __init__(self, index: int, config: LaneConfig, vocab: ModelVocabulary, prompt_tokens: list[int]):
         self.index = index
+        self.key = index if config.key is None else config.key
         self.config = config
         self.vocab = vocab
         self.chain = SamplerChain.from_settings(config.settings, vocab)
         self.chain.accept_prompt(prompt_tokens)
         self.history = list(prompt_tokens)  # every token the chain has accepted
+        self.prompt_tokens = list(prompt_tokens)
         self.tokens: list[int] = []
+        self.step = config.first_step  # the number of the next step
         self.stream = TextStream()
         self.stop_reason: StopReason | None = None
         self.stop_detail = ""
@@ -57,7 +72,7 @@ class Lane:
         if pending.seed == self.config.settings.seed:
             _carry_rng_state(old, chain)
         self.chain = chain
-        self.config = LaneConfig(pending, self.config.label)
+        self.config = dataclasses.replace(self.config, settings=pending)
 
     def stop(self, reason: StopReason, detail: str = "") -> None:
         if self.stop_reason is None:

@@ -5,37 +5,18 @@ import ctypes
 import os
 import struct
 import threading
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
 import llama_cpp as ll
 
 from . import llama_log
+from .model_info import ModelInfo, ModelLoadError
 from .vocab import ModelVocabulary
 
 GGUF_MAGIC = b"GGUF"
 _backend_lock = threading.Lock()
 _backend_ready = False
-
-
-class ModelLoadError(Exception):
-    """A model could not be loaded; the message names the file and the reason."""
-
-
-@dataclass(frozen=True)
-class ModelInfo:
-    """What the model's metadata says about it."""
-
-    path: str
-    name: str
-    architecture: str
-    size_bytes: int
-    n_params: int
-    n_vocab: int
-    n_ctx_train: int
-    description: str
-    gpu_layers: int
 
 
 def default_model_path(progress: Callable[[str], None] | None = None) -> Path:
@@ -83,7 +64,8 @@ def check_gguf_file(path: str | os.PathLike) -> Path:
     return p
 
 
-def _meta(model, key: str) -> str:
+def meta_value(model, key: str) -> str:
+    """A metadata value of a loaded model as text ("" when absent)."""
     buf = ctypes.create_string_buffer(256)
     n = ll.llama_model_meta_val_str(model, key.encode(), buf, len(buf))
     return buf.value.decode("utf-8", "replace") if n >= 0 else ""
@@ -134,8 +116,8 @@ class LoadedModel:
         ll.llama_model_desc(handle, desc, len(desc))
         self.info = ModelInfo(
             path=str(p),
-            name=_meta(handle, "general.name") or p.stem,
-            architecture=_meta(handle, "general.architecture"),
+            name=meta_value(handle, "general.name") or p.stem,
+            architecture=meta_value(handle, "general.architecture"),
             size_bytes=int(ll.llama_model_size(handle)),
             n_params=int(ll.llama_model_n_params(handle)),
             n_vocab=self.vocab.n_tokens,
@@ -143,6 +125,17 @@ class LoadedModel:
             description=desc.value.decode("utf-8", "replace"),
             gpu_layers=int(gpu_layers) if supports_gpu_offload() else 0,
         )
+
+    def new_context(self, n_seq: int, options):
+        """A decoding context of ``n_seq`` sequences (``options``: a ContextOptions).
+
+        ContextTooLarge (a ValueError naming the size) when its KV cache would not fit in memory.
+        """
+        from .context import DecodeContext
+        from .memory import check_context_fits
+
+        check_context_fits(self, options.n_ctx, n_seq)
+        return DecodeContext(self, n_seq, options)
 
     def close(self) -> None:
         if getattr(self, "handle", None):
@@ -154,3 +147,17 @@ class LoadedModel:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def load_llama_model(request, progress) -> LoadedModel:
+    """The engine's loader: the bundled model when ``request.path`` is None, else that file.
+
+    ``progress(fraction, message="")`` is called as loading goes on; when it
+    returns False the load stops with ModelLoadError "cancelled".
+    """
+    path = request.path
+    if path is None:
+        progress(0.0, "Preparing the bundled model ...")
+        path = default_model_path(progress=lambda message: progress(0.0, message))
+    progress(0.0, f"Loading {Path(path).name} ...")
+    return LoadedModel(path, gpu_layers=request.gpu_layers, progress=progress)

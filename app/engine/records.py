@@ -6,6 +6,7 @@ from enum import Enum
 
 import numpy as np
 
+from sampler import SamplerSettings
 from sampler.chain import StageCount
 from sampler.scatter import ScatterTrace
 
@@ -40,6 +41,7 @@ class StepRecord:
     decode_ms: float  # the batched decode that produced these logits (shared by lanes)
     chain_ms: float  # this lane's sampling chain
     temperature: float  # the temperature applied (dynamic temperature varies)
+    settings: SamplerSettings  # what this step was sampled with (the seed included)
 
     def to_json(self) -> dict:
         sc = self.scatter

@@ -14,6 +14,8 @@ class ModelVocabulary:
         self.n_tokens = int(ll.llama_vocab_n_tokens(vocab_ptr))
         self._texts: list[bytes] | None = None
         self._piece_buf = ctypes.create_string_buffer(64)
+        #: Whether a prompt starts with BOS (the model's metadata says).
+        self.add_bos = bool(ll.llama_vocab_get_add_bos(vocab_ptr))
 
     def piece(self, token: int, *, special: bool = True) -> bytes:
         """The bytes of one token (``llama_token_to_piece``), growing the buffer as needed."""

@@ -1,18 +1,12 @@
-"""Side-by-side lanes: each with its preset, its text and a small table of statistics."""
+"""Side-by-side lanes: each with its preset, its text and a line of statistics, bound to the state."""
 from __future__ import annotations
 
-from typing import Callable
+from PySide6.QtWidgets import QComboBox, QFrame, QHBoxLayout, QLabel, QRadioButton, QSplitter, QToolButton, QVBoxLayout
 
-from PySide6.QtCore import Signal
-from PySide6.QtWidgets import (
-    QComboBox, QFrame, QHBoxLayout, QLabel, QRadioButton, QSplitter, QToolButton, QVBoxLayout,
-)
-
-from app.analysis import lane_stats
+from app.analysis import first_divergence, lane_stats
 
 from .text_pane import TokenTextPane
 
-CUSTOM = "(custom)"
 STATS_ROWS = (
     ("entropy", "mean entropy", "{:.3f}"), ("mean_rank", "mean chosen rank", "{:.2f}"),
     ("mass_outside", "mass outside the medium", "{:.2%}"), ("distinct_2", "distinct-2", "{:.3f}"),
@@ -21,34 +15,34 @@ STATS_ROWS = (
 
 
 class LaneColumn(QFrame):
-    presetChosen = Signal(int, str)  # lane, preset name
-    editRequested = Signal(int)
-    removeRequested = Signal(int)
+    """One lane: edit button, preset box, remove button, text, a note and its statistics."""
 
-    def __init__(self, index: int, token_text: Callable[[int], str], parent=None):
+    def __init__(self, index: int, state, playground, parent=None):
         super().__init__(parent)
-        self.index = index
+        self.index, self.state, self.playground = index, state, playground
         self.setFrameShape(QFrame.Shape.StyledPanel)
         self.edit = QRadioButton(f"Lane {index + 1}")
         self.edit.setToolTip("Edit this lane's settings in the controls on the left")
-        self.edit.toggled.connect(lambda on: on and self.editRequested.emit(self.index))
+        self.edit.toggled.connect(lambda on: on and state.set_current_lane(self.index))
         self.preset = QComboBox()
         self.preset.setToolTip("This lane's preset")
-        self.preset.activated.connect(lambda _i: self.presetChosen.emit(self.index, self.preset.currentText()))
+        self.preset.activated.connect(self._preset_chosen)
         self.remove = QToolButton()
         self.remove.setText("\u00d7")
         self.remove.setToolTip("Remove this lane")
-        self.remove.clicked.connect(lambda: self.removeRequested.emit(self.index))
+        self.remove.clicked.connect(lambda: playground.lanes.remove(self.index))
         head = QHBoxLayout()
         head.addWidget(self.edit)
         head.addWidget(self.preset, 1)
         head.addWidget(self.remove)
-        self.text = TokenTextPane(token_text)
+        self.text = TokenTextPane(state.token_text)
+        self.text.stepClicked.connect(state.select)
         self.note = QLabel("")
         self.note.setStyleSheet("color: #b00000;")
         self.stats = QLabel("")
         self.stats.setWordWrap(True)
         self.stats.setStyleSheet("font-size: 11px; color: #333;")
+        self.stats_values: dict = {}
         lay = QVBoxLayout(self)
         lay.setContentsMargins(3, 3, 3, 3)
         lay.setSpacing(2)
@@ -56,43 +50,94 @@ class LaneColumn(QFrame):
         lay.addWidget(self.text, 1)
         lay.addWidget(self.note)
         lay.addWidget(self.stats)
-        self.stats_values: dict = {}
 
-    def set_presets(self, names: list[str], current: str) -> None:
+    def _preset_chosen(self, i: int) -> None:
+        name = self.preset.itemData(i)
+        if name:
+            self.playground.lanes.apply_preset(self.index, name)
+
+    def show_preset(self) -> None:
+        """The preset box: every preset, the lane's own label selected (marked when edited)."""
+        label = self.playground.lanes.label(self.index)
+        names = [p.name for p in self.playground.presets.all_presets()]
         self.preset.blockSignals(True)
         self.preset.clear()
-        self.preset.addItems(names + ([CUSTOM] if current == CUSTOM else []))
-        self.preset.setCurrentText(current)
+        for name in names:
+            self.preset.addItem(name, name)
+        if label not in names:
+            self.preset.addItem(label, None)
+        self.preset.setCurrentText(label)
         self.preset.blockSignals(False)
+        lane = self.state.lanes[self.index]
+        try:
+            description = self.playground.presets.get(lane.preset).description if lane.preset else ""
+        except KeyError:
+            description = ""
+        self.preset.setToolTip(description or "settings edited by hand")
 
-    def show_stats(self, records) -> None:
+    def show_text(self) -> None:
+        lane = self.state.lanes[self.index]
+        prompt = self.state.prompt if lane.prompt is None else lane.prompt
+        self.text.sync(prompt, lane.records, lane.revision)
+
+    def show_stats(self) -> None:
+        lane = self.state.lanes[self.index]
+        records = lane.records
         if not records:
             self.stats.setText("")
             self.stats_values = {}
             return
-        values = lane_stats(records, self.text.text_so_far())
-        self.stats_values = values
-        cells = [f"{label} <b>{fmt.format(values[key])}</b>" for key, label, fmt in STATS_ROWS]
-        self.stats.setText(" &nbsp;·&nbsp; ".join(cells))
+        self.stats_values = lane_stats(records, lane.text)
+        cells = [f"{label} <b>{fmt.format(self.stats_values[key])}</b>" for key, label, fmt in STATS_ROWS]
+        self.stats.setText(" &nbsp;\u00b7&nbsp; ".join(cells))
 
 
 class LanesView(QSplitter):
-    """Up to four lane columns side by side."""
+    """Up to four lane columns side by side, one per lane of the state."""
 
-    def __init__(self, token_text: Callable[[int], str], parent=None):
+    def __init__(self, state, playground, parent=None):
         super().__init__(parent)
-        self.token_text = token_text
+        self.state, self.playground = state, playground
         self.columns: list[LaneColumn] = []
+        self.sync_columns()
 
-    def set_count(self, n: int) -> list[LaneColumn]:
+    def sync_columns(self) -> None:
+        """As many columns as lanes, the edited one checked, presets shown."""
+        n = len(self.state.lanes)
         while len(self.columns) > n:
             col = self.columns.pop()
             col.setParent(None)
             col.deleteLater()
         while len(self.columns) < n:
-            col = LaneColumn(len(self.columns), self.token_text)
+            col = LaneColumn(len(self.columns), self.state, self.playground)
             self.addWidget(col)
             self.columns.append(col)
         for col in self.columns:
-            col.remove.setEnabled(n > 1)
-        return self.columns
+            col.remove.setEnabled(n > 1 and not self.state.busy)
+            col.edit.blockSignals(True)
+            col.edit.setChecked(col.index == self.state.current_lane)
+            col.edit.blockSignals(False)
+            col.show_preset()
+            col.show_text()
+
+    def show_texts(self) -> None:
+        for col in self.columns:
+            col.show_text()
+
+    def show_stats(self) -> None:
+        for col in self.columns:
+            col.show_stats()
+
+    def mark_divergence(self) -> None:
+        tokens = [[r.token for r in lane.records] for lane in self.state.lanes]
+        if len(tokens) < 2:
+            for col in self.columns:
+                col.note.setText("")
+            return
+        step = first_divergence(tokens)
+        for col in self.columns:
+            if step is None:
+                col.note.setText("identical to the other lanes")
+            else:
+                col.text.mark_step(step)
+                col.note.setText(f"lanes diverge at token {step}")

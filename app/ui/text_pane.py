@@ -1,4 +1,8 @@
-"""The generated text, each token tinted by how it was chosen; hover for alternatives, click to select."""
+"""A lane's text, each token tinted by how it was chosen; hover for alternatives, click to select.
+
+The pane draws the records the state holds for its lane; it only remembers
+how many of them it has drawn already.
+"""
 from __future__ import annotations
 
 import html
@@ -35,26 +39,38 @@ class TokenTextPane(QTextBrowser):
         self.setOpenLinks(False)
         self.setMouseTracking(True)
         self.setReadOnly(True)
-        self.records: list[StepRecord] = []
+        self.shown = 0  # how many of the lane's records are drawn
         self.spans: dict[int, tuple[int, int]] = {}  # step -> character range in the document
-        self._prompt_len = 0
+        self.records_by_step: dict[int, StepRecord] = {}
+        self._drawn: tuple[int, str] | None = None  # (lane revision, prompt) on screen
         self.anchorClicked.connect(self._on_anchor)
 
-    def set_prompt(self, prompt: str) -> None:
+    def show_prompt(self, prompt: str) -> None:
+        """Start again: the prompt, greyed, and no records."""
         self.clear()
-        self.records = []
+        self.shown = 0
         self.spans = {}
+        self.records_by_step = {}
         fmt = QTextCharFormat()
         fmt.setForeground(QColor(110, 110, 110))
-        cursor = self.textCursor()
-        cursor.insertText(prompt, fmt)
-        self._prompt_len = len(prompt)
+        self.textCursor().insertText(prompt, fmt)
 
-    def append_records(self, records: list[StepRecord]) -> None:
+    def sync(self, prompt: str, records: list[StepRecord], revision: int) -> None:
+        """Draw the lane's ``records``: only the new ones, or all again when the lane's text
+        was replaced (``revision`` changed) or the prompt changed."""
+        if (revision, prompt) != self._drawn:
+            self.show_prompt(prompt)
+            self._drawn = (revision, prompt)
+        self._append(records[self.shown:])
+
+    def _append(self, records: list[StepRecord]) -> None:
+        if not records:
+            return
         cursor = QTextCursor(self.document())
         cursor.movePosition(QTextCursor.MoveOperation.End)
         for rec in records:
-            self.records.append(rec)
+            self.records_by_step[rec.step] = rec
+            self.shown += 1
             if not rec.text:
                 continue
             fmt = QTextCharFormat()
@@ -70,7 +86,7 @@ class TokenTextPane(QTextBrowser):
         self.ensureCursorVisible()
 
     def mark_step(self, step: int, colour: QColor = QColor(200, 0, 0)) -> bool:
-        """Box the token of ``step`` (e.g. where lanes diverge); False if it has no text."""
+        """Underline the token of ``step`` (e.g. where lanes diverge); False if it has no text."""
         span = self.spans.get(step)
         if span is None:
             return False
@@ -84,21 +100,15 @@ class TokenTextPane(QTextBrowser):
         cursor.mergeCharFormat(fmt)
         return True
 
-    def text_so_far(self) -> str:
-        return "".join(r.text for r in self.records)
-
     def _on_anchor(self, url) -> None:
         text = url.toString()
         if text.startswith("step:"):
             self.stepClicked.emit(int(text[5:]))
 
-    def record_for(self, step: int) -> StepRecord | None:
-        return self.records[step] if 0 <= step < len(self.records) else None
-
     def mouseMoveEvent(self, event) -> None:
         super().mouseMoveEvent(event)
         href = self.anchorAt(event.position().toPoint())
-        rec = self.record_for(int(href[5:])) if href.startswith("step:") else None
+        rec = self.records_by_step.get(int(href[5:])) if href.startswith("step:") else None
         if rec is None:
             QToolTip.hideText()
             return

@@ -1,0 +1,1 @@
+"""The playground's actions, by area: runs, lanes, analysis."""

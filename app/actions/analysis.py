@@ -1,0 +1,136 @@
+"""Work beyond a plain run: a fan of continuations, and matching a baseline's entropy.
+
+Both run on the engine thread (the fan as a command, the bisection as a task),
+never on the window's.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import partial
+
+from app.analysis import match_entropy
+from app.engine import commands as cmd
+from app.engine import events as ev
+from app.engine.lane import LaneConfig
+from app.state import PlaygroundState
+
+
+@dataclass
+class FanResult:
+    lane: int
+    seed: int
+    text: str
+
+
+@dataclass
+class FanState:
+    """A fan in progress or done: where it branched, its continuations, how it ended."""
+
+    fan_id: int
+    step: int | None  # the step it continues after (None: the end of the text)
+    labels: list[str]
+    count: int
+    prefixes: list[str] = field(default_factory=list)  # each lane's text up to the branch point
+    results: list[FanResult] = field(default_factory=list)
+    done: bool = False
+    message: str = ""
+
+    def apply(self, e) -> bool:
+        """Take one fan event; True when the fan has ended."""
+        if isinstance(e, ev.FanProduced):
+            self.results.append(FanResult(e.lane, e.seed, e.text))
+            return False
+        self.done = True
+        if isinstance(e, ev.FanFailed):
+            self.message = f"stopped by an error: {e.message}"
+        else:
+            self.message = f"{e.count} continuations" + (" (stopped)" if e.cancelled else "")
+        return True
+
+
+def _match_task(target, baseline, settings, model):
+    return match_entropy(target, baseline, settings, vocab=model.vocab if model is not None else None)
+
+
+class AnalysisActions:
+    def __init__(self, state: PlaygroundState, engine, runs, lanes):
+        self.state = state
+        self.engine = engine
+        self.runs = runs
+        self.lanes = lanes
+        self.fan: FanState | None = None
+        self._tasks: dict[int, object] = {}  # task id -> what to do with its result
+        self.handlers = {
+            ev.FanProduced: self._on_fan, ev.FanFinished: self._on_fan, ev.FanFailed: self._on_fan,
+            ev.TaskFinished: self._on_task, ev.TaskFailed: self._on_task,
+        }
+
+    def fan_out(self, count: int, max_tokens: int) -> None:
+        """``count`` continuations of every lane from the selected step (the newest if none)."""
+        if not self.runs.ready():
+            return
+        step = self.state.selected
+        prefixes, configs = [], []
+        for i, lane in enumerate(self.state.lanes):
+            prefixes.append("".join(r.text for r in lane.records if step is None or r.step <= step))
+            configs.append(LaneConfig(lane.settings, key=i))
+        try:
+            options = self.runs.options(max_tokens)
+        except ValueError as exc:
+            self.state.report(str(exc))
+            return
+        fan_id = self.engine.next_id()
+        labels = [f"Lane {i + 1}: {self.lanes.label(i)}" for i in range(len(configs))]
+        self.fan = FanState(fan_id, step, labels, count, prefixes)
+        self.state.set_busy("fan")
+        self.state.emit("fan")
+        prompts = tuple(self.state.prompt + p for p in prefixes)
+        self.engine.submit(cmd.Fan(fan_id, prompts, tuple(configs), count, options))
+
+    def _on_fan(self, e) -> None:
+        if self.fan is None or e.fan_id != self.fan.fan_id:
+            return
+        if self.fan.apply(e):
+            self.state.set_busy("")
+        self.state.emit("fan")
+
+    def match_entropy(self) -> None:
+        """Give the baseline lane the temperature whose mean entropy matches the scatter lane's."""
+        lanes = self.state.lanes
+        scatter = [i for i, l in enumerate(lanes) if l.settings.scatter.enabled]
+        baseline = [i for i, l in enumerate(lanes) if not l.settings.scatter.enabled]
+        if not scatter or not baseline:
+            self.state.report("Match entropy needs a lane with scatter on and a baseline lane with scatter off.")
+            return
+        target = self.state.current_lane if self.state.current_lane in scatter else scatter[0]
+        base = baseline[0]
+        if not lanes[target].records or not lanes[base].records:
+            self.state.report("Generate first: matching uses the recorded steps of both lanes.")
+            return
+        if self.state.busy:
+            return
+        task_id = self.engine.next_id()
+        fn = partial(_match_task, tuple(lanes[target].records), tuple(lanes[base].records), lanes[base].settings)
+        self._tasks[task_id] = partial(self._matched, target, base)
+        self.state.set_busy("task")
+        self.state.set_status("matching entropy ...")
+        self.engine.submit(cmd.RunTask(task_id, fn, "match entropy"))
+
+    def _matched(self, target: int, base: int, result) -> None:
+        lane = self.state.lanes[base]
+        self.lanes.set_settings(base, lane.settings.replace(temp=round(result.temperature, 4)))
+        self.last_match = result
+        reached = "" if result.reached else " (closest reachable)"
+        self.state.set_status(
+            f"Baseline lane {base + 1}: temperature {result.temperature:.3f}{reached} matches lane {target + 1}'s "
+            "mean entropy. Generate again to compare.")
+
+    def _on_task(self, e) -> None:
+        then = self._tasks.pop(e.task_id, None)
+        if then is None:
+            return
+        self.state.set_busy("")
+        if isinstance(e, ev.TaskFailed):
+            self.state.report(e.message)
+        else:
+            then(e.result)

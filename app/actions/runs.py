@@ -1,0 +1,158 @@
+"""Loading a model and running lanes: the commands that start them and the events that follow."""
+from __future__ import annotations
+
+from app.engine import commands as cmd
+from app.engine import events as ev
+from app.engine.context import ContextOptions
+from app.engine.generation import RunOptions
+from app.engine.lane import LaneConfig
+from app.engine.model_info import LoadRequest
+from app.state import PlaygroundState
+
+
+class RunActions:
+    def __init__(self, state: PlaygroundState, engine):
+        self.state = state
+        self.engine = engine
+        self.run_id: int | None = None  # the run in progress
+        self.load_id: int | None = None  # the load in progress
+        self.handlers = {
+            ev.ModelLoadProgress: self._on_load_progress, ev.ModelLoaded: self._on_loaded,
+            ev.ModelLoadFailed: self._on_load_failed, ev.RunStarted: self._on_run_started,
+            ev.StepsProduced: self._on_steps, ev.RunFinished: self._on_run_finished, ev.RunFailed: self._on_run_failed,
+        }
+
+    # -- model ---------------------------------------------------------------------------
+
+    def load_model(self, path: str | None = None, gpu_layers: int | None = None) -> None:
+        """Load a model; the current one stays until the new one is ready.  Work in progress stops first."""
+        if self.load_id is not None or self.state.busy:
+            self.engine.stop()
+        self.load_id = self.engine.next_id()
+        self.engine.submit(cmd.LoadModel(self.load_id, LoadRequest(path, gpu_layers)))
+        self.state.set_loading(True, f"Loading {path or 'the bundled model'} ...")
+
+    def expect_adopted_model(self) -> None:
+        """The engine was given a model: its ModelLoaded event (load id 0) is on the way."""
+        self.load_id = 0
+        self.state.set_loading(True, "Reading the model's vocabulary ...")
+
+    def _on_load_progress(self, e: ev.ModelLoadProgress) -> None:
+        if e.load_id == self.load_id:
+            self.state.set_load_progress(e.fraction, e.message)
+
+    def _on_loaded(self, e: ev.ModelLoaded) -> None:
+        if e.load_id != self.load_id:
+            return
+        self.load_id = None
+        self.state.set_model(e.info, e.token_texts)
+        self.state.set_loading(False)
+        self.state.report("")
+
+    def _on_load_failed(self, e: ev.ModelLoadFailed) -> None:
+        if e.load_id != self.load_id:
+            return  # a load that a newer one replaced
+        self.load_id = None
+        self.state.set_loading(False)
+        if e.message != "cancelled":
+            self.state.report(f"Could not load the model: {e.message}")
+
+    # -- runs ----------------------------------------------------------------------------------
+
+    def options(self, max_tokens: int | None = None) -> RunOptions:
+        """The run options from the state (ValueError names a bad one)."""
+        rs = self.state.run_settings
+        return RunOptions(
+            max_tokens=max_tokens or rs.max_tokens, stop_strings=rs.stop_strings,
+            context=ContextOptions(n_ctx=rs.n_ctx),
+        )
+
+    def ready(self) -> bool:
+        """Whether new work can start (a model, nothing running); says why not."""
+        if self.state.model is None:
+            self.state.report("No model is loaded yet.")
+            return False
+        return not self.state.busy and self.load_id is None
+
+    def generate(self) -> None:
+        """Generate from the prompt in every lane (their earlier text is replaced)."""
+        if not self.ready():
+            return
+        lanes = tuple(LaneConfig(l.settings, f"lane {i + 1}", key=i) for i, l in enumerate(self.state.lanes))
+        self._start(lanes, keep=False)
+
+    def continue_run(self) -> None:
+        """Every lane goes on from where its text ends: its exact tokens, the cached prefix reused."""
+        if not self.ready():
+            return
+        lanes = []
+        for i, lane in enumerate(self.state.lanes):
+            last = lane.runs[-1] if lane.runs else None
+            if last is None or not last.prompt_tokens:
+                self.state.report(f"Lane {i + 1} has no text to continue; generate first.")
+                return
+            prefix = last.prompt_tokens + tuple(r.token for r in last.records)
+            lanes.append(LaneConfig(lane.settings, f"lane {i + 1}", key=i, prefix=prefix,
+                                    first_step=len(lane.records)))
+        self._start(tuple(lanes), keep=True)
+
+    def _start(self, lanes: tuple[LaneConfig, ...], *, keep: bool) -> None:
+        try:
+            options = self.options()
+        except ValueError as exc:
+            self.state.report(str(exc))
+            return
+        self.run_id = self.engine.next_id()
+        self.state.begin_runs(self.run_id, [c.key for c in lanes], keep=keep)
+        self.state.report("")
+        self.state.set_status("running")
+        self.state.set_busy("run")
+        self.engine.submit(cmd.Generate(self.run_id, self.state.prompt, lanes, options))
+
+    def stop(self) -> None:
+        """Stop whatever the engine is doing (a run, a fan, a load) within one step."""
+        self.engine.stop()
+
+    def pause(self) -> None:
+        self.engine.submit(cmd.Pause())
+
+    def resume(self) -> None:
+        self.engine.submit(cmd.Resume())
+
+    def send_settings(self, index: int) -> None:
+        """The run in progress uses the lane's settings from its next step on."""
+        if self.state.busy == "run":
+            self.engine.submit(cmd.UpdateLaneSettings(index, self.state.lanes[index].settings))
+
+    def _on_run_started(self, e: ev.RunStarted) -> None:
+        if e.run_id == self.run_id:
+            self.state.set_starts(e.run_id, dict(e.starts))
+
+    def _on_steps(self, e: ev.StepsProduced) -> None:
+        if e.run_id == self.run_id:
+            self.state.add_records(e.run_id, e.records)
+
+    def _on_run_finished(self, e: ev.RunFinished) -> None:
+        if e.run_id != self.run_id:
+            return
+        self.state.end_runs(e.run_id, e.results)
+        self.state.tokens_per_s = e.tokens_per_s
+        self._end(self._summary(e.results))
+
+    def _on_run_failed(self, e: ev.RunFailed) -> None:
+        if e.run_id != self.run_id:
+            return
+        self.state.end_runs(e.run_id, e.results)
+        self._end("stopped by an error" if e.results else "did not start")
+        self.state.report(f"Generation stopped: {e.message}" if e.results else e.message)
+
+    def _end(self, status: str) -> None:
+        self.run_id = None
+        self.state.set_busy("")
+        self.state.set_status(status)
+
+    def _summary(self, results) -> str:
+        if not results:
+            return "stopped before it began"
+        r = results[min(self.state.current_lane, len(results) - 1)]
+        return f"stopped: {r.stop_reason.value}" + (f" ({r.detail})" if r.detail else "")

@@ -1,0 +1,22 @@
+"""``scatter-playground``: the window by default, or a headless command.
+
+    scatter-playground                      open the window on the bundled model
+    scatter-playground generate [flags]     a headless run (``generate --help``)
+"""
+from __future__ import annotations
+
+import sys
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] == "generate":
+        from .generate import main as generate
+
+        return generate(argv[1:])
+    if argv and argv[0] in ("-h", "--help"):
+        print(__doc__)
+        return 0
+    from app.ui.main import run_app
+
+    return run_app(argv)

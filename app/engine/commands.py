@@ -1,0 +1,79 @@
+"""What the engine thread can be asked to do: one frozen dataclass per command.
+
+Work commands (load, generate, fan, task) wait in the queue and run one after
+another; control commands (stop, pause, resume, new lane settings) act on the
+run in progress between two of its steps.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from sampler import SamplerSettings
+
+from .generation import RunOptions
+from .lane import LaneConfig
+from .model_info import LoadRequest
+
+
+@dataclass(frozen=True)
+class LoadModel:
+    load_id: int
+    request: LoadRequest
+
+
+@dataclass(frozen=True)
+class Generate:
+    """Generate in every lane from ``prompt`` (or each lane's own start, see LaneConfig)."""
+
+    run_id: int
+    prompt: str
+    lanes: tuple[LaneConfig, ...]
+    options: RunOptions
+
+
+@dataclass(frozen=True)
+class Fan:
+    """``count`` continuations of each prompt with seeds derived from its lane's seed."""
+
+    fan_id: int
+    prompts: tuple[str, ...]
+    lanes: tuple[LaneConfig, ...]
+    count: int
+    options: RunOptions
+
+
+@dataclass(frozen=True)
+class RunTask:
+    """Run ``fn(model)`` on the engine thread (analysis work such as matching entropy)."""
+
+    task_id: int
+    fn: Callable[[Any], Any]
+    label: str = ""
+
+
+@dataclass(frozen=True)
+class UpdateLaneSettings:
+    """New settings for a lane of the run in progress, from its next step on."""
+
+    lane: int
+    settings: SamplerSettings
+
+
+@dataclass(frozen=True)
+class Pause:
+    pass
+
+
+@dataclass(frozen=True)
+class Resume:
+    pass
+
+
+@dataclass(frozen=True)
+class Shutdown:
+    pass
+
+
+WorkCommand = LoadModel | Generate | Fan | RunTask
+ControlCommand = UpdateLaneSettings | Pause | Resume

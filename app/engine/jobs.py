@@ -1,0 +1,142 @@
+"""The work the engine thread does for each command: load, generate, fan.
+
+Each function runs on the engine thread, reports through ``engine.emit`` and
+never raises: a failure becomes an event that says what went wrong.
+"""
+from __future__ import annotations
+
+import dataclasses
+import time
+import traceback
+
+from .commands import Fan, Generate, LoadModel
+from .events import (
+    FanFailed, FanFinished, FanProduced, ModelLoaded, ModelLoadFailed, ModelLoadProgress, RunFailed, RunFinished,
+    RunStarted, StepsProduced,
+)
+from .context import DecodeError
+from .generation import MAX_LANES, Generation
+from .lane import LaneConfig
+from .model_info import ModelLoadError
+from .records import StopReason
+
+#: Load progress is reported at most this often (seconds), the last fraction always.
+PROGRESS_INTERVAL_S = 0.05
+
+
+def load_model(engine, cmd: LoadModel) -> None:
+    path = cmd.request.path or "the bundled model"
+    if engine.cancelled():
+        engine.emit(ModelLoadFailed(cmd.load_id, str(path), "cancelled"))
+        return
+    last = [0.0]
+
+    def progress(fraction: float, message: str = "") -> bool:
+        now = time.monotonic()
+        if message or fraction >= 1.0 or now - last[0] >= PROGRESS_INTERVAL_S:
+            last[0] = now
+            engine.emit(ModelLoadProgress(cmd.load_id, float(fraction), message))
+        return not engine.cancelled()
+
+    try:
+        model = engine.loader(cmd.request, progress)
+    except ModelLoadError as exc:
+        engine.emit(ModelLoadFailed(cmd.load_id, str(path), str(exc)))
+        return
+    except Exception as exc:  # any other failure still arrives as a message
+        engine.emit(ModelLoadFailed(cmd.load_id, str(path), f"{path}: {type(exc).__name__}: {exc}"))
+        return
+    engine.replace_model(model)
+    announce_model(engine, cmd.load_id)
+
+
+def announce_model(engine, load_id: int) -> None:
+    """Tell the views about the engine's model (its token texts included, for labels)."""
+    model = engine.model
+    texts = tuple(t.decode("utf-8", "replace") for t in model.vocab.token_texts())
+    engine.emit(ModelLoaded(load_id, model.info, texts))
+
+
+def _no_model(engine) -> str | None:
+    return None if engine.model is not None else "no model is loaded"
+
+
+def generate(engine, cmd: Generate) -> None:
+    if engine.cancelled():
+        engine.emit(RunFinished(cmd.run_id, (), 0.0, 0.0))
+        return
+    problem = _no_model(engine)
+    if problem:
+        engine.emit(RunFailed(cmd.run_id, problem))
+        return
+    try:
+        workspace = engine.workspace_for(len(cmd.lanes), cmd.options.context)
+        gen = Generation(engine.model, cmd.prompt, cmd.lanes, cmd.options, workspace=workspace,
+                         should_stop=engine.cancelled)
+    except (ValueError, DecodeError) as exc:  # a prompt longer than the context, no memory for it ...
+        engine.emit(RunFailed(cmd.run_id, str(exc)))
+        return
+    engine.emit(RunStarted(cmd.run_id, tuple((lane.key, tuple(lane.prompt_tokens)) for lane in gen.lanes)))
+    try:
+        _step_until_done(engine, gen, cmd.run_id)
+    except Exception as exc:  # a crash inside a step: report it, keep what was made
+        for lane in gen.lanes:
+            lane.stop(StopReason.ERROR, str(exc))
+        engine.emit(RunFailed(cmd.run_id, f"{type(exc).__name__}: {exc}", traceback.format_exc(), tuple(gen.results())))
+        return
+    finally:
+        gen.close()
+    tokens = sum(len(lane.tokens) for lane in gen.lanes)
+    tps = tokens / gen.wall_s if gen.wall_s else 0.0
+    engine.emit(RunFinished(cmd.run_id, tuple(gen.results()), tps, gen.wall_s))
+
+
+def _step_until_done(engine, gen: Generation, run_id: int) -> None:
+    while not gen.finished:
+        if not engine.poll_controls(gen):
+            gen.cancel()
+        records = gen.sample_step()
+        if records:
+            engine.emit(StepsProduced(run_id, tuple(records)))
+        gen.decode_step()
+
+
+def fan_batches(cmd: Fan) -> list[tuple[int, str, list[LaneConfig]]]:
+    """(lane, prompt, lane configs) per batch: ``count`` seeds per lane, at most MAX_LANES a batch."""
+    if not 1 <= cmd.count <= 16:
+        raise ValueError(f"fan: continuations per lane must be 1 to 16, got {cmd.count}")
+    if len(cmd.prompts) != len(cmd.lanes):
+        raise ValueError("fan: one prompt per lane")
+    batches = []
+    for config, prompt in zip(cmd.lanes, cmd.prompts):
+        seeds = [
+            LaneConfig(dataclasses.replace(config.settings, seed=(config.settings.seed + 1000 * (k + 1)) & 0x7FFFFFFF))
+            for k in range(cmd.count)
+        ]
+        for i in range(0, cmd.count, MAX_LANES):
+            batches.append((config.key, prompt, seeds[i:i + MAX_LANES]))
+    return batches
+
+
+def fan(engine, cmd: Fan) -> None:
+    done = 0
+    try:
+        problem = _no_model(engine)
+        if problem:
+            raise ValueError(problem)
+        for lane, prompt, configs in fan_batches(cmd):
+            if engine.cancelled():
+                break
+            gen = Generation(engine.model, prompt, configs, cmd.options, should_stop=engine.cancelled)
+            try:
+                while not gen.finished:
+                    gen.step()
+            finally:
+                gen.close()
+            for result, config in zip(gen.results(), configs):
+                engine.emit(FanProduced(cmd.fan_id, lane, config.settings.seed, result.text))
+                done += 1
+    except Exception as exc:
+        engine.emit(FanFailed(cmd.fan_id, f"{type(exc).__name__}: {exc}" if not isinstance(exc, ValueError) else str(exc)))
+        return
+    engine.emit(FanFinished(cmd.fan_id, done, cancelled=engine.cancelled()))

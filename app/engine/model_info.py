@@ -1,0 +1,31 @@
+"""What the engine says about a model, and how a load is asked for (no llama.cpp here)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+class ModelLoadError(Exception):
+    """A model could not be loaded; the message names the file and the reason."""
+
+
+@dataclass(frozen=True)
+class ModelInfo:
+    """What the model's metadata says about it."""
+
+    path: str
+    name: str
+    architecture: str
+    size_bytes: int
+    n_params: int
+    n_vocab: int
+    n_ctx_train: int
+    description: str
+    gpu_layers: int
+
+
+@dataclass(frozen=True)
+class LoadRequest:
+    """A model to load: ``path`` None means the bundled model."""
+
+    path: str | None = None
+    gpu_layers: int | None = None  # None: all layers when the build can offload

@@ -1,0 +1,98 @@
+"""Safe file writing: atomic replacement, size-limited reads, moving a bad file aside.
+
+A write goes to a temporary file in the same folder (``.NAME.<random>.tmp``),
+is flushed and fsynced, then renamed over the target, so a crash or a
+``kill -9`` leaves the old or the new content, never half of one.  Temporary
+files such a crash leaves behind are removed by :func:`remove_stale_temps`,
+which callers run while they hold the file's lock (so no live writer's
+temporary file can be taken).
+"""
+from __future__ import annotations
+
+import os
+import tempfile
+import time
+from pathlib import Path
+
+
+def _fsync_dir(folder: Path) -> None:
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def atomic_write(path: str | os.PathLike, data: bytes) -> None:
+    """Write ``data`` to ``path`` through a fsynced temporary file and ``os.replace``."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        try:
+            os.chmod(tmp, os.stat(path).st_mode & 0o777)
+        except OSError:
+            pass  # no old file: keep mkstemp's 0600
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    _fsync_dir(path.parent)
+
+
+def remove_stale_temps(path: str | os.PathLike) -> list[Path]:
+    """Remove the temporary files an interrupted :func:`atomic_write` of ``path`` left; return them."""
+    path = Path(path)
+    removed = []
+    try:
+        candidates = list(path.parent.glob(f".{path.name}.*.tmp"))
+    except OSError:
+        return removed
+    for tmp in candidates:
+        try:
+            tmp.unlink()
+            removed.append(tmp)
+        except OSError:
+            pass
+    return removed
+
+
+def read_limited(path: str | os.PathLike, limit: int) -> bytes:
+    """The bytes of ``path``; ValueError if it is larger than ``limit``."""
+    with open(path, "rb") as f:
+        raw = f.read(limit + 1)
+    if len(raw) > limit:
+        raise ValueError(f"larger than {limit // (1024 * 1024)} MiB")
+    return raw
+
+
+def aside_name(path: str | os.PathLike, tag: str) -> Path:
+    """A free name beside ``path``: ``NAME.<tag>-YYYYmmdd-HHMMSS[-n]``."""
+    path = Path(path)
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    target = path.with_name(f"{path.name}.{tag}-{stamp}")
+    n = 2
+    while os.path.lexists(target):
+        target = path.with_name(f"{path.name}.{tag}-{stamp}-{n}")
+        n += 1
+    return target
+
+
+def same_file(a: str | os.PathLike, b: str | os.PathLike) -> bool:
+    """Whether two paths name the same existing file (hard links and symlinks included)."""
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False

@@ -1,0 +1,115 @@
+"""Settings as a llama.cpp command line, and as the C call that builds the scatter stage.
+
+* The line names the program, a model (``MODEL.gguf`` when none is given)
+  and ``--seed``; ``--samplers``/``--sampler-seq`` and the other flags follow
+  :func:`sampler.flags.to_flags` (``only_changed`` leaves out the ones equal
+  to llama.cpp's defaults).
+* llama.cpp processes escapes in the prompt and the DRY breakers, so both are
+  written escaped (:func:`app.llamacpp.shell.escape`): the line stays one line
+  and llama.cpp reads back exactly the text.  A breaker that is literally
+  ``none`` is written ``\\x6eone``, since llama.cpp reads a bare ``none`` as
+  "no breakers" before it processes escapes.
+* ``min_keep`` has no llama-cli flag; :func:`export_text` says so in a comment line.
+"""
+from __future__ import annotations
+
+import os
+
+from sampler.flags import needs_scatter_build as _args_need_scatter_build
+from sampler.flags import to_flags
+from sampler.settings import SamplerSettings
+
+from .options import BREAKER
+from .shell import escape, quote
+
+#: Stands for the model file when the caller gives none.
+MODEL_PLACEHOLDER = "MODEL.gguf"
+#: The comment line :func:`export_text` adds when the line needs the scatter build.
+SCATTER_BUILD_NOTE = "# needs a llama.cpp build with the scatter sampler (--scatter-* flags)"
+
+
+def escape_breaker(breaker: str) -> str:
+    text = escape(breaker)
+    return "\\x6eone" if text == "none" else text
+
+
+def sampling_flags(settings: SamplerSettings, order: str = "samplers", only_changed: bool = True) -> list[str]:
+    """The sampling flags as llama.cpp reads them (breakers escaped), seed left out."""
+    flags = to_flags(settings, only_changed=only_changed, order=order, include_seed=False)
+    out, i = [], 0
+    while i < len(flags):
+        out.append(flags[i])
+        if flags[i] == BREAKER:
+            value = flags[i + 1]
+            out.append(value if value == "none" and not settings.dry_sequence_breakers else escape_breaker(value))
+            i += 2
+            continue
+        i += 1
+    return out
+
+
+def command_args(
+    settings: SamplerSettings,
+    *,
+    model_path: str | os.PathLike | None = None,
+    prompt: str | None = None,
+    include_prompt: bool = False,
+    order: str = "samplers",
+    only_changed: bool = True,
+    program: str = "llama-cli",
+) -> list[str]:
+    """The arguments (unquoted), program first: ``-m MODEL [-p PROMPT] --seed N`` then the sampling flags."""
+    if not isinstance(settings, SamplerSettings):
+        raise TypeError(f"settings: expected SamplerSettings, got {type(settings).__name__}")
+    args = [program, "-m", MODEL_PLACEHOLDER if model_path is None else os.fspath(model_path)]
+    if include_prompt and prompt is not None:
+        args += ["-p", escape(str(prompt))]
+    args += ["--seed", str(settings.seed)]
+    return args + sampling_flags(settings, order, only_changed)
+
+
+def llama_cli_command(settings: SamplerSettings, **kwargs) -> str:
+    """One shell-quoted command line (see :func:`command_args` for the arguments)."""
+    return quote(command_args(settings, **kwargs))
+
+
+def needs_scatter_build(settings: SamplerSettings, *, only_changed: bool = True) -> bool:
+    """Whether the exported line uses anything upstream llama.cpp lacks (a --scatter-* flag or the stage)."""
+    return _args_need_scatter_build(sampling_flags(settings, "samplers", only_changed))
+
+
+def export_text(settings: SamplerSettings, *, only_changed: bool = True, **kwargs) -> str:
+    """The command line, preceded by comment lines where it needs a word of warning.
+
+    The result can be pasted into a shell or back into :func:`app.llamacpp.import_command`.
+    """
+    line = llama_cli_command(settings, only_changed=only_changed, **kwargs)
+    notes = []
+    if needs_scatter_build(settings, only_changed=only_changed):
+        notes.append(SCATTER_BUILD_NOTE)
+    if settings.min_keep != 0:
+        notes.append(f"# min_keep={settings.min_keep} has no llama-cli flag (set it through the llama.cpp API)")
+    return "\n".join(notes + [line])
+
+
+def _c_float(value: float) -> str:
+    text = repr(float(value))
+    if "e" not in text and "." not in text and "n" not in text:
+        text += ".0"
+    return text + "f"
+
+
+def scatter_ext_call(settings: SamplerSettings) -> str:
+    """``llama_sampler_init_scatter_ext(k, strength, radius, steps, adaptive, strength_min,
+    strength_max, entropy_target, absorption, absorption_last_n, collision, seed)``.
+
+    Floats carry an ``f`` suffix, booleans are ``true``/``false``; the seed
+    4294967295 is ``LLAMA_DEFAULT_SEED`` (a random one).
+    """
+    p = settings.scatter
+    values = [
+        str(p.k), _c_float(p.strength), _c_float(p.radius), str(p.steps), "true" if p.adaptive else "false",
+        _c_float(p.strength_min), _c_float(p.strength_max), _c_float(p.entropy_target), _c_float(p.absorption),
+        str(p.absorption_last_n), _c_float(p.collision), str(settings.seed),
+    ]
+    return f"llama_sampler_init_scatter_ext({', '.join(values)})"

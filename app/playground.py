@@ -1,0 +1,42 @@
+"""The playground's actions, free of Qt: each changes the state and sends the engine
+a command; :meth:`Playground.handle` applies what the engine reports.
+
+Everything here runs on one thread (the window's, or a test's); the engine's
+work runs on the engine thread.  Rejected values never change the state: the
+problem is reported through ``state.report`` and views show the state's
+values again.
+"""
+from __future__ import annotations
+
+from app.actions.analysis import AnalysisActions
+from app.actions.lanes import LaneActions
+from app.actions.runs import RunActions
+from app.presets import PresetStore
+from app.state import PlaygroundState
+
+
+class Playground:
+    """``runs`` (model, generate, continue, stop), ``lanes`` (settings, presets, seeds),
+    ``analysis`` (fan, match entropy), over one state and one engine."""
+
+    def __init__(self, state: PlaygroundState, engine, presets: PresetStore):
+        self.state = state
+        self.engine = engine
+        self.presets = presets
+        self.runs = RunActions(state, engine)
+        self.lanes = LaneActions(state, presets, self.runs)
+        self.analysis = AnalysisActions(state, engine, self.runs, self.lanes)
+        self._handlers = {**self.runs.handlers, **self.analysis.handlers}
+
+    def handle(self, event) -> None:
+        """Apply one engine event to the state."""
+        handler = self._handlers.get(type(event))
+        if handler is not None:
+            handler(event)
+
+    def handle_all(self) -> int:
+        """Apply every event the engine has produced so far; how many there were."""
+        events = self.engine.drain()
+        for event in events:
+            self.handle(event)
+        return len(events)

@@ -1,0 +1,59 @@
+"""A preset (named sampler settings) and the rules for its name."""
+from __future__ import annotations
+
+import os
+import unicodedata
+from dataclasses import dataclass
+from pathlib import Path
+
+from sampler import SamplerSettings
+
+MAX_NAME_LENGTH = 100
+
+
+@dataclass(frozen=True)
+class Preset:
+    key: str
+    name: str
+    description: str
+    settings: SamplerSettings
+    builtin: bool = True
+
+
+class PresetFileError(Exception):
+    """A presets file that cannot be read, parsed or written; names the file and the reason."""
+
+    def __init__(self, path: str | os.PathLike, reason: str):
+        self.path = Path(path)
+        self.reason = reason
+        super().__init__(f"{self.path}: {reason}")
+
+
+class PresetNotFound(KeyError):
+    """No preset has this name."""
+
+    def __init__(self, name: str):
+        self.name = name
+        super().__init__(name)
+
+    def __str__(self) -> str:
+        return f"no preset named {self.name!r}"
+
+
+def clean_name(name) -> str:
+    """``name`` stripped, checked: non-empty, at most MAX_NAME_LENGTH characters, no control characters."""
+    if not isinstance(name, str):
+        raise ValueError(f"preset name: expected text, got {name!r}")
+    clean = name.strip()
+    if not clean:
+        raise ValueError(f"preset name: must not be empty, got {name!r}")
+    if len(clean) > MAX_NAME_LENGTH:
+        raise ValueError(f"preset name: at most {MAX_NAME_LENGTH} characters, got {len(clean)} ({clean[:40]!r}...)")
+    if any(unicodedata.category(c) == "Cc" for c in clean):
+        raise ValueError(f"preset name: must not contain control characters, got {name!r}")
+    return clean
+
+
+def fold(name: str) -> str:
+    """The form names are compared in (case and surrounding blanks ignored)."""
+    return name.strip().casefold()

@@ -1,0 +1,108 @@
+"""Every command of the window as a QAction: in the toolbar, in the menu bar, with a shortcut.
+
+Actions are enabled from the state (a model loaded, the engine busy, the lane
+count), never from a flag of their own.
+"""
+from __future__ import annotations
+
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QInputDialog, QMenu, QToolBar, QToolButton
+
+from app.engine.generation import MAX_LANES
+from app.state import Change
+
+from ..dialogs import ExportDialog, FanDialog, ImportDialog
+
+FAN_TOKENS = 48
+
+
+class ActionsController:
+    def __init__(self, window, state, playground, presets):
+        self.window, self.state, self.playground, self.presets = window, state, playground, presets
+        runs, lanes, analysis = playground.runs, playground.lanes, playground.analysis
+        self.generate = self._action("\u25b6 Generate", "Generate from the prompt", runs.generate, "Ctrl+Return")
+        self.stop = self._action("\u25a0 Stop", "Stop after the current token", runs.stop, "Esc")
+        self.continue_ = self._action("\u00bb Continue", "Continue every lane from where its text ends",
+                                      runs.continue_run, "Ctrl+Shift+Return")
+        self.follow = self._action("Follow newest", "Panels follow the newest token (click a token to pin a step)",
+                                   lambda: state.select(None), "Ctrl+End")
+        self.add_lane = self._action("+ Lane", "Add a lane like the edited one, with a seed of its own",
+                                     lanes.add, "Ctrl+Shift+L")
+        self.baseline = self._action("+ Temperature baseline", "Add a lane with scatter off: plain temperature, same seed",
+                                     lanes.add_baseline, "Ctrl+Shift+B")
+        self.match = self._action("Match entropy", "Set the baseline's temperature so its mean post-chain entropy "
+                                  "equals the scatter lane's", analysis.match_entropy, "Ctrl+Shift+M")
+        self.fan = self._action("Fan …", "From the selected token, several continuations of each lane",
+                                self.open_fan, "Ctrl+Shift+F")
+        self.export = self._action("Copy as llama.cpp …", "The llama.cpp command line for the edited lane",
+                                   self.open_export, "Ctrl+Shift+C")
+        self.import_ = self._action("Import flags …", "Apply a pasted llama.cpp command line to the edited lane",
+                                    self.open_import, "Ctrl+Shift+I")
+        self.new_seeds = self._action("New seeds", "A fresh seed for every lane", lanes.new_seeds, "Ctrl+Shift+S")
+        self._unsubscribe = state.subscribe(self._on_change)
+        self.update()
+
+    def _action(self, text: str, tip: str, slot, keys: str) -> QAction:
+        action = QAction(text, self.window)
+        action.setToolTip(f"{tip} ({QKeySequence(keys).toString()})")
+        action.setShortcut(QKeySequence(keys))
+        action.triggered.connect(lambda _checked=False: slot())
+        self.window.addAction(action)  # shortcuts work wherever the focus is
+        return action
+
+    def fill_toolbar(self, bar: QToolBar) -> None:
+        for action in (self.generate, self.stop, self.continue_, self.follow):
+            bar.addAction(action)
+        bar.addSeparator()
+        for action in (self.add_lane, self.baseline, self.match, self.fan):
+            bar.addAction(action)
+        bar.addSeparator()
+        button = QToolButton()
+        button.setText("Presets")
+        button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        menu = QMenu(button)
+        self.presets.fill_menu(menu)
+        button.setMenu(menu)
+        bar.addWidget(button)
+        bar.addAction(self.export)
+        bar.addAction(self.import_)
+
+    def _on_change(self, change: Change) -> None:
+        if change.what in ("busy", "model", "loading", "lanes", "records", "run_ended"):
+            self.update()
+
+    def update(self) -> None:
+        busy = bool(self.state.busy)
+        ready = self.state.model is not None and not busy and not self.state.loading
+        has_text = any(lane.records for lane in self.state.lanes)
+        self.generate.setEnabled(ready)
+        self.continue_.setEnabled(ready and has_text)
+        self.stop.setEnabled(busy or self.state.loading)
+        for action in (self.add_lane, self.baseline):
+            action.setEnabled(not busy and len(self.state.lanes) < MAX_LANES)
+        self.match.setEnabled(not busy and len(self.state.lanes) > 1)
+        self.fan.setEnabled(ready and has_text)
+
+    def open_fan(self, count: int | None = None) -> None:
+        if count is None:
+            count, ok = QInputDialog.getInt(self.window, "Fan", "Continuations per lane", 4, 1, 16)
+            if not ok:
+                return
+        self.playground.analysis.fan_out(count, FAN_TOKENS)
+        if self.playground.analysis.fan is not None and self.state.busy == "fan":
+            self.fan_dialog = FanDialog(self.state, self.playground.analysis, self.window)
+            self.fan_dialog.show()
+
+    def open_export(self) -> None:
+        model = self.state.model
+        self.export_dialog = ExportDialog(self.state.lane().settings, model.path if model else None,
+                                          self.state.prompt, self.window)
+        self.export_dialog.show()
+
+    def open_import(self) -> None:
+        dialog = ImportDialog(self.state.lane().settings, self.window)
+        if dialog.exec() and dialog.result_settings is not None:
+            self.playground.lanes.set_settings(self.state.current_lane, dialog.result_settings, None)
+
+    def close_bindings(self) -> None:
+        self._unsubscribe()

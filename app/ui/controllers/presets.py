@@ -1,0 +1,80 @@
+"""The Presets menu: save, rename, duplicate, delete, import and export, with their dialogs."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtWidgets import QFileDialog, QInputDialog, QMenu
+
+from app.presets import PresetFileError
+
+
+class PresetsController:
+    def __init__(self, window, state, playground):
+        self.window, self.state, self.playground = window, state, playground
+        self.store = playground.presets
+        problems = self.store.load()
+        if problems:
+            state.report("Presets: " + "; ".join(problems))
+
+    def fill_menu(self, menu: QMenu) -> None:
+        menu.addAction("Save the edited lane as …", self.save)
+        menu.addAction("Rename …", self.rename)
+        menu.addAction("Duplicate …", self.duplicate)
+        menu.addAction("Delete …", self.delete)
+        menu.addSeparator()
+        menu.addAction("Import preset file …", self.import_file)
+        menu.addAction("Export preset file …", self.export_file)
+
+    def _ask(self, title: str, label: str, text: str = "") -> str | None:
+        name, ok = QInputDialog.getText(self.window, title, label, text=text)
+        return name if ok and name.strip() else None
+
+    def _call(self, fn, *args):
+        """Run a store change; a problem is reported and None returned."""
+        try:
+            result = fn(*args)
+        except (ValueError, KeyError, PresetFileError) as exc:
+            self.state.report(str(exc).strip("'\""))
+            return None
+        self.state.emit("presets")
+        return result if result is not None else True
+
+    def _current_name(self) -> str:
+        return self.state.lane().preset or ""
+
+    def save(self, name: str | None = None) -> None:
+        name = name or self._ask("Save preset", "Name for the edited lane's settings:")
+        lane = self.state.current_lane
+        preset = name and self._call(self.store.save, name, self.state.lane().settings, "saved from the playground")
+        if preset:
+            self.playground.lanes.set_settings(lane, self.state.lane().settings, preset.name)
+
+    def rename(self, old: str | None = None, new: str | None = None) -> None:
+        old = old or self._ask("Rename preset", "Preset to rename:", self._current_name())
+        new = new or (old and self._ask("Rename preset", f"New name for {old!r}:"))
+        renamed = new and self._call(self.store.rename, old, new)
+        if renamed:
+            self.state.rename_preset(old, renamed.name)
+
+    def duplicate(self, old: str | None = None, new: str | None = None) -> None:
+        old = old or self._ask("Duplicate preset", "Preset to duplicate:", self._current_name())
+        new = new or (old and self._ask("Duplicate preset", "Name of the copy:", f"{old} copy"))
+        if new:
+            self._call(self.store.duplicate, old, new)
+
+    def delete(self, name: str | None = None) -> None:
+        name = name or self._ask("Delete preset", "Preset to delete:", self._current_name())
+        if name and self._call(self.store.delete, name):
+            self.state.rename_preset(name, None)
+
+    def import_file(self, path: str | None = None) -> None:
+        path = path or QFileDialog.getOpenFileName(self.window, "Import presets", str(Path.home()), "JSON (*.json)")[0]
+        if path and self._call(self.store.import_file, path):
+            self.state.set_status(f"Imported presets from {path}")
+
+    def export_file(self, path: str | None = None) -> None:
+        path = path or QFileDialog.getSaveFileName(
+            self.window, "Export presets", str(Path.home() / "presets.json"), "JSON (*.json)")[0]
+        if path and self._call(self.store.export_file, path):
+            self.state.set_status(f"Exported presets to {path}")
+

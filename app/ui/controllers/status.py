@@ -1,0 +1,50 @@
+"""The status bar: the model, load progress, speed and how the last run ended."""
+from __future__ import annotations
+
+from PySide6.QtWidgets import QLabel, QProgressBar, QStatusBar
+
+from app.state import Change
+
+
+class StatusController:
+    def __init__(self, bar: QStatusBar, state):
+        self.bar, self.state = bar, state
+        self.model = QLabel("no model")
+        self.speed = QLabel("")
+        self.stop = QLabel("")
+        self.progress = QProgressBar()
+        self.progress.setMaximumWidth(180)
+        self.progress.setRange(0, 100)
+        self.progress.hide()
+        bar.addWidget(self.model)
+        bar.addWidget(self.progress)
+        bar.addPermanentWidget(self.speed)
+        bar.addPermanentWidget(self.stop)
+        self._unsubscribe = state.subscribe(self._on_change)
+
+    def _on_change(self, change: Change) -> None:
+        what = change.what
+        if what in ("loading", "load_progress", "model"):
+            self._show_model()
+        elif what == "status":
+            self.stop.setText(self.state.status)
+            if self.state.tokens_per_s and not self.state.busy:
+                self.speed.setText(f"{self.state.tokens_per_s:.1f} tokens/s")
+        elif what == "problem" and self.state.problem:
+            self.bar.showMessage(self.state.problem, 8000)
+
+    def _show_model(self) -> None:
+        fraction, message = self.state.load_progress
+        self.progress.setVisible(self.state.loading)
+        self.progress.setValue(int(fraction * 100))
+        info = self.state.model
+        if self.state.loading:
+            self.model.setText(message)
+        elif info is None:
+            self.model.setText("no model")
+        else:
+            self.model.setText(f"{info.name} \u00b7 {info.architecture} \u00b7 {info.size_bytes / 2**20:.0f} MiB"
+                               f" \u00b7 {info.gpu_layers} GPU layers")
+
+    def close_bindings(self) -> None:
+        self._unsubscribe()

@@ -1,0 +1,106 @@
+"""Controls for one flag of the table: a slider with an exact box, or a checkbox; both with a reset."""
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QCheckBox, QDoubleSpinBox, QHBoxLayout, QLabel, QSlider, QSpinBox, QToolButton, QWidget
+
+_SLIDER_STEPS = 1000
+
+
+def tooltip(row) -> str:
+    return f"<b>{row.flag}</b><br>{row.help}<br><i>default: {row.default}</i>"
+
+
+def _reset_button(row) -> QToolButton:
+    button = QToolButton()
+    button.setText("\u21ba")
+    button.setToolTip(f"Reset {row.flag} to its default ({row.default})")
+    return button
+
+
+class FlagControl(QWidget):
+    """Edits one numeric flag.  ``edited(field, value)`` fires on every change by the user."""
+
+    edited = Signal(str, object)
+
+    def __init__(self, row, parent=None):
+        super().__init__(parent)
+        self.row = row
+        self.integer = row.kind in ("int", "uint")
+        self.label = QLabel(row.label)
+        self.label.setMinimumWidth(118)
+        self.slider = QSlider(Qt.Orientation.Horizontal)
+        self.slider.setRange(0, _SLIDER_STEPS)
+        self.box = QSpinBox() if self.integer else QDoubleSpinBox()
+        if not self.integer:
+            self.box.setDecimals(max(row.decimals, 3))
+        lo, hi = row.slider_lo, row.slider_hi
+        self.box.setRange(int(lo) if self.integer else lo, int(hi) if self.integer else hi)
+        self.box.setSingleStep(int(row.step) if self.integer else row.step)
+        self.box.setKeyboardTracking(False)
+        self.box.setMinimumWidth(76)
+        self.reset = _reset_button(row)
+        for w in (self.label, self.slider, self.box):
+            w.setToolTip(tooltip(row))
+        lay = QHBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        for w, stretch in ((self.label, 0), (self.slider, 1), (self.box, 0), (self.reset, 0)):
+            lay.addWidget(w, stretch)
+        self._syncing = False
+        self.slider.valueChanged.connect(self._from_slider)
+        self.box.valueChanged.connect(self._from_box)
+        self.reset.clicked.connect(lambda: self.edited.emit(row.field, row.default))
+        self.show_value(row.default)
+
+    def value(self):
+        v = self.box.value()
+        return int(v) if self.integer else round(float(v), 6)
+
+    def show_value(self, value) -> None:
+        """Show ``value`` (clamped to the control's range) without a signal."""
+        self._syncing = True
+        try:
+            self.box.setValue(int(value) if self.integer else float(value))
+            self.slider.setValue(self._to_slider(self.box.value()))
+        finally:
+            self._syncing = False
+
+    def _to_slider(self, v: float) -> int:
+        span = self.row.slider_hi - self.row.slider_lo
+        return int(round((v - self.row.slider_lo) / span * _SLIDER_STEPS)) if span else 0
+
+    def _from_slider(self, pos: int) -> None:
+        if self._syncing:
+            return
+        row = self.row
+        v = row.slider_lo + (row.slider_hi - row.slider_lo) * pos / _SLIDER_STEPS
+        v = round(round(v / row.step) * row.step, 6)
+        self.edited.emit(row.field, int(v) if self.integer else v)
+
+    def _from_box(self, _v) -> None:
+        if not self._syncing:
+            self.edited.emit(self.row.field, self.value())
+
+
+class FlagSwitch(QWidget):
+    """Edits one on/off flag, with a reset like the sliders have."""
+
+    edited = Signal(str, object)
+
+    def __init__(self, row, parent=None):
+        super().__init__(parent)
+        self.row = row
+        self.box = QCheckBox(row.label)
+        self.box.setToolTip(tooltip(row))
+        self.reset = _reset_button(row)
+        lay = QHBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.addWidget(self.box, 1)
+        lay.addWidget(self.reset)
+        self.box.toggled.connect(lambda on: self.edited.emit(row.field, bool(on)))
+        self.reset.clicked.connect(lambda: self.edited.emit(row.field, row.default))
+
+    def show_value(self, value) -> None:
+        self.box.blockSignals(True)
+        self.box.setChecked(bool(value))
+        self.box.blockSignals(False)

@@ -1,0 +1,131 @@
+"""The control pages: Scatter, Chain, Order, Run and Model, bound to the edited lane.
+
+Every control is made from a row of the flag table.  A control shows what the
+state holds and sends each edit to the playground; it keeps no value of its
+own, so a rejected edit simply shows the state's value again.
+"""
+from __future__ import annotations
+
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QToolBox, QVBoxLayout, QWidget
+
+from app.state import Change
+from sampler.flagtable import ROW_BY_FIELD
+
+from .flag_control import FlagControl, FlagSwitch, tooltip
+from .model_page import ModelPage
+from .order_editor import OrderEditor
+from .run_page import RunPage
+
+ERROR_STYLE = "color: #b00020;"
+NOTE_STYLE = "color: #8a5a00;"
+
+
+def _rows(stage_is_scatter: bool):
+    return [row for row in ROW_BY_FIELD.values()
+            if (row.stage == "scatter") == stage_is_scatter and (row.slider_lo is not None or row.kind == "switch")]
+
+
+def breakers_text(breakers) -> str:
+    return "|".join(b.replace("\\", "\\\\").replace("|", "\\|").replace("\n", "\\n") for b in breakers)
+
+
+def parse_breakers(text: str) -> tuple[str, ...]:
+    """The inverse of :func:`breakers_text`: ``|`` separates, ``\\|``, ``\\n`` and ``\\\\`` escape."""
+    parts, cur, i = [], [], 0
+    while i < len(text):
+        c = text[i]
+        if c == "\\" and i + 1 < len(text):
+            cur.append({"n": "\n", "|": "|", "\\": "\\"}.get(text[i + 1], "\\" + text[i + 1]))
+            i += 2
+            continue
+        if c == "|":
+            parts.append("".join(cur))
+            cur = []
+        else:
+            cur.append(c)
+        i += 1
+    parts.append("".join(cur))
+    return tuple(parts) if text else ()
+
+
+class SettingsPanel(QToolBox):
+    """Every sampling flag of the edited lane, plus run and model options."""
+
+    def __init__(self, state, playground, parent=None):
+        super().__init__(parent)
+        self.state = state
+        self.playground = playground
+        self.controls: dict[str, FlagControl | FlagSwitch] = {}
+        self.error = QLabel()
+        self.error.setStyleSheet(ERROR_STYLE)
+        self.error.setWordWrap(True)
+        self.noop_note = QLabel()
+        self.noop_note.setWordWrap(True)
+        self.noop_note.setStyleSheet(NOTE_STYLE)
+        self.order = OrderEditor()
+        self.order.orderChanged.connect(lambda order: self._edit("samplers", order))
+        self.order.problem.connect(state.report)
+        self.run_page = RunPage(state, playground)
+        self.model_page = ModelPage(state, playground)
+        self.addItem(self._flag_page(_rows(True), self.noop_note), "Scatter")
+        self.addItem(self._flag_page(_rows(False), self._breakers_row()), "Chain")
+        self.addItem(self.order, "Order")
+        self.addItem(self.run_page, "Run")
+        self.addItem(self.model_page, "Model")
+        self._unsubscribe = state.subscribe(self._on_change)
+        self.refresh()
+
+    def _flag_page(self, rows, extra: QWidget) -> QWidget:
+        page = QWidget()
+        lay = QVBoxLayout(page)
+        lay.setSpacing(2)
+        for row in rows:
+            ctl = FlagSwitch(row) if row.kind == "switch" else FlagControl(row)
+            ctl.edited.connect(self._edit)
+            self.controls[row.field] = ctl
+            lay.addWidget(ctl)
+        lay.addWidget(extra)
+        lay.addStretch(1)
+        return page
+
+    def _breakers_row(self) -> QWidget:
+        row = ROW_BY_FIELD["dry_sequence_breakers"]
+        box = QWidget()
+        lay = QHBoxLayout(box)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.addWidget(QLabel(row.label))
+        self.breakers = QLineEdit()
+        self.breakers.setToolTip(tooltip(row) + "<br>Separate them with |; write \\n for a newline, \\| for |.")
+        self.breakers.editingFinished.connect(lambda: self._edit(row.field, parse_breakers(self.breakers.text())))
+        lay.addWidget(self.breakers)
+        return box
+
+    def _edit(self, field: str, value) -> None:
+        self.playground.lanes.edit(field, value)
+
+    def _on_change(self, change: Change) -> None:
+        if change.what == "problem":
+            self.error.setText(self.state.problem)
+            self.error.setVisible(bool(self.state.problem))
+        elif change.what == "current_lane" or (change.what == "lane_settings" and change.lane == self.state.current_lane):
+            self.refresh()
+
+    def refresh(self) -> None:
+        """Show the edited lane's settings in every control."""
+        settings = self.state.lane().settings
+        for field, ctl in self.controls.items():
+            ctl.show_value(settings.get(field))
+        if not self.breakers.hasFocus():
+            self.breakers.setText(breakers_text(settings.dry_sequence_breakers))
+        self.order.set_order(settings.samplers)
+        self.run_page.refresh()
+        why = settings.scatter.why_noop()
+        if "scatter" not in settings.samplers:
+            why = "scatter is not in the sampler order"
+        self.noop_note.setText(f"Scatter is a no-op: {why}." if why else "")
+        self.noop_note.setVisible(bool(why))
+
+    def close_bindings(self) -> None:
+        self._unsubscribe()
+        self.run_page.close_bindings()
+        self.model_page.close_bindings()
