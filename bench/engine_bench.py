@@ -27,7 +27,9 @@ def _raw_decode_tps(model, n_seq: int, options: ContextOptions, steps: int = N_T
     """Bare llama_decode calls, one token per sequence per call."""
     prompt = tokenize_prompt(model, PROMPT)
     with DecodeContext(model, n_seq, options) as ctx:
-        ctx.decode_prompt(prompt)
+        ctx.decode_tokens(0, prompt, 0)
+        for seq in range(1, n_seq):
+            ctx.seq_cp(0, seq)
         t0 = time.perf_counter()
         for i in range(steps):
             ctx.decode_step([(s, 236761 + s, len(prompt) + i) for s in range(n_seq)])

@@ -5,42 +5,49 @@ import os
 import statistics
 import time
 
-from app.builtin_presets import find_builtin
+from app.presets import find_builtin
 from app.engine.context import ContextOptions, physical_cores
 from app.engine.generation import Generation, RunOptions
 from app.engine.lane import LaneConfig
 from app.engine.model import LoadedModel, default_model_path
+from app.engine.workspace import Workspace
 
 PROMPT = "Write a long story about a lighthouse keeper who finds a letter from the future. Chapter 1.\n\n"
 N_TOKENS = 128
 ROUNDS = 5
 
 
-def _headless(model, settings, options) -> float:
+def _headless(model, settings, options, workspace) -> float:
+    """The same run without a window, on a kept workspace as the engine thread keeps one."""
     t0 = time.perf_counter()
-    gen = Generation(model, PROMPT, [LaneConfig(settings)], RunOptions(max_tokens=N_TOKENS, context=options))
+    gen = Generation(model, PROMPT, [LaneConfig(settings)], RunOptions(max_tokens=N_TOKENS, context=options),
+                     workspace=workspace)
     tokens = len(gen.run()[0].tokens)
     return tokens / (time.perf_counter() - t0)
 
 
-def _windowed(app, window, settings) -> float:
-    window.prompt.setPlainText(PROMPT)
-    window.lane_states[0].settings = settings
-    window.set_current_lane(0)
-    window.controls.seed.setValue(settings.seed)
-    window.controls.max_tokens.setValue(N_TOKENS)
-    from PySide6.QtCore import QEventLoop, QTimer
+def _windowed(window, settings) -> float:
+    """Tokens/s of one run in the window, every panel live, timed from Generate to the run's end."""
+    from PySide6.QtCore import QEventLoop
 
+    state, playground = window.state, window.playground
+    state.set_prompt(PROMPT)
+    playground.lanes.set_settings(0, settings)
+    state.set_run_settings(max_tokens=N_TOKENS)
     loop = QEventLoop()
-    check = QTimer()
-    check.timeout.connect(lambda: window.worker.running or window.worker.events.qsize() or loop.quit())
+    unsubscribe = state.subscribe(lambda c: c.what == "busy" and not state.busy and loop.quit())
     t0 = time.perf_counter()
-    window.generate(continue_text=False)
-    check.start(20)
-    loop.exec()  # the window's own timers poll the worker and redraw, as in the app
+    playground.runs.generate()
+    loop.exec()  # the window's own bridge and redraws run, as in the app
     elapsed = time.perf_counter() - t0
-    check.stop()
-    return len(window.session.lane(0)) / elapsed
+    unsubscribe()
+    return len(state.lane().records) / elapsed
+
+
+def _wait_for_model(app, window) -> None:
+    while window.state.model is None:
+        app.processEvents()
+        time.sleep(0.01)
 
 
 def run_all() -> dict[str, float]:
@@ -53,15 +60,17 @@ def run_all() -> dict[str, float]:
     options = ContextOptions(n_ctx=4096, n_threads=physical_cores())
     settings = find_builtin("creative-writing").settings.replace(seed=21)
     model = LoadedModel(default_model_path(), gpu_layers=0)
-    window = MainWindow(load_default=False)
-    window.use_model(model)
+    window = MainWindow(load_default=False, model=model)
     window.show()
+    _wait_for_model(app, window)
     try:
         ratios = []
+        workspace = Workspace(model, 1, options)
         for _ in range(ROUNDS):
-            headless = _headless(model, settings, options)
-            windowed = _windowed(app, window, settings)
+            headless = _headless(model, settings, options, workspace)
+            windowed = _windowed(window, settings)
             ratios.append(windowed / headless)
+        workspace.close()
         return {
             "gui_vs_headless_tps_ratio": statistics.median(ratios),
             "gui_vs_headless_tps_ratio_min": min(ratios),

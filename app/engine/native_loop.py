@@ -27,7 +27,7 @@ def native_generate(
     with DecodeContext(model, 1, context) as ctx:
         for t in tokens:
             chain.accept(t)
-        ctx.decode_prompt(tokens)
+        ctx.decode_tokens(0, tokens, 0)
         t0 = time.perf_counter()
         row = -1
         for step in range(max_tokens):

@@ -1,21 +1,85 @@
-"""A window on the session's model, with presets and recent files in a temporary folder."""
+"""Windows on the fake backend (most tests) or on the bundled Gemma model; presets in a temporary folder.
+
+Every UI test fails if it leaves a QTimer running or a thread alive.
+"""
 from __future__ import annotations
 
-import os
+import gc
+import threading
+import time
 
 import pytest
+from PySide6.QtCore import QTimer
 
-os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+from app.engine.fake import fake_loader
+
+
+def _active_timers() -> list[QTimer]:
+    found = []
+    for obj in gc.get_objects():
+        if isinstance(obj, QTimer):
+            try:
+                if obj.isActive():
+                    found.append(obj)
+            except RuntimeError:  # its C++ object is gone
+                pass
+    return found
+
+
+@pytest.fixture(autouse=True)
+def nothing_left_running(qtbot):
+    threads_before = set(threading.enumerate())
+    timers_before = set(map(id, _active_timers()))
+    yield
+    deadline = time.monotonic() + 5.0
+    while True:
+        threads = [t for t in threading.enumerate() if t not in threads_before and t.is_alive()]
+        if not threads or time.monotonic() > deadline:
+            break
+        time.sleep(0.02)
+    assert not threads, f"threads left running: {[t.name for t in threads]}"
+    timers = [t for t in _active_timers() if id(t) not in timers_before]
+    assert not timers, f"QTimers left running: {timers}"
 
 
 @pytest.fixture
-def window(qtbot, default_model, tmp_path, monkeypatch):
+def config(tmp_path, monkeypatch):
+    monkeypatch.setenv("SCATTER_PLAYGROUND_CONFIG", str(tmp_path))
+    return tmp_path
+
+
+def open_window(qtbot, **kwargs):
     from app.ui.main_window import MainWindow
 
-    monkeypatch.setenv("SCATTER_PLAYGROUND_CONFIG", str(tmp_path))
-    w = MainWindow(load_default=False)
+    w = MainWindow(load_default=False, **kwargs)
     qtbot.addWidget(w)
-    w.use_model(default_model)
     w.show()
+    return w
+
+
+@pytest.fixture
+def window(qtbot, config):
+    """A window on the fake backend, its model loaded, runs of 16 tokens."""
+    w = open_window(qtbot, loader=fake_loader())
+    w.playground.runs.load_model(None)
+    qtbot.waitUntil(lambda: w.state.model is not None, timeout=10_000)
+    w.state.set_run_settings(max_tokens=16, n_ctx=512)
     yield w
     w.close()
+
+
+@pytest.fixture
+def gemma_window(qtbot, config, default_model):
+    """A window whose engine borrows the session's Gemma model."""
+    w = open_window(qtbot, model=default_model)
+    qtbot.waitUntil(lambda: w.state.model is not None, timeout=60_000)
+    w.state.set_run_settings(max_tokens=24, n_ctx=1024)
+    yield w
+    w.close()
+
+
+def run_and_wait(qtbot, w, action=None, timeout: int = 60_000) -> None:
+    """Start a run (Generate by default) and wait until it ended and the window redrew."""
+    (action or w.playground.runs.generate)()
+    qtbot.waitUntil(lambda: not w.state.busy, timeout=timeout)
+    qtbot.wait(20)

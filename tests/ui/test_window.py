@@ -1,163 +1,173 @@
-"""The window, driven as a user would (pytest-qt, offscreen), on the bundled model."""
-from __future__ import annotations
+"""The window, driven as a user would (pytest-qt, offscreen), mostly on the fake backend.
 
-import os
-import time
-from pathlib import Path
+Each defect the redesign fixed has its test here: a renamed preset, a rejected
+value kept out of the controls, statistics after every run, panels drawn from
+the run's own settings, the collision gate's decisions, the Adaptive reset,
+new lanes with seeds of their own.
+"""
+from __future__ import annotations
 
 import numpy as np
 import pytest
 
-os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+from app.analysis import gate_decisions
 
-from PySide6.QtCore import QUrl  # noqa: E402
-
-from app.engine.records import StopReason  # noqa: E402
-
-DOCS = Path(__file__).resolve().parents[2] / "docs"
+from .conftest import run_and_wait
 
 
-def wait_done(qtbot, w, timeout=120_000):
-    qtbot.waitUntil(lambda: w.worker is not None and not w.worker.running and not w.worker.events.qsize(), timeout=timeout)
-    qtbot.wait(60)  # one more poll and redraw
-
-
-def test_sliders_and_boxes_reach_the_engine(qtbot, window):
-    strength = window.controls.controls["scatter.strength"]
+def test_a_slider_and_a_box_reach_the_state_and_the_engine(qtbot, window):
+    controls = window.controls.controls
+    strength = controls["scatter.strength"]
     strength.slider.setValue(strength._to_slider(0.25))  # as a drag would
-    assert window.controls.settings.scatter.strength == pytest.approx(0.25)
-    top_k = window.controls.controls["top_k"]
-    top_k.box.setValue(12)  # as typing would
-    radius = window.controls.controls["scatter.radius"]
+    assert window.state.lane().settings.scatter.strength == pytest.approx(0.25)
+    controls["top_k"].box.setValue(12)  # as typing would
+    radius = controls["scatter.radius"]
     radius.box.setValue(3.5)
-    assert radius.slider.value() == radius._to_slider(3.5)  # slider followed the box
-    window.controls.adaptive.setChecked(True)
-    window.controls.max_tokens.setValue(4)
-    window.generate(continue_text=False)
-    engine_settings = window.worker.generation.lanes[0].config.settings
-    assert engine_settings.scatter.strength == pytest.approx(0.25)
-    assert engine_settings.scatter.radius == pytest.approx(3.5)
-    assert engine_settings.scatter.adaptive is True
-    assert engine_settings.top_k == 12
-    wait_done(qtbot, window)
-    strength.reset.click()
-    assert window.controls.settings.scatter.strength == 0.0
+    assert radius.slider.value() == radius._to_slider(3.5)  # the slider followed the box
+    run_and_wait(qtbot, window)
+    used = window.state.lane().records[0].settings
+    assert used.scatter.strength == pytest.approx(0.25) and used.top_k == 12 and used.scatter.radius == 3.5
 
 
-def test_bad_combination_shows_a_message_and_keeps_settings(qtbot, window):
-    before = window.controls.settings
-    window.controls.controls["scatter.strength_max"].box.setValue(0.01)  # below strength-min 0.02
+def test_a_rejected_combination_keeps_the_controls_on_the_values_in_use(window):
+    controls = window.controls.controls
+    before = window.state.lane().settings
+    controls["scatter.strength_max"].box.setValue(0.01)  # below strength-min 0.02
     assert "--scatter-strength-min" in window.controls.error.text()
-    assert window.controls.settings.scatter.strength_max == before.scatter.strength_max
-    window.controls.order.seq.setText("kpq")
-    window.controls.order.seq.editingFinished.emit()
-    assert "unknown letter" in window.controls.error.text()
+    assert window.state.lane().settings == before
+    assert controls["scatter.strength_max"].box.value() == pytest.approx(before.scatter.strength_max)
+    controls["scatter.radius"].box.setValue(3.0)  # another edit: the message goes, the kept value stays
+    assert window.controls.error.text() == ""
+    assert controls["scatter.strength_max"].box.value() == pytest.approx(before.scatter.strength_max)
+
+
+def test_the_adaptive_switch_has_a_reset(window):
+    adaptive = window.controls.controls["scatter.adaptive"]
+    adaptive.box.setChecked(True)
+    assert window.state.lane().settings.scatter.adaptive is True
+    adaptive.reset.click()
+    assert window.state.lane().settings.scatter.adaptive is False and not adaptive.box.isChecked()
 
 
 def test_scatter_noop_is_explained(window):
-    window.controls.controls["scatter.strength"].box.setValue(0.0)
-    assert "no-op" in window.controls.noop_note.text() and "strength is 0" in window.controls.noop_note.text()
-    window.controls.controls["scatter.strength"].box.setValue(0.2)
+    controls = window.controls.controls
+    controls["scatter.strength"].box.setValue(0.0)
+    controls["scatter.absorption"].box.setValue(0.0)
+    window.controls.controls["scatter.adaptive"].box.setChecked(False)
+    assert "strength is 0" in window.controls.noop_note.text()
+    controls["scatter.strength"].box.setValue(0.2)
     assert window.controls.noop_note.text() == ""
-    window.controls.controls["scatter.radius"].box.setValue(0.0)
+    controls["scatter.radius"].box.setValue(0.0)
     assert "radius" in window.controls.noop_note.text()
 
 
-def test_panels_plot_the_step_records(qtbot, window):
-    s = window.controls
-    s.controls["scatter.strength"].box.setValue(0.3)
-    s.controls["scatter.absorption"].box.setValue(0.2)
-    s.controls["scatter.collision"].box.setValue(0.7)
-    s.max_tokens.setValue(24)
-    window.generate(continue_text=False)
-    wait_done(qtbot, window)
-    records = window.session.lane(0)
-    assert len(records) >= 5
-    fired = [r for r in records if r.scatter.fired]
-    assert fired, "scatter never fired"
-    # pick a fired step and check each panel shows exactly its record
-    rec = fired[-1]
-    window.session.select(rec.step)
-    window.redraw()
-    np.testing.assert_allclose(window.pre_post.pre.opts["height"], rec.scatter.p_before)
-    np.testing.assert_allclose(window.pre_post.post.opts["height"], rec.scatter.p_final)
-    np.testing.assert_allclose(window.entropy.bars.opts["width"], [rec.scatter.strength, rec.scatter.entropy])
-    np.testing.assert_allclose(window.absorption.bars.opts["height"], rec.scatter.absorption_factors)
-    xs, ys = window.strips.curves[3].getData()
-    np.testing.assert_allclose(ys, [r.chosen_p for r in records])
-    xs, ys = window.strips.curves[2].getData()
-    np.testing.assert_allclose(ys, [r.raw_rank + 1 for r in records])
-    fired_x = window.collision.fired.getData()[0]
-    idle_x = window.collision.not_fired.getData()[0]
-    assert sorted(set(fired_x)) == [r.step for r in records if r.scatter.fired]
-    assert sorted(set(idle_x)) == [r.step for r in records if not r.scatter.fired]
-    n_fired = sum(r.scatter.fired for r in records)
-    assert f"fired {n_fired}/{len(records)}" in window.collision.header.text()
-    h = window.entropy.h_curve.getData()[1]
-    np.testing.assert_allclose(h, [r.scatter.entropy for r in fired])
+def test_renaming_a_user_preset_keeps_the_lane_on_it(qtbot, window):
+    presets = window.presets
+    window.controls.controls["temp"].box.setValue(1.25)
+    presets.save("Warm")
+    column = window.lanes_view.columns[0]
+    assert column.preset.currentText() == "Warm"
+    presets.rename("Warm", "Hot")
+    assert window.state.problem == "", window.state.problem
+    assert column.preset.currentText() == "Hot"
+    presets.duplicate("Hot", "Hot copy")
+    presets.delete("Hot copy")
+    assert window.state.problem == ""
+    assert set(window.playground.presets.names()) == {"Hot"}
+    presets.delete("Hot")
+    assert column.preset.currentText() == "(custom)"
 
 
-def test_clicking_a_token_selects_it_everywhere(qtbot, window):
-    window.controls.controls["scatter.strength"].box.setValue(0.3)
-    window.controls.max_tokens.setValue(12)
-    window.generate(continue_text=False)
-    wait_done(qtbot, window)
-    records = window.session.lane(0)
-    target = next(r for r in records[1:] if r.text and r.scatter.fired)
-    window.text.anchorClicked.emit(QUrl(f"step:{target.step}"))
-    qtbot.wait(60)
-    assert window.session.selected == target.step
-    np.testing.assert_allclose(window.pre_post.post.opts["height"], target.scatter.p_final)
-    assert all(c.value() == target.step for c in window.strips.cursors)
-    np.testing.assert_allclose(window.entropy.bars.opts["width"], [target.scatter.strength, target.scatter.entropy])
-    tip = window.text.alternatives_html(target)
-    assert f"step {target.step}" in tip and "%" in tip
+def test_statistics_are_shown_after_every_run(qtbot, window):
+    window.playground.lanes.add()
+    for _ in range(4):
+        run_and_wait(qtbot, window)
+        for column in window.lanes_view.columns:
+            assert "mean entropy" in column.stats.text()
+
+
+def test_panels_draw_from_the_settings_the_run_was_made_with(qtbot, window):
+    edit = window.playground.lanes.edit
+    edit("scatter.strength", 0.3)
+    edit("scatter.collision", 0.5)
+    edit("scatter.absorption", 0.4)
+    window.state.set_run_settings(max_tokens=60)
+    run_and_wait(qtbot, window)
+    header = window.collision.header.text()
+    assert "configured 50%" in header
+    damped = [r for r in window.state.lane().records if r.scatter.fired and (r.scatter.absorption_factors < 1).any()]
+    assert damped, "no step damped a repeated token"
+    window.state.select(damped[-1].step)
+    qtbot.wait(20)
+    labels_before = [label.toPlainText() for label in window.absorption.labels if label.isVisible()]
+    edit("scatter.collision", 1.0)  # edits after the run change nothing drawn from it
+    edit("scatter.absorption", 0.9)
+    window.redraws.redraw()
+    assert window.collision.header.text() == header
+    assert [label.toPlainText() for label in window.absorption.labels if label.isVisible()] == labels_before
+
+
+def test_the_collision_panel_counts_what_the_gate_decided(qtbot, window):
+    window.playground.lanes.edit("scatter.strength", 0.3)
+    window.playground.lanes.edit("scatter.collision", 0.4)
+    window.state.set_run_settings(max_tokens=80)
+    run_and_wait(qtbot, window)
+    records = window.state.lane().records
+    opened = sum(1 for r in records if r.scatter.gate_u is not None and r.scatter.gate_u < 0.4)
+    assert f"opened {opened}/{len(records)}" in window.collision.header.text()
+    assert gate_decisions(records).count(True) == opened
+
+
+def test_a_new_lane_writes_its_own_text_and_the_baseline_keeps_the_edited_lane(qtbot, window):
+    window.actions.add_lane.trigger()
+    assert window.state.current_lane == 1
+    run_and_wait(qtbot, window)
+    a, b = (lane.text for lane in window.state.lanes)
+    assert a != b
+    window.state.set_current_lane(0)
+    window.actions.baseline.trigger()
+    assert window.state.current_lane == 0 and len(window.state.lanes) == 3
+    assert window.lanes_view.columns[0].edit.isChecked()
+
+
+def test_clicking_a_token_selects_it_in_every_panel(qtbot, window):
+    window.playground.lanes.edit("scatter.strength", 0.3)
+    run_and_wait(qtbot, window)
+    records = window.state.lane().records
+    pick = next(r for r in records if r.scatter.fired and r.text)
+    window.lanes_view.columns[0].text.stepClicked.emit(pick.step)
+    qtbot.wait(20)
+    assert window.state.selected == pick.step
+    assert all(c.value() == pick.step for c in window.strips.cursors)
+    np.testing.assert_allclose(window.pre_post.p_after, pick.scatter.p_final)
 
 
 def test_stop_mid_run_keeps_the_text(qtbot, window):
-    window.controls.max_tokens.setValue(5000)
-    window.generate(continue_text=False)
-    qtbot.waitUntil(lambda: len(window.session.lane(0)) >= 3, timeout=60_000)
-    window.stop()
-    t0 = time.monotonic()
-    wait_done(qtbot, window)
-    assert time.monotonic() - t0 < 10
-    results = window.worker.generation.results()
-    assert results[0].stop_reason == StopReason.CANCELLED
-    assert "cancelled" in window.status_stop.text()
-    assert len(window.session.lane(0)) < 5000
-    assert window.text.text_so_far() == "".join(r.text for r in window.session.lane(0))
-    assert window.act_generate.isEnabled()
+    window.bridge.engine.model.step_delay_s = 0.01
+    window.state.set_run_settings(max_tokens=5000)
+    window.actions.generate.trigger()
+    qtbot.waitUntil(lambda: len(window.state.lane().records) >= 5, timeout=10_000)
+    window.actions.stop.trigger()
+    qtbot.waitUntil(lambda: not window.state.busy, timeout=10_000)
+    lane = window.state.lane()
+    assert lane.last_result.stop_reason.value == "cancelled"
+    assert "cancelled" in window.status.stop.text()
+    assert window.actions.generate.isEnabled() and window.actions.continue_.isEnabled()
 
 
-def test_bad_model_file_shows_a_message_and_the_window_still_works(qtbot, window, tmp_path):
-    bad = tmp_path / "broken.gguf"
-    bad.write_bytes(b"GGUF\x03\x00\x00\x00" + b"\x00" * 64)
-    window.load_model(str(bad))
-    qtbot.waitUntil(lambda: window.loader is None, timeout=30_000)
-    assert "Could not load the model" in window.controls.error.text()
-    assert "broken.gguf" in window.controls.error.text()
-    assert window.model is not None  # the previous model stays
-    window.controls.max_tokens.setValue(3)
-    window.generate(continue_text=False)
-    wait_done(qtbot, window)
-    assert len(window.session.lane(0)) == 3
+def test_a_bad_model_file_shows_a_message_and_the_window_still_works(qtbot, window):
+    window.controls.model_page.load("/nowhere/bad.gguf")
+    qtbot.waitUntil(lambda: not window.state.loading, timeout=10_000)
+    assert "bad.gguf" in window.controls.error.text()
+    run_and_wait(qtbot, window)
+    assert len(window.state.lane().records) == 16
 
 
-def test_screenshot_during_a_run(qtbot, window):
-    """Saved for the README: the window mid-generation with scatter on."""
-    s = window.controls
-    s.set_settings(s._settings.replace(scatter_strength=0.3, scatter_absorption=0.1, scatter_collision=0.6))
-    s.max_tokens.setValue(400)
-    window.generate(continue_text=False)
-    qtbot.waitUntil(lambda: len(window.session.lane(0)) >= 60, timeout=120_000)
-    showcase = [r for r in window.session.lane(0) if r.scatter.fired and (r.scatter.absorption_factors < 1).any()]
-    if showcase:  # pin a step where scatter fired and absorption damped something
-        window.session.select(showcase[-1].step)
-    window.redraw()
-    DOCS.mkdir(exist_ok=True)
-    path = DOCS / "screenshot.png"
-    assert window.grab().save(str(path))
-    window.stop()
-    wait_done(qtbot, window)
-    assert path.stat().st_size > 20_000
+def test_continue_keeps_the_tinted_text_and_its_records(qtbot, window):
+    run_and_wait(qtbot, window)
+    text = window.state.lane().text
+    run_and_wait(qtbot, window, window.actions.continue_.trigger)
+    lane = window.state.lane()
+    assert len(lane.records) == 32 and lane.text.startswith(text)
+    pane = window.lanes_view.columns[0].text
+    assert pane.shown == 32 and pane.toPlainText().endswith(lane.text)
