@@ -2,18 +2,17 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Iterable
+from typing import Iterable
 
 import numpy as np
 
 from .candidates import Candidates
 from .scatter import Scatter, ScatterTrace
+from .settings import SamplerSettings, ScatterParams
 from .stage import Stage
+from .stageargs import stage_args
 from .stages import Dist, Dry, MinP, Penalties, Temperature, TopK, TopNSigma, TopP, Typical, Xtc
 from .stages.dry import Vocabulary
-
-if TYPE_CHECKING:
-    from .settings import SamplerSettings
 
 
 @dataclass(frozen=True)
@@ -39,43 +38,26 @@ class StepTrace:
     final_p: np.ndarray
 
 
-def _make_stage(name: str, s: "SamplerSettings") -> Stage:
-    if name == "penalties":
-        return Penalties(s.penalty_last_n, s.penalty_repeat, s.penalty_freq, s.penalty_present)
-    if name == "dry":
-        return Dry(s.dry_multiplier, s.dry_base, s.dry_allowed_length, s.dry_penalty_last_n, s.dry_sequence_breakers)
-    if name == "top_n_sigma":
-        return TopNSigma(s.top_n_sigma)
-    if name == "top_k":
-        return TopK(s.top_k)
-    if name == "typ_p":
-        return Typical(s.typ_p, s.min_keep)
-    if name == "top_p":
-        return TopP(s.top_p, s.min_keep)
-    if name == "min_p":
-        return MinP(s.min_p, s.min_keep)
-    if name == "xtc":
-        return Xtc(s.xtc_probability, s.xtc_threshold, s.min_keep, s.seed)
-    if name == "scatter":
-        return Scatter(s.scatter, s.seed)
-    if name == "temperature":
-        return Temperature(s.temp, s.dynatemp_range, s.dynatemp_exponent)
-    raise ValueError(f"--samplers: unknown sampler {name!r}")
+def _scatter(*args) -> Scatter:
+    """Scatter from its stage-table arguments: every scatter field (ScatterParams' order), then the seed."""
+    return Scatter(ScatterParams(*args[:-1]), args[-1])
 
 
-def check_stage_values(settings: "SamplerSettings") -> None:
-    """Build every stage once, whether or not it is in the order, to check all values."""
-    from .settings import DEFAULT_ORDER
-
-    for name in DEFAULT_ORDER:
-        _make_stage(name, settings)
-    Dist(settings.seed)
+#: The NumPy class of each stage; each takes its stage-table arguments without the markers.
+CONSTRUCTORS = {
+    "penalties": Penalties, "dry": Dry, "top_n_sigma": TopNSigma, "top_k": TopK, "typ_p": Typical,
+    "top_p": TopP, "min_p": MinP, "xtc": Xtc, "scatter": _scatter, "temperature": Temperature, "dist": Dist,
+}
 
 
-def build_stages(settings: "SamplerSettings", vocab: Vocabulary | None) -> list[Stage]:
-    """The stages for ``settings`` in order (every value checked)."""
-    stages = [_make_stage(name, settings) for name in settings.samplers]
-    Dist(settings.seed)  # checks the seed
+def make_stage(name: str, settings: SamplerSettings) -> Stage:
+    """The NumPy stage ``name`` (or ``"dist"``) for ``settings``."""
+    return CONSTRUCTORS[name](*(value for _, value in stage_args(name, settings)))
+
+
+def build_stages(settings: SamplerSettings, vocab: Vocabulary | None) -> list[Stage]:
+    """The stages for ``settings`` in order (the settings checked every value when built)."""
+    stages = [make_stage(name, settings) for name in settings.samplers]
     if vocab is not None:
         for stage in stages:
             if isinstance(stage, Dry):
@@ -91,12 +73,12 @@ class SamplerChain:
         self.dist = dist
 
     @classmethod
-    def from_settings(cls, settings: "SamplerSettings", vocab: Vocabulary | None = None) -> "SamplerChain":
+    def from_settings(cls, settings: SamplerSettings, vocab: Vocabulary | None = None) -> "SamplerChain":
         stages = build_stages(settings, vocab)
         missing = [s.name for s in stages if isinstance(s, Dry) and s.needs_vocab]
         if missing:
             raise ValueError("--dry-multiplier: DRY with sequence breakers needs the model's vocabulary")
-        return cls(stages, Dist(settings.seed))
+        return cls(stages, make_stage("dist", settings))
 
     @property
     def seed(self) -> int:

@@ -12,6 +12,9 @@ Gaussian kernel over rank distance.  Decisions where the spec is silent
   entropy is normalised by the number of finite candidates.  Scatter never
   brings a banned token back.  With fewer than two finite candidates the step
   is a no-op (like ``m < 2``).
+* NaN logits (an earlier stage's ``inf - inf``) are read as ``-inf``: they
+  hold no mass and are written back as ``-inf``.  ``+inf`` logits are the
+  softmax's limit (see :mod:`sampler.scatter_math`).
 * A negative ``radius`` is rejected like the other out-of-range values.
 * After absorption the medium may no longer be in descending order; the
   candidates keep rank order (as the spec's write-back says) and the array is
@@ -19,81 +22,23 @@ Gaussian kernel over rank distance.  Decisions where the spec is silent
 """
 from __future__ import annotations
 
-import math
 from collections import Counter, deque
-from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
 
 from .candidates import Candidates
+from .flagtable import check
 from .rng import DEFAULT_SEED, Mt19937, resolve_seed
+from .scatter_math import absorb, diffusion_matrix, exp_sum, softmax_entropy
+from .settings import ScatterParams
 from .sorting import top_order
-from .stage import Stage, check_number
+from .stage import Stage
+
+__all__ = ["Scatter", "ScatterParams", "ScatterTrace", "diffusion_matrix"]
 
 F32 = np.float32
 _P_FLOOR = 1e-10
-
-
-@dataclass(frozen=True)
-class ScatterParams:
-    """The eleven scatter flags plus the seed, checked when built."""
-
-    k: int = 64
-    strength: float = 0.0
-    radius: float = 2.5
-    steps: int = 1
-    adaptive: bool = False
-    strength_min: float = 0.02
-    strength_max: float = 0.30
-    entropy_target: float = 0.55
-    absorption: float = 0.0
-    absorption_last_n: int = 64
-    collision: float = 1.0
-
-    def __post_init__(self):
-        unit = dict(lo=0.0, hi=1.0, float32=False)
-        fields = {
-            "k": check_number("--scatter-k", self.k, lo=0, integer=True),
-            "strength": check_number("--scatter-strength", self.strength, **unit),
-            "radius": check_number("--scatter-radius", self.radius, lo=0.0, float32=False),
-            "steps": check_number("--scatter-steps", self.steps, lo=0, integer=True),
-            "strength_min": check_number("--scatter-strength-min", self.strength_min, **unit),
-            "strength_max": check_number("--scatter-strength-max", self.strength_max, **unit),
-            "entropy_target": check_number("--scatter-entropy-target", self.entropy_target, **unit),
-            "absorption": check_number("--scatter-absorption", self.absorption, lo=0.0, float32=False),
-            "absorption_last_n": check_number("--scatter-absorption-last-n", self.absorption_last_n, lo=0, integer=True),
-            "collision": check_number("--scatter-collision", self.collision, **unit),
-        }
-        if not isinstance(self.adaptive, (bool, np.bool_)):
-            raise ValueError(f"--scatter-adaptive: expected true or false, got {self.adaptive!r}")
-        if fields["strength_min"] > fields["strength_max"]:
-            raise ValueError(
-                f"--scatter-strength-min: must not exceed --scatter-strength-max "
-                f"({fields['strength_min']!r} > {fields['strength_max']!r})"
-            )
-        for name, value in fields.items():
-            object.__setattr__(self, name, value)
-        object.__setattr__(self, "adaptive", bool(self.adaptive))
-
-    @property
-    def enabled(self) -> bool:
-        wants = self.strength > 0 or self.adaptive or self.absorption > 0
-        return wants and self.k > 1 and self.radius > 0 and self.steps > 0 and self.collision > 0
-
-    def why_noop(self) -> str | None:
-        """A sentence saying why scatter does nothing, or None if it can fire."""
-        if not (self.strength > 0 or self.adaptive or self.absorption > 0):
-            return "strength is 0, adaptive is off and absorption is 0"
-        for ok, why in (
-            (self.k > 1, "k must be above 1"),
-            (self.radius > 0, "radius is 0"),
-            (self.steps > 0, "steps is 0"),
-            (self.collision > 0, "collision probability is 0"),
-        ):
-            if not ok:
-                return why
-        return None
 
 
 class ScatterTrace(NamedTuple):
@@ -121,24 +66,6 @@ class ScatterTrace(NamedTuple):
 
 _EMPTY_F = np.empty(0, dtype=np.float64)
 _EMPTY_I = np.empty(0, dtype=np.int32)
-_KERNELS: dict[tuple[int, float, int], np.ndarray] = {}
-
-
-def diffusion_matrix(m: int, radius: float, steps: int) -> np.ndarray:
-    """``W ** steps`` with ``W_ij = K_ij / sum_j K_ij``, ``K_ij = exp(-(i-j)^2 / (2 r^2))``; cached."""
-    key = (m, float(radius), steps)
-    w = _KERNELS.get(key)
-    if w is None:
-        r = np.arange(m, dtype=np.float64)
-        k = np.exp(-np.subtract.outer(r, r) ** 2 / (2.0 * radius * radius))
-        w = np.linalg.matrix_power(k / k.sum(axis=1, keepdims=True), steps)
-        w.setflags(write=False)
-        if len(_KERNELS) > 256:
-            _KERNELS.clear()
-        _KERNELS[key] = w
-    return w
-
-
 _ONES: dict[int, np.ndarray] = {}
 
 
@@ -150,13 +77,28 @@ def _ones(n: int) -> np.ndarray:
     return ones
 
 
+def _medium(cur: Candidates, m: int) -> tuple[np.ndarray | None, np.ndarray]:
+    """``(order, logits)`` of the medium: its positions in ``cur`` (None: the first ``m``)
+    and its logits, descending, ties in incoming order, NaN read as ``-inf``."""
+    order = None if cur.sorted or m < 2 else top_order(cur.logits, m)
+    logits = cur.logits[:m] if order is None else cur.logits[order]
+    if len(logits) == m and not np.isnan(logits).any():
+        return order, logits
+    clean = np.where(np.isnan(cur.logits), F32(-np.inf), cur.logits)
+    if cur.sorted:  # sorted but for the NaN: keep the first m, NaN moved behind
+        order = np.argsort(-clean[:m], kind="stable")
+    else:
+        order = top_order(clean, m)
+    return order, clean[order]
+
+
 class Scatter(Stage):
     name = "scatter"
     letter = "r"
 
     def __init__(self, params: ScatterParams | None = None, seed: int = DEFAULT_SEED):
         self.params = params or ScatterParams()
-        self.seed = check_number("--seed", seed, lo=0, hi=0xFFFFFFFF, integer=True)
+        self.seed = check("seed", seed)
         self.enabled = self.params.enabled
         self.rng = Mt19937(resolve_seed(self.seed))
         self._history: deque[int] = deque(maxlen=self.params.absorption_last_n or None)
@@ -208,18 +150,21 @@ class Scatter(Stage):
                 self.last_trace = self._noop(step, gate_drawn=True, gate_u=gate_u)
                 return
         m = min(prm.k, len(cur))
-        order = None if cur.sorted or m < 2 else top_order(cur.logits, m)
-        logits = cur.logits[:m] if order is None else cur.logits[order]
+        order, logits = _medium(cur, m)
         live = m if m and logits[-1] > -np.inf else int(np.count_nonzero(logits > -np.inf))
         if live < 2:  # a no-op: no sort, no truncation
             self.last_trace = self._noop(step, gate_drawn=gate_u is not None, gate_u=gate_u)
             return
-        every = None
-        if len(cur) > m:  # for the share of probability the medium drops (float32 is plenty here)
-            every = float(np.exp(cur.logits - logits[0]).sum(dtype=np.float64))
+        # the share of probability the medium drops (float32 exp is plenty here)
+        every = exp_sum(cur.logits, float(logits[0])) if len(cur) > m else None
         if order is not None:
             cur.take(order, sorted=True)
         trace = self._scatter(step, gate_u, cur.ids[:m], logits[:live], m, every)
+        self._write_back(cur, trace, m, live)
+        self.last_trace = trace
+
+    def _write_back(self, cur: Candidates, trace: ScatterTrace, m: int, live: int) -> None:
+        """Step 6: ``log(max(p, 1e-10))`` for the medium in rank order, ``-inf`` kept, the rest dropped."""
         p_final = trace.p_final
         out = np.log(np.maximum(p_final, _P_FLOOR)).astype(F32)
         if live < m:
@@ -228,46 +173,43 @@ class Scatter(Stage):
         cur.ids = trace.ids
         cur.logits = out
         cur.p = p_final.astype(F32)
-        cur.sorted = prm.absorption == 0 or bool(np.all(out[1:] <= out[:-1]))
-        self.last_trace = trace
+        cur.sorted = self.params.absorption == 0 or bool(np.all(out[1:] <= out[:-1]))
 
     def _scatter(self, step: int, gate_u, ids: np.ndarray, logits: np.ndarray, m: int, every) -> ScatterTrace:
-        """Steps 2-5 of the spec on the medium's finite logits (sorted, descending).
+        """Steps 2-5 of the spec on the medium's live logits (descending, none ``-inf``).
 
         ``every`` is the sum of ``exp(logit - top)`` over all incoming candidates
         when some lie beyond the medium (None otherwise).
         """
         prm = self.params
         live = len(logits)
-        shifted = np.subtract(logits, logits[0], dtype=np.float64)
-        e = np.exp(shifted)
-        total = e.sum()
-        p = e / total
-        # H = -sum p log p with log p = shifted - log(total): one dot product.
-        entropy = (math.log(total) - float(p.dot(shifted))) / math.log(live)
+        p, entropy, total = softmax_entropy(logits)
         if prm.adaptive:
             s = prm.strength + (prm.entropy_target - entropy) * (prm.strength_max - prm.strength_min)
             s = min(max(s, prm.strength_min), prm.strength_max)
         else:
             s = prm.strength
-        q = diffusion_matrix(live, prm.radius, prm.steps) @ p
+        q = self._diffuse(p, live)
         diffused = (1.0 - s) * p + s * q
         diffused /= diffused.sum()
         if prm.absorption > 0:
             repeats = np.fromiter((self._counts.get(t, 0) for t in ids[:live].tolist()), dtype=np.float64, count=live)
-            factors = np.exp(-prm.absorption * repeats)
-            final = diffused * factors
-            final /= final.sum()
+            factors, final = absorb(diffused, repeats, prm.absorption)
         else:
             factors = _ones(live)
             # Rank order is preserved in exact arithmetic; clamp float64 rounding
             # noise so the written-back logits never invert a pair.
             final = np.minimum.accumulate(diffused)
-        outside = 0.0 if every is None else max(0.0, 1.0 - float(total) / every)
+        outside = 0.0 if every is None else max(0.0, 1.0 - total / every)
         return ScatterTrace(
             step, True, gate_u is not None, gate_u, True, m, ids, p, q, diffused, factors, final, entropy, float(s),
             outside,
         )
+
+    def _diffuse(self, p: np.ndarray, live: int) -> np.ndarray:
+        """``q = W^steps p`` (products may underflow to 0, which is right)."""
+        with np.errstate(under="ignore"):
+            return diffusion_matrix(live, self.params.radius, self.params.steps) @ p
 
     def _noop(self, step: int, *, gate_drawn: bool, gate_u) -> ScatterTrace:
         return ScatterTrace(

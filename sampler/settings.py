@@ -1,110 +1,127 @@
-"""Every setting of the sampler chain, with llama.cpp's defaults."""
+"""Every setting of the sampler chain, with llama.cpp's defaults.
+
+:class:`SamplerSettings` and :class:`ScatterParams` are frozen dataclasses
+whose fields, defaults and range checks come from the flag table
+(:mod:`sampler.flagtable`): one field per row, checked by the row when the
+object is built, with errors naming the flag.  Only checks across fields are
+code here (``--scatter-strength-min`` <= ``--scatter-strength-max``).
+
+A setting is addressed by its field path, ``"temp"`` or ``"scatter.k"``:
+:meth:`SamplerSettings.get` reads one, :meth:`SamplerSettings.with_value`
+returns a checked copy with one changed.
+"""
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass, field
+from dataclasses import field, make_dataclass
+from typing import Mapping
 
-from .rng import DEFAULT_SEED
-from .scatter import ScatterParams
-from .stage import check_number
-
-#: Canonical stage names in llama.cpp's default order, with scatter before temperature.
-DEFAULT_ORDER = (
-    "penalties", "dry", "top_n_sigma", "top_k", "typ_p", "top_p", "min_p", "xtc", "scatter", "temperature",
+from .flagtable import (  # noqa: F401  (DEFAULT_BREAKERS: re-exported for older imports)
+    DEFAULT_BREAKERS,
+    PY_TYPES,
+    SCATTER_ROWS,
+    SETTINGS_ROWS,
+    Flag,
+    row_for,
 )
-LETTERS = {
-    "penalties": "e", "dry": "d", "top_n_sigma": "s", "top_k": "k", "typ_p": "y",
-    "top_p": "p", "min_p": "m", "xtc": "x", "scatter": "r", "temperature": "t",
-}
-STAGE_BY_LETTER = {letter: name for name, letter in LETTERS.items()}
-
-#: llama.cpp's aliases (``common_sampler_types_from_names``): kebab-case,
-#: no separator, and a few more.  "scatter" has no other spelling.
-STAGE_ALIASES = {name: name for name in DEFAULT_ORDER}
-for _name in DEFAULT_ORDER:
-    if "_" in _name:
-        STAGE_ALIASES[_name.replace("_", "-")] = _name
-        STAGE_ALIASES[_name.replace("_", "")] = _name
-STAGE_ALIASES.update({"nucleus": "top_p", "temp": "temperature", "typ": "typ_p"})
-
-#: Stages llama.cpp has that the playground does not run (named in errors).
-UNSUPPORTED_STAGES = {"infill", "adaptive_p", "adaptive-p", "adaptivep"}
-
-DEFAULT_BREAKERS = ("\n", ":", '"', "*")
-
-#: Flag name of each numeric field (the integer ones, then the float ones).
-INT_FIELDS = {
-    "top_k": "--top-k", "penalty_last_n": "--repeat-last-n", "dry_allowed_length": "--dry-allowed-length",
-    "dry_penalty_last_n": "--dry-penalty-last-n", "min_keep": "--min-keep",
-}
-FLOAT_FIELDS = {
-    "temp": "--temp", "dynatemp_range": "--dynatemp-range", "dynatemp_exponent": "--dynatemp-exp",
-    "top_p": "--top-p", "min_p": "--min-p", "typ_p": "--typical", "top_n_sigma": "--top-n-sigma",
-    "xtc_probability": "--xtc-probability", "xtc_threshold": "--xtc-threshold",
-    "penalty_repeat": "--repeat-penalty", "penalty_freq": "--frequency-penalty",
-    "penalty_present": "--presence-penalty", "dry_multiplier": "--dry-multiplier", "dry_base": "--dry-base",
-}
+from .stagetable import (  # noqa: F401  (re-exported for older imports)
+    DEFAULT_ORDER,
+    LETTERS,
+    STAGE_ALIASES,
+    STAGE_BY_LETTER,
+    UNSUPPORTED_STAGES,
+    sampler_seq,
+    stage_name,
+)
 
 
-def stage_name(alias: str) -> str:
-    """The canonical name of a stage from any llama.cpp spelling (case-insensitive)."""
-    key = alias.strip().lower()
-    if key in STAGE_ALIASES:
-        return STAGE_ALIASES[key]
-    if key in UNSUPPORTED_STAGES:
-        raise ValueError(f"--samplers: the {alias!r} sampler is not supported by the playground")
-    raise ValueError(f"--samplers: unknown sampler {alias!r}")
+def _fields(rows: tuple[Flag, ...]) -> list:
+    return [(row.attr, PY_TYPES[row.kind], field(default=row.default)) for row in rows]
 
 
-@dataclass(frozen=True)
-class SamplerSettings:
-    """All flags of one chain.  Values are checked when the object is built."""
+def _check_rows(obj, rows: tuple[Flag, ...]) -> None:
+    """Replace each field by its checked, normalised value (the classes are frozen)."""
+    for row in rows:
+        object.__setattr__(obj, row.attr, row.check(getattr(obj, row.attr)))
 
-    seed: int = DEFAULT_SEED
-    samplers: tuple[str, ...] = DEFAULT_ORDER
-    temp: float = 0.80
-    dynatemp_range: float = 0.0
-    dynatemp_exponent: float = 1.0
-    top_k: int = 40
-    top_p: float = 0.95
-    min_p: float = 0.05
-    typ_p: float = 1.0
-    top_n_sigma: float = -1.0
-    xtc_probability: float = 0.0
-    xtc_threshold: float = 0.10
-    penalty_last_n: int = 64
-    penalty_repeat: float = 1.0
-    penalty_freq: float = 0.0
-    penalty_present: float = 0.0
-    dry_multiplier: float = 0.0
-    dry_base: float = 1.75
-    dry_allowed_length: int = 2
-    dry_penalty_last_n: int = 64
-    dry_sequence_breakers: tuple[str, ...] = DEFAULT_BREAKERS
-    min_keep: int = 0
-    scatter: ScatterParams = field(default_factory=ScatterParams)
+
+class _ScatterMethods:
+    """What ScatterParams has besides its fields."""
 
     def __post_init__(self):
-        set_ = lambda name, value: object.__setattr__(self, name, value)  # noqa: E731 (frozen)
-        set_("seed", check_number("--seed", self.seed, lo=0, hi=0xFFFFFFFF, integer=True))
-        for name, flag in INT_FIELDS.items():
-            set_(name, check_number(flag, getattr(self, name), integer=True))
-        for name, flag in FLOAT_FIELDS.items():
-            set_(name, check_number(flag, getattr(self, name)))
-        if isinstance(self.samplers, str):
-            raise ValueError(f"--samplers: expected a list of names, got {self.samplers!r}")
-        set_("samplers", tuple(stage_name(s) for s in self.samplers))
-        if isinstance(self.dry_sequence_breakers, str):
-            raise ValueError(f"--dry-sequence-breaker: expected a list of strings, got {self.dry_sequence_breakers!r}")
-        set_("dry_sequence_breakers", tuple(str(b) for b in self.dry_sequence_breakers))
+        _check_rows(self, SCATTER_ROWS)
+        if self.strength_min > self.strength_max:
+            raise ValueError(
+                f"--scatter-strength-min: must not exceed --scatter-strength-max "
+                f"({self.strength_min!r} > {self.strength_max!r})"
+            )
+
+    @property
+    def enabled(self) -> bool:
+        """The spec's "When it is a no-op", negated."""
+        wants = self.strength > 0 or self.adaptive or self.absorption > 0
+        return wants and self.k > 1 and self.radius > 0 and self.steps > 0 and self.collision > 0
+
+    def why_noop(self) -> str | None:
+        """A sentence saying why scatter does nothing, or None if it can fire."""
+        if not (self.strength > 0 or self.adaptive or self.absorption > 0):
+            return "strength is 0, adaptive is off and absorption is 0"
+        for ok, why in (
+            (self.k > 1, "k must be above 1"),
+            (self.radius > 0, "radius is 0"),
+            (self.steps > 0, "steps is 0"),
+            (self.collision > 0, "collision probability is 0"),
+        ):
+            if not ok:
+                return why
+        return None
+
+
+def _dataclass(name: str, fields: list, methods: type) -> type:
+    """A frozen dataclass with these fields and methods, importable (and picklable) from here."""
+    cls = make_dataclass(name, fields, bases=(methods,), frozen=True)
+    cls.__module__ = __name__  # make_dataclass's ``module=`` needs Python 3.12
+    return cls
+
+
+ScatterParams = _dataclass("ScatterParams", _fields(SCATTER_ROWS), _ScatterMethods)
+ScatterParams.__doc__ = (
+    "The scatter flags (one field per ``scatter.*`` row of the flag table), checked when built.\n\n"
+    "Fields: " + ", ".join(row.attr for row in SCATTER_ROWS) + "."
+)
+
+
+class _SettingsMethods:
+    """What SamplerSettings has besides its fields."""
+
+    def __post_init__(self):
+        _check_rows(self, SETTINGS_ROWS)
         if not isinstance(self.scatter, ScatterParams):
             raise ValueError(f"scatter: expected ScatterParams, got {type(self.scatter).__name__}")
-        from .chain import check_stage_values
 
-        check_stage_values(self)  # every stage, in the order or not; errors name the flag
+    def get(self, path: str):
+        """The value of one setting by field path (``"temp"``, ``"scatter.k"``)."""
+        row = row_for(path)
+        owner = self.scatter if row.group == "scatter" else self
+        return getattr(owner, row.attr)
+
+    def with_value(self, path: str, value) -> "SamplerSettings":
+        """A checked copy with one setting changed; ValueError names the flag."""
+        return self.with_values({path: value})
+
+    def with_values(self, changes: Mapping[str, object]) -> "SamplerSettings":
+        """A checked copy with several settings changed at once (by field path)."""
+        top: dict[str, object] = {}
+        scatter: dict[str, object] = {}
+        for path, value in changes.items():
+            row = row_for(path)
+            (scatter if row.group == "scatter" else top)[row.attr] = value
+        if scatter:
+            top["scatter"] = dataclasses.replace(self.scatter, **scatter)
+        return dataclasses.replace(self, **top)
 
     def replace(self, **changes) -> "SamplerSettings":
-        """A copy with some fields changed (and checked)."""
+        """A copy with some fields changed (and checked); ``scatter_k=...`` changes ``scatter.k``."""
         scatter_changes = {k[len("scatter_"):]: changes.pop(k) for k in list(changes) if k.startswith("scatter_")}
         if scatter_changes:
             changes["scatter"] = dataclasses.replace(changes.get("scatter", self.scatter), **scatter_changes)
@@ -112,4 +129,16 @@ class SamplerSettings:
 
     @property
     def sampler_seq(self) -> str:
-        return "".join(LETTERS[s] for s in self.samplers)
+        """The order as ``--sampler-seq`` letters."""
+        return sampler_seq(self.samplers)
+
+
+SamplerSettings = _dataclass(
+    "SamplerSettings",
+    _fields(SETTINGS_ROWS) + [("scatter", ScatterParams, field(default_factory=ScatterParams))],
+    _SettingsMethods,
+)
+SamplerSettings.__doc__ = (
+    "All flags of one chain (one field per top-level row of the flag table, plus ``scatter``), "
+    "checked when built.\n\nFields: " + ", ".join(row.attr for row in SETTINGS_ROWS) + ", scatter."
+)

@@ -82,3 +82,47 @@ def sampler_settings(draw):
         dry_sequence_breakers=draw(breakers),
         scatter=draw(st.one_of(st.just(ScatterParams()), scatter_params())),
     )
+
+
+# --------------------------------------------------------------------------
+# Any accepted value, from the flag table (extremes included)
+# --------------------------------------------------------------------------
+
+from sampler.flagtable import SCATTER_ROWS, SETTINGS_ROWS  # noqa: E402
+from sampler.numbers import FLT_MAX  # noqa: E402
+
+#: Values worth trying whenever a row accepts them.
+SPECIAL_FLOATS = (0.0, -0.0, 1.0, -1.0, 5e-324, 1e-300, 1e-38, 0.5, 1e30, FLT_MAX, 1e300)
+
+
+def accepted(row):
+    """Any value ``row`` accepts: its whole range (C type included), the ends favoured."""
+    lo, hi = row.bounds
+    if row.integer:
+        ends = sorted({lo, hi, min(max(0, lo), hi), min(max(1, lo), hi), min(max(2, lo), hi)})
+        return st.one_of(st.integers(lo, hi), st.sampled_from(ends))
+    if row.kind == "float":
+        ends = [lo, hi] + [v for v in SPECIAL_FLOATS if lo <= v <= hi]
+        return st.one_of(finite(lo, hi), st.sampled_from(ends))
+    if row.kind == "switch":
+        return st.booleans()
+    if row.kind == "samplers":
+        return sampler_orders
+    return breakers
+
+
+@st.composite
+def any_scatter_params(draw, **fixed):
+    """ScatterParams with every field anywhere in its accepted range (``fixed`` overrides)."""
+    values = {row.attr: draw(accepted(row)) for row in SCATTER_ROWS}
+    values["strength_min"], values["strength_max"] = sorted((values["strength_min"], values["strength_max"]))
+    values.update(fixed)
+    return ScatterParams(**values)
+
+
+@st.composite
+def any_settings(draw, scatter=None):
+    """SamplerSettings with every field anywhere in its accepted range."""
+    values = {row.attr: draw(accepted(row)) for row in SETTINGS_ROWS}
+    values["scatter"] = draw(any_scatter_params() if scatter is None else scatter)
+    return SamplerSettings(**values)

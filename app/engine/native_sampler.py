@@ -11,7 +11,10 @@ from dataclasses import dataclass
 import llama_cpp as ll
 import numpy as np
 
+from sampler.flagtable import ROW_BY_FIELD
 from sampler.settings import SamplerSettings
+from sampler.stageargs import stage_args
+from sampler.stagetable import N_VOCAB, STAGE_BY_NAME, VOCAB
 
 TOKEN_DATA = np.dtype([("id", np.int32), ("logit", np.float32), ("p", np.float32)], align=False)
 assert TOKEN_DATA.itemsize == ctypes.sizeof(ll.llama_token_data)
@@ -88,33 +91,24 @@ class NativeSampler:
             pass
 
 
+def _c_args(name: str, s: SamplerSettings, n_vocab: int, vocab) -> list:
+    """The native constructor's arguments from the stage table; a breaker list is an array and its length."""
+    args = []
+    for path, value in stage_args(name, s, {N_VOCAB: n_vocab, VOCAB: vocab}):
+        if path in ROW_BY_FIELD and ROW_BY_FIELD[path].kind == "breaker":
+            encoded = [b.encode("utf-8") for b in value]
+            args += [(ctypes.c_char_p * max(1, len(encoded)))(*encoded), len(encoded)]
+        else:
+            args.append(value)
+    return args
+
+
 def native_stage(name: str, s: SamplerSettings, *, n_vocab: int = 0, vocab=None):
-    """The raw llama.cpp sampler for one stage, as ``common/sampling.cpp`` builds it."""
-    if name == "penalties":
-        return ll.llama_sampler_init_penalties(n_vocab, s.penalty_last_n, s.penalty_repeat, s.penalty_freq, s.penalty_present)
-    if name == "dry":
-        breakers = [b.encode("utf-8") for b in s.dry_sequence_breakers]
-        arr = (ctypes.c_char_p * max(1, len(breakers)))(*breakers)
-        return ll.llama_sampler_init_dry(
-            vocab, s.dry_multiplier, s.dry_base, s.dry_allowed_length, s.dry_penalty_last_n, arr, len(breakers)
-        )
-    if name == "top_n_sigma":
-        return ll.llama_sampler_init_top_n_sigma(s.top_n_sigma)
-    if name == "top_k":
-        return ll.llama_sampler_init_top_k(s.top_k)
-    if name == "typ_p":
-        return ll.llama_sampler_init_typical(s.typ_p, s.min_keep)
-    if name == "top_p":
-        return ll.llama_sampler_init_top_p(s.top_p, s.min_keep)
-    if name == "min_p":
-        return ll.llama_sampler_init_min_p(s.min_p, s.min_keep)
-    if name == "xtc":
-        return ll.llama_sampler_init_xtc(s.xtc_probability, s.xtc_threshold, s.min_keep, s.seed)
-    if name == "temperature":
-        return ll.llama_sampler_init_temp_ext(s.temp, s.dynatemp_range, s.dynatemp_exponent)
-    if name == "dist":
-        return ll.llama_sampler_init_dist(s.seed)
-    raise ValueError(f"llama.cpp has no native {name!r} sampler")
+    """The raw llama.cpp sampler for one stage (or ``"dist"``), as ``common/sampling.cpp`` builds it."""
+    row = STAGE_BY_NAME.get(name)
+    if row is None or not row.upstream:
+        raise ValueError(f"llama.cpp has no native {name!r} sampler")
+    return getattr(ll, row.native)(*_c_args(name, s, n_vocab, vocab))
 
 
 def native_chain(s: SamplerSettings, *, vocab=None, n_vocab: int = 0) -> NativeSampler:
@@ -123,7 +117,7 @@ def native_chain(s: SamplerSettings, *, vocab=None, n_vocab: int = 0) -> NativeS
     params.no_perf = True
     chain = ll.llama_sampler_chain_init(params)
     for name in s.samplers:
-        if name == "scatter":
+        if not STAGE_BY_NAME[name].upstream:
             if s.scatter.enabled:
                 raise ValueError("llama.cpp upstream has no scatter sampler; turn scatter off for a native chain")
             continue

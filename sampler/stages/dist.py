@@ -6,7 +6,8 @@ import numpy as np
 from ..candidates import Candidates
 from ..cfloat import expf, seq_cumsum_f64
 from ..rng import DEFAULT_SEED, Mt19937, resolve_seed
-from ..stage import Stage, check_number
+from ..flagtable import check
+from ..stage import Stage
 
 F32 = np.float32
 
@@ -15,7 +16,7 @@ class Dist(Stage):
     name = "dist"
 
     def __init__(self, seed: int = DEFAULT_SEED):
-        self.seed = check_number("--seed", seed, lo=0, hi=0xFFFFFFFF, integer=True)
+        self.seed = check("seed", seed)
         self.seed_cur = resolve_seed(self.seed)
         self.rng = Mt19937(self.seed_cur)
 

@@ -17,11 +17,11 @@ import numpy as np
 
 from ..candidates import Candidates
 from ..cfloat import logf_scalar
-from ..stage import Stage, check_number
+from ..flagtable import DEFAULT_BREAKERS, check
+from ..stage import Stage
 from .positions import positions_of
 
 F32 = np.float32
-DEFAULT_BREAKERS = ("\n", ":", '"', "*")
 _MAX_CHAR_LEN = 40
 _MAX_SEQ_LEN = 20
 _FLOAT_MAX_LOG = F32(88.7228391)
@@ -80,13 +80,11 @@ class Dry(Stage):
         breakers: Sequence[str] = DEFAULT_BREAKERS,
         vocab: Vocabulary | None = None,
     ):
-        self.multiplier = F32(check_number("--dry-multiplier", multiplier))
-        self.base = F32(check_number("--dry-base", base, lo=1.0))
-        self.allowed_length = check_number("--dry-allowed-length", allowed_length, lo=0, integer=True)
-        self.last_n = check_number("--dry-penalty-last-n", last_n, lo=0, integer=True)
-        self.breakers = tuple(str(b) for b in breakers)
-        if any(b == "" for b in self.breakers):
-            raise ValueError("--dry-sequence-breaker: a breaker must not be empty")
+        self.multiplier = F32(check("dry_multiplier", multiplier))
+        self.base = F32(check("dry_base", base))
+        self.allowed_length = check("dry_allowed_length", allowed_length)
+        self.last_n = check("dry_penalty_last_n", last_n)
+        self.breakers = check("dry_sequence_breakers", breakers)
         self.enabled = bool(self.multiplier != 0 and self.base >= 1 and self.last_n != 0)
         self._breaker_map: dict[int, tuple[tuple[int, ...], ...]] | None = None
         self._history: deque[int] = deque(maxlen=max(self.last_n, 1))

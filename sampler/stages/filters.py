@@ -8,7 +8,8 @@ import numpy as np
 from ..candidates import Candidates
 from ..cfloat import logf, logf_scalar, seq_cumsum_f32, seq_sum_f32, seq_sum_f32_of_f64
 from ..sorting import desc_order, top_order
-from ..stage import Stage, check_number
+from ..flagtable import check
+from ..stage import Stage
 from .softmax import softmax
 
 F32 = np.float32
@@ -31,7 +32,7 @@ class TopNSigma(Stage):
     letter = "s"
 
     def __init__(self, n: float = -1.0):
-        self.n = F32(check_number("--top-n-sigma", n))
+        self.n = F32(check("top_n_sigma", n))
         self.enabled = bool(self.n > 0)
 
     def apply(self, cur: Candidates) -> None:
@@ -60,7 +61,7 @@ class TopK(Stage):
     letter = "k"
 
     def __init__(self, k: int = 40):
-        self.k = check_number("--top-k", k, integer=True)
+        self.k = check("top_k", k)
         self.enabled = self.k > 0
 
     def apply(self, cur: Candidates) -> None:
@@ -84,8 +85,8 @@ class Typical(Stage):
     letter = "y"
 
     def __init__(self, p: float = 1.0, min_keep: int = 0):
-        self.p = F32(check_number("--typical", p))
-        self.min_keep = check_number("--min-keep", min_keep, lo=0, integer=True)
+        self.p = F32(check("typ_p", p))
+        self.min_keep = check("min_keep", min_keep)
         self.enabled = bool(self.p < 1)
 
     def apply(self, cur: Candidates) -> None:
@@ -113,8 +114,8 @@ class TopP(Stage):
     letter = "p"
 
     def __init__(self, p: float = 0.95, min_keep: int = 0):
-        self.p = F32(check_number("--top-p", p))
-        self.min_keep = check_number("--min-keep", min_keep, lo=0, integer=True)
+        self.p = F32(check("top_p", p))
+        self.min_keep = check("min_keep", min_keep)
         self.enabled = bool(self.p < 1)
 
     def apply(self, cur: Candidates) -> None:
@@ -152,8 +153,8 @@ class MinP(Stage):
     letter = "m"
 
     def __init__(self, p: float = 0.05, min_keep: int = 0):
-        self.p = F32(check_number("--min-p", p))
-        self.min_keep = check_number("--min-keep", min_keep, lo=0, integer=True)
+        self.p = F32(check("min_p", p))
+        self.min_keep = check("min_keep", min_keep)
         self.enabled = bool(self.p > 0)
 
     def apply(self, cur: Candidates) -> None:

@@ -6,7 +6,8 @@ from collections import Counter, deque
 import numpy as np
 
 from ..candidates import Candidates
-from ..stage import Stage, check_number
+from ..flagtable import check
+from ..stage import Stage
 from .positions import positions_of
 
 F32 = np.float32
@@ -17,15 +18,11 @@ class Penalties(Stage):
     letter = "e"
 
     def __init__(self, last_n: int = 64, repeat: float = 1.0, freq: float = 0.0, present: float = 0.0):
-        self.last_n = check_number("--repeat-last-n", last_n, lo=0, integer=True)
-        repeat = check_number("--repeat-penalty", repeat)
-        with np.errstate(over="ignore", divide="ignore"):
-            inverse_finite = repeat > 0 and np.isfinite(F32(1.0) / F32(repeat))
-        if not inverse_finite:
-            raise ValueError(f"--repeat-penalty: must be finite and greater than 0, got {repeat!r}")
-        self.repeat = F32(repeat)
-        self.freq = F32(check_number("--frequency-penalty", freq))
-        self.present = F32(check_number("--presence-penalty", present))
+        self.last_n = check("penalty_last_n", last_n)
+        # The row's lower bound is llama-cli's "> 0 with a finite float inverse".
+        self.repeat = F32(check("penalty_repeat", repeat))
+        self.freq = F32(check("penalty_freq", freq))
+        self.present = F32(check("penalty_present", present))
         self.enabled = not (self.last_n == 0 or (self.repeat == 1 and self.freq == 0 and self.present == 0))
         self._history: deque[int] = deque(maxlen=max(self.last_n, 1))
         self._counts: Counter[int] = Counter()

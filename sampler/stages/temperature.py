@@ -5,7 +5,8 @@ import numpy as np
 
 from ..candidates import Candidates
 from ..cfloat import logf, logf_scalar, powf_scalar, seq_sum_f32
-from ..stage import Stage, check_number
+from ..flagtable import check
+from ..stage import Stage
 from .softmax import softmax
 
 F32 = np.float32
@@ -30,9 +31,9 @@ class Temperature(Stage):
     letter = "t"
 
     def __init__(self, temp: float = 0.8, dynatemp_range: float = 0.0, dynatemp_exponent: float = 1.0):
-        self.temp = F32(check_number("--temp", temp, lo=0.0))
-        self.delta = F32(check_number("--dynatemp-range", dynatemp_range, lo=0.0))
-        self.exponent = F32(check_number("--dynatemp-exp", dynatemp_exponent))
+        self.temp = F32(check("temp", temp))
+        self.delta = F32(check("dynatemp_range", dynatemp_range))
+        self.exponent = F32(check("dynatemp_exponent", dynatemp_exponent))
         self.enabled = not (self.temp == 1 and self.delta <= 0)
         #: The temperature the last step used (dynamic temperature varies).
         self.last_temp = float(self.temp)

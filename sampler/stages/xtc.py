@@ -5,7 +5,8 @@ import numpy as np
 
 from ..candidates import Candidates
 from ..rng import DEFAULT_SEED, Mt19937, resolve_seed
-from ..stage import Stage, check_number
+from ..flagtable import check
+from ..stage import Stage
 from .softmax import softmax
 
 F32 = np.float32
@@ -16,10 +17,10 @@ class Xtc(Stage):
     letter = "x"
 
     def __init__(self, probability: float = 0.0, threshold: float = 0.1, min_keep: int = 0, seed: int = DEFAULT_SEED):
-        self.probability = F32(check_number("--xtc-probability", probability, lo=0.0, hi=1.0))
-        self.threshold = F32(check_number("--xtc-threshold", threshold, lo=0.0, hi=1.0))
-        self.min_keep = check_number("--min-keep", min_keep, lo=0, integer=True)
-        self.seed = check_number("--seed", seed, lo=0, hi=0xFFFFFFFF, integer=True)
+        self.probability = F32(check("xtc_probability", probability))
+        self.threshold = F32(check("xtc_threshold", threshold))
+        self.min_keep = check("min_keep", min_keep)
+        self.seed = check("seed", seed)
         self.enabled = bool(self.probability > 0 and self.threshold <= 0.5)
         self.rng = Mt19937(resolve_seed(self.seed))
 

@@ -1,0 +1,258 @@
+"""The one table of sampling flags: every setting of the chain, described once.
+
+Each :class:`Flag` row says which settings field it sets, every llama.cpp
+spelling, its kind, default, valid range and C type, the chain stage that
+reads it, and what the GUI shows (label, tooltip, slider).  Settings
+classes, flag parsing and printing, the JSON codec, the trace and the native
+constructors are all derived from it: adding a scatter flag means adding one
+row here (plus its use in the kernel).
+
+Names and defaults follow ``common/arg.cpp`` and ``common/common.h`` of the
+llama.cpp that llama-cpp-python 0.3.36 vendors.  The ``--scatter-*`` flags
+exist only in a llama.cpp with the scatter sampler (``upstream=False``).
+
+Decisions where llama.cpp and the spec are silent:
+
+* ``min_keep`` has no llama-cli flag (``cli=False``): ``--min-keep`` is only
+  the name errors and the GUI use; ``parse_flags`` does not accept it and
+  ``to_flags`` leaves it out.
+* ``--sampler-seq`` is a second row for the ``samplers`` field (kind
+  ``seq``); every other field has exactly one row.
+* The scatter floats are held as C ``double``: the spec gives no C type for
+  them, and values such as ``--scatter-radius 1e300`` are accepted.  The
+  scatter integers are ``int32`` as the spec says.
+* ``--repeat-penalty`` must be at least the smallest float whose float
+  inverse is finite (:data:`MIN_REPEAT_PENALTY`), which is llama-cli's
+  ``penalty_repeat > 0 && isfinite(1.0f / penalty_repeat)``.
+* float32 flags accept magnitudes up to ``FLT_MAX``.  Tiny values that
+  ``std::stof`` would reject as underflowing (``1e-300``) are accepted and
+  become 0 or a subnormal in the stage, as the C conversion would give.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Iterable
+
+import numpy as np
+
+from .numbers import check_value, effective_range, show
+from .rng import DEFAULT_SEED
+from .stagetable import DEFAULT_ORDER, STAGE_BY_LETTER, stage_name
+
+KINDS = ("float", "int", "uint", "switch", "samplers", "seq", "breaker")
+#: The Python type a field of each kind holds.
+PY_TYPES = {"float": float, "int": int, "uint": int, "switch": bool, "samplers": tuple, "seq": tuple, "breaker": tuple}
+
+DEFAULT_BREAKERS = ("\n", ":", '"', "*")
+#: Smallest float32 whose float32 inverse is finite (llama-cli's repeat-penalty rule).
+MIN_REPEAT_PENALTY = 2.938737278354183e-39
+
+
+@dataclass(frozen=True)
+class Flag:
+    """One row of the table: one setting and its llama.cpp flag."""
+
+    field: str  # SamplerSettings attribute path: "temp", "scatter.strength"
+    names: tuple[str, ...]  # every llama.cpp spelling; names[0] canonical (but seed prints --seed)
+    kind: str  # one of KINDS
+    default: Any
+    label: str  # short GUI label
+    help: str  # one sentence: tooltips and --help
+    stage: str | None = None  # the stage that reads it (None: seed, order, min_keep)
+    lo: float | int | None = None  # inclusive bounds, None = unbounded
+    hi: float | int | None = None
+    ctype: str | None = None  # C type in llama.cpp: int32, uint32, float32, double (None: not a number)
+    slider_lo: float | None = None  # GUI slider (None: no slider)
+    slider_hi: float | None = None
+    step: float | None = None
+    decimals: int = 0
+    upstream: bool = True  # False: only a scatter-patched llama.cpp has it
+    cli: bool = True  # False: llama-cli has no such flag (min_keep)
+
+    @property
+    def flag(self) -> str:
+        """The name printed on export and used in errors (the first long spelling)."""
+        return next((n for n in self.names if n.startswith("--")), self.names[0])
+
+    @property
+    def group(self) -> str | None:
+        """``"scatter"`` for the scatter parameters, None for top-level fields."""
+        return self.field.partition(".")[0] if "." in self.field else None
+
+    @property
+    def attr(self) -> str:
+        """The attribute name on its dataclass (``"k"`` for ``"scatter.k"``)."""
+        return self.field.rpartition(".")[2]
+
+    @property
+    def numeric(self) -> bool:
+        return self.kind in ("float", "int", "uint")
+
+    @property
+    def integer(self) -> bool:
+        return self.kind in ("int", "uint")
+
+    @property
+    def bounds(self) -> tuple:
+        """Inclusive ``(lo, hi)`` after narrowing to the C type's range."""
+        return effective_range(self.lo, self.hi, self.ctype)
+
+    def check(self, value, name: str | None = None):
+        """``value`` converted to the field's type if valid, else ValueError naming the flag.
+
+        ``name`` is the spelling to name in errors (default :attr:`flag`).
+        Lenient about representation (``"0.5"``, ``3.0`` for an integer,
+        any iterable of names); :mod:`sampler.codec` is the strict one.
+        """
+        name = name or self.flag
+        if self.numeric:
+            return check_value(name, value, integer=self.integer, lo=self.lo, hi=self.hi, ctype=self.ctype)
+        if self.kind == "switch":
+            if not isinstance(value, (bool, np.bool_)):
+                raise ValueError(f"{name}: expected true or false, got {show(value)}")
+            return bool(value)
+        if self.kind in ("samplers", "seq"):
+            return tuple(stage_name(s) for s in _sequence(name, value, "a list of sampler names"))
+        return _breakers(name, value)
+
+    def parse(self, raw: str, name: str | None = None):
+        """The value of this flag written ``raw`` on a command line (checked)."""
+        name = name or self.flag
+        if self.kind == "samplers":
+            return tuple(stage_name(part) for part in raw.split(";") if part.strip())
+        if self.kind == "seq":
+            unknown = sorted({c for c in raw if c not in STAGE_BY_LETTER})
+            if unknown:
+                raise ValueError(f"{name}: unknown sampler letter(s) {''.join(unknown)!r} in {raw!r}")
+            return tuple(STAGE_BY_LETTER[c] for c in raw)
+        if self.kind == "breaker":
+            return _breakers(name, (raw,))[0]
+        return self.check(raw, name)
+
+
+def _sequence(name: str, value, what: str) -> tuple:
+    if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
+        raise ValueError(f"{name}: expected {what}, got {show(value)}")
+    return tuple(value)
+
+
+def _breakers(name: str, value) -> tuple[str, ...]:
+    breakers = tuple(str(b) for b in _sequence(name, value, "a list of strings"))
+    if "" in breakers:
+        raise ValueError(f"{name}: a breaker must not be empty, got ''")
+    return breakers
+
+
+def _slider(lo, hi, step, decimals=2) -> dict:
+    return dict(slider_lo=lo, slider_hi=hi, step=step, decimals=decimals)
+
+
+UNIT = dict(lo=0.0, hi=1.0)
+F32 = dict(kind="float", ctype="float32")
+I32 = dict(kind="int", ctype="int32")
+SCATTER = dict(stage="scatter", upstream=False)
+S_F = dict(kind="float", ctype="double", **SCATTER)
+S_I = dict(kind="int", ctype="int32", lo=0, **SCATTER)
+
+#: Every row, in the order ``to_flags`` prints them.
+ROWS: tuple[Flag, ...] = (
+    Flag("seed", ("-s", "--seed"), "uint", DEFAULT_SEED, "Seed",
+         "Random seed of the chain's generators; 4294967295 picks a random one.", ctype="uint32"),
+    Flag("samplers", ("--samplers",), "samplers", DEFAULT_ORDER, "Samplers",
+         "The stages in order, names separated by ';'."),
+    Flag("samplers", ("--sampler-seq", "--sampling-seq"), "seq", DEFAULT_ORDER, "Sampler sequence",
+         "The stages in order, one letter each."),
+    Flag("temp", ("--temp", "--temperature"), default=0.80, label="Temperature", stage="temperature", lo=0.0,
+         help="Divides the logits; 0 picks the most likely token.", **F32, **_slider(0, 3, 0.01)),
+    Flag("dynatemp_range", ("--dynatemp-range",), default=0.0, label="Dyn. temp range", stage="temperature",
+         lo=0.0, help="Dynamic temperature: temperature varies by +/- this with the entropy.",
+         **F32, **_slider(0, 2, 0.01)),
+    Flag("dynatemp_exponent", ("--dynatemp-exp",), default=1.0, label="Dyn. temp exponent", stage="temperature",
+         help="How entropy maps to the dynamic temperature.", **F32, **_slider(0, 4, 0.05)),
+    Flag("top_k", ("--top-k",), default=40, label="Top-k", stage="top_k",
+         help="Keep the k most likely tokens (0 = off).", **I32, **_slider(0, 500, 1, 0)),
+    Flag("top_p", ("--top-p",), default=0.95, label="Top-p", stage="top_p",
+         help="Keep the smallest set whose probability reaches p (1 = off).", **F32, **_slider(0, 1, 0.01)),
+    Flag("min_p", ("--min-p",), default=0.05, label="Min-p", stage="min_p",
+         help="Drop tokens below p x the top probability (0 = off).", **F32, **_slider(0, 1, 0.01)),
+    Flag("typ_p", ("--typical", "--typical-p"), default=1.0, label="Typical-p", stage="typ_p",
+         help="Locally typical sampling (1 = off).", **F32, **_slider(0, 1, 0.01)),
+    Flag("top_n_sigma", ("--top-nsigma", "--top-n-sigma"), default=-1.0, label="Top-n-sigma", stage="top_n_sigma",
+         help="Keep logits within n standard deviations of the top (-1 = off).", **F32, **_slider(-1, 5, 0.1, 1)),
+    Flag("xtc_probability", ("--xtc-probability",), default=0.0, label="XTC probability", stage="xtc",
+         help="Chance per token that XTC removes the top choices (0 = off).", **UNIT, **F32, **_slider(0, 1, 0.01)),
+    Flag("xtc_threshold", ("--xtc-threshold",), default=0.10, label="XTC threshold", stage="xtc",
+         help="Tokens above this probability count as top choices (> 0.5 = off).",
+         **UNIT, **F32, **_slider(0, 1, 0.01)),
+    Flag("penalty_last_n", ("--repeat-last-n",), default=64, label="Repeat last-n", stage="penalties", lo=0,
+         help="How many recent tokens the penalties look at (0 = off).", **I32, **_slider(0, 1024, 1, 0)),
+    Flag("penalty_repeat", ("--repeat-penalty",), default=1.0, label="Repeat penalty", stage="penalties",
+         lo=MIN_REPEAT_PENALTY, help="Divides (or multiplies, if negative) the logits of repeated tokens (1 = off).",
+         **F32, **_slider(0.5, 2, 0.01)),
+    Flag("penalty_present", ("--presence-penalty",), default=0.0, label="Presence penalty", stage="penalties",
+         help="Subtracted once from tokens that appeared (0 = off).", **F32, **_slider(-2, 2, 0.01)),
+    Flag("penalty_freq", ("--frequency-penalty",), default=0.0, label="Frequency penalty", stage="penalties",
+         help="Subtracted per appearance (0 = off).", **F32, **_slider(-2, 2, 0.01)),
+    Flag("dry_multiplier", ("--dry-multiplier",), default=0.0, label="DRY multiplier", stage="dry",
+         help="Penalty for extending a repeated sequence (0 = off).", **F32, **_slider(0, 5, 0.05)),
+    Flag("dry_base", ("--dry-base",), default=1.75, label="DRY base", stage="dry", lo=1.0,
+         help="Growth of the DRY penalty with the repeat length.", **F32, **_slider(1, 4, 0.05)),
+    Flag("dry_allowed_length", ("--dry-allowed-length",), default=2, label="DRY allowed length", stage="dry", lo=0,
+         help="Repeats up to this length are not penalised.", **I32, **_slider(0, 16, 1, 0)),
+    Flag("dry_penalty_last_n", ("--dry-penalty-last-n",), default=64, label="DRY last-n", stage="dry", lo=0,
+         help="How many recent tokens DRY scans (0 = off).", **I32, **_slider(0, 4096, 1, 0)),
+    Flag("dry_sequence_breakers", ("--dry-sequence-breaker",), "breaker", DEFAULT_BREAKERS, "DRY breakers",
+         "Strings that end a repeat for DRY; the first flag replaces the defaults, 'none' clears them.",
+         stage="dry"),
+    Flag("min_keep", ("--min-keep",), default=0, label="Min keep", lo=0, cli=False,
+         help="The truncating samplers keep at least this many tokens (no llama-cli flag).", **I32),
+    # The spec's parameter table, in its order (also the order of llama_sampler_init_scatter_ext).
+    Flag("scatter.k", ("--scatter-k",), default=64, label="K (medium)",
+         help="Size of the top-K medium; candidates beyond it are dropped when scatter fires.",
+         **S_I, **_slider(0, 256, 1, 0)),
+    Flag("scatter.strength", ("--scatter-strength",), default=0.0, label="Strength",
+         help="Blend of the direct and the scattered distribution (base strength in adaptive mode).",
+         **UNIT, **S_F, **_slider(0, 1, 0.01)),
+    Flag("scatter.radius", ("--scatter-radius",), default=2.5, label="Radius", lo=0.0,
+         help="Width of the Gaussian kernel, in ranks.", **S_F, **_slider(0, 16, 0.1, 1)),
+    Flag("scatter.steps", ("--scatter-steps",), default=1, label="Steps",
+         help="How many times the kernel is applied (n steps ~ one pass with radius x sqrt(n)).",
+         **S_I, **_slider(0, 16, 1, 0)),
+    Flag("scatter.adaptive", ("--scatter-adaptive",), "switch", False, "Adaptive",
+         "Steer the strength by the beam's entropy, between strength-min and strength-max.", **SCATTER),
+    Flag("scatter.strength_min", ("--scatter-strength-min",), default=0.02, label="Strength min",
+         help="Lower clamp of the adaptive strength.", **UNIT, **S_F, **_slider(0, 1, 0.01)),
+    Flag("scatter.strength_max", ("--scatter-strength-max",), default=0.30, label="Strength max",
+         help="Upper clamp of the adaptive strength.", **UNIT, **S_F, **_slider(0, 1, 0.01)),
+    Flag("scatter.entropy_target", ("--scatter-entropy-target",), default=0.55, label="Entropy target",
+         help="Normalised entropy the adaptive strength steers toward.", **UNIT, **S_F, **_slider(0, 1, 0.01)),
+    Flag("scatter.absorption", ("--scatter-absorption",), default=0.0, label="Absorption", lo=0.0,
+         help="Damping of recently used tokens: p x exp(-absorption x repeats).", **S_F, **_slider(0, 1, 0.01)),
+    Flag("scatter.absorption_last_n", ("--scatter-absorption-last-n",), default=64, label="Absorption last-n",
+         help="How many accepted tokens absorption looks back over.", **S_I, **_slider(0, 512, 1, 0)),
+    Flag("scatter.collision", ("--scatter-collision",), default=1.0, label="Collision",
+         help="Probability per token that scattering happens at all.", **UNIT, **S_F, **_slider(0, 1, 0.01)),
+)
+
+#: The llama-cli flags (every row but min_keep), in printing order.
+FLAGS: tuple[Flag, ...] = tuple(row for row in ROWS if row.cli)
+#: Every llama-cli spelling -> its row.
+FLAG_BY_NAME: dict[str, Flag] = {name: row for row in FLAGS for name in row.names}
+#: Field path -> its row (``samplers`` -> the ``--samplers`` row, not ``--sampler-seq``).
+ROW_BY_FIELD: dict[str, Flag] = {row.field: row for row in ROWS if row.kind != "seq"}
+#: The rows of SamplerSettings' own fields, and of ScatterParams', in table order.
+SETTINGS_ROWS = tuple(row for row in ROW_BY_FIELD.values() if row.group is None)
+SCATTER_ROWS = tuple(row for row in ROW_BY_FIELD.values() if row.group == "scatter")
+
+
+def row_for(path: str) -> Flag:
+    """The row of a field path, or ValueError naming the unknown path."""
+    row = ROW_BY_FIELD.get(path)
+    if row is None:
+        raise ValueError(f"unknown setting {path!r}")
+    return row
+
+
+def check(path: str, value, name: str | None = None):
+    """``value`` checked against the row of ``path`` (see :meth:`Flag.check`)."""
+    return ROW_BY_FIELD[path].check(value, name)

@@ -1,0 +1,116 @@
+"""Scatter's arithmetic, robust for every accepted value (spec: "Numerical robustness").
+
+All in float64.  No function here produces NaN or a floating-point warning
+for accepted parameters and any incoming logits: where IEEE arithmetic gives
+the right limit (an overflow to ``inf`` whose ``exp(-inf)`` is 0, an
+underflow to 0) the warning is silenced locally; every other case is
+computed so that it cannot happen.
+
+Decisions where the spec is silent:
+
+* ``+inf`` logits (a tiny temperature or repeat penalty earlier in the
+  chain): the softmax's limit, the mass shared equally by the ``+inf``
+  candidates and 0 elsewhere; the entropy is ``log(count) / log(live)``.
+* If absorption leaves every candidate that held mass with a weight below
+  the float range (possible only when the least-repeated candidates hold
+  almost no mass), it is reweighted in logs instead, so the result is the
+  same distribution without 0/0.
+* The absorption exponent uses ``min(absorption, 1000)``: ``exp(-a * c)``
+  is exactly 0 for every ``a >= 1000`` and count ``c >= 1`` either way, and
+  ``a * c`` cannot overflow.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+#: Beyond this absorption every repeated candidate's factor is exactly 0 anyway.
+ABSORPTION_CAP = 1000.0
+#: Below this total, absorption reweights in logs (see the module docstring).
+_LOG_REWEIGHT_BELOW = 1e-280
+_KERNELS: dict[tuple[int, float, int], np.ndarray] = {}
+
+
+def diffusion_matrix(m: int, radius: float, steps: int) -> np.ndarray:
+    """``W ** steps``, ``W_ij = K_ij / sum_j K_ij``, ``K_ij = exp(-((i - j) / radius)^2 / 2)``; cached.
+
+    ``(i - j) / radius`` may overflow to ``inf`` for a subnormal radius and
+    ``K`` may underflow: both give the right 0, so a tiny radius gives the
+    identity.  ``matrix_power`` squares, so any int32 ``steps`` is cheap.
+    """
+    key = (m, float(radius), steps)
+    w = _KERNELS.get(key)
+    if w is None:
+        with np.errstate(over="ignore", under="ignore"):
+            r = np.arange(m, dtype=np.float64)
+            k = np.exp(-np.square(np.subtract.outer(r, r) / radius) / 2.0)
+            w = np.linalg.matrix_power(k / k.sum(axis=1, keepdims=True), steps)
+        w.setflags(write=False)
+        if len(_KERNELS) > 256:
+            _KERNELS.clear()
+        _KERNELS[key] = w
+    return w
+
+
+@np.errstate(under="ignore")
+def softmax_entropy(logits: np.ndarray) -> tuple[np.ndarray, float, float]:
+    """``(p, H, total)`` of finite-or-``+inf`` logits sorted descending, at least two.
+
+    ``p`` is the stable softmax, ``H`` the entropy normalised by
+    ``log(len)`` with ``0 log 0 = 0``, ``total`` the sum of ``exp(logit - top)``.
+    """
+    live = len(logits)
+    if logits[0] == np.inf:
+        top = logits == np.inf
+        count = int(np.count_nonzero(top))
+        return top / float(count), math.log(count) / math.log(live), float(count)
+    shifted = np.subtract(logits, logits[0], dtype=np.float64)
+    e = np.exp(shifted)
+    total = float(e.sum())
+    p = e / total
+    # H = -sum p log p with log p = shifted - log(total): one dot product.
+    entropy = (math.log(total) - float(p.dot(shifted))) / math.log(live)
+    return p, entropy, total
+
+
+@np.errstate(over="ignore", under="ignore")
+def exp_sum(logits: np.ndarray, top: float) -> float:
+    """``sum(exp(logit - top))`` over any logits (float32 exp), NaN holding no mass.
+
+    With ``top = +inf`` it counts the ``+inf`` logits (the softmax's limit).
+    ``logit - top`` may overflow to ``-inf`` in float32: its exp is the right 0.
+    """
+    if top == np.inf:
+        return float(np.count_nonzero(logits == np.inf))
+    total = float(np.exp(logits - np.float32(top)).sum(dtype=np.float64))
+    if total != total:  # NaN candidates
+        total = float(np.nansum(np.exp(logits - np.float32(top)), dtype=np.float64))
+    return total
+
+
+@np.errstate(under="ignore")
+def absorb(diffused: np.ndarray, repeats: np.ndarray, absorption: float) -> tuple[np.ndarray, np.ndarray]:
+    """``(factors, final)``: the reported ``exp(-absorption * c_i)`` and the absorbed distribution.
+
+    ``final`` is ``diffused * exp(-absorption * (c_i - c_min))``, normalised
+    (the spec's form, which cannot be 0/0 when every candidate is repeated).
+    """
+    a = min(absorption, ABSORPTION_CAP)
+    factors = np.exp(-a * repeats)
+    exponent = -a * (repeats - repeats.min())
+    final = diffused * np.exp(exponent)
+    total = float(final.sum())
+    if total < _LOG_REWEIGHT_BELOW:
+        return factors, _reweight_in_logs(diffused, exponent)
+    final /= total
+    return factors, final
+
+
+def _reweight_in_logs(p: np.ndarray, log_weight: np.ndarray) -> np.ndarray:
+    """``normalise(p * exp(log_weight))`` computed in logs (no 0/0); p has a positive entry."""
+    held = p > 0
+    logs = np.log(p[held]) + log_weight[held]
+    out = np.zeros_like(p)
+    out[held] = np.exp(logs - logs.max())
+    return out / out.sum()

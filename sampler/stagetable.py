@@ -1,0 +1,86 @@
+"""The chain's stages: names, ``--sampler-seq`` letters, llama.cpp's aliases and native constructors.
+
+One row per stage, in llama.cpp's default order with scatter before
+temperature (``shared/spec/scatter.md``, "Place in the chain"); ``dist``, the
+final pick, is :data:`DIST` and is not part of an order.
+
+``args`` lists the arguments of the stage's ``llama_sampler_init_*`` function
+in order: a settings field path (``"top_k"``, ``"scatter.k"``) or one of the
+markers below.  The NumPy stage classes take the same arguments in the same
+order with the markers left out (see :mod:`sampler.stageargs`).  A field of
+kind ``breaker`` is one C array plus its length.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+#: Marker arguments the native constructors need and the settings do not hold.
+N_VOCAB = "<n_vocab>"  # llama_vocab_n_tokens(vocab)
+VOCAB = "<vocab>"  # the model's const llama_vocab *
+#: Every scatter row of the flag table, in the table's order (the spec's order).
+SCATTER_PARAMS = "<scatter.*>"
+
+MARKERS = (N_VOCAB, VOCAB, SCATTER_PARAMS)
+
+
+@dataclass(frozen=True)
+class StageRow:
+    """One sampler stage."""
+
+    name: str  # canonical name (common_sampler_type_to_str)
+    letter: str | None  # --sampler-seq letter (common_sampler_type_to_chr); None for dist
+    aliases: tuple[str, ...]  # other --samplers spellings (common_sampler_types_from_names)
+    native: str  # the llama_sampler_init_* function
+    args: tuple[str, ...]  # its arguments: field paths and markers, in order
+    upstream: bool = True  # False: only a scatter-patched llama.cpp has it
+
+    @property
+    def spellings(self) -> tuple[str, ...]:
+        return (self.name,) + self.aliases
+
+
+STAGES: tuple[StageRow, ...] = (
+    StageRow("penalties", "e", (), "llama_sampler_init_penalties",
+             (N_VOCAB, "penalty_last_n", "penalty_repeat", "penalty_freq", "penalty_present")),
+    StageRow("dry", "d", (), "llama_sampler_init_dry",
+             (VOCAB, "dry_multiplier", "dry_base", "dry_allowed_length", "dry_penalty_last_n",
+              "dry_sequence_breakers")),
+    StageRow("top_n_sigma", "s", ("top-n-sigma", "topnsigma"), "llama_sampler_init_top_n_sigma", ("top_n_sigma",)),
+    StageRow("top_k", "k", ("top-k", "topk"), "llama_sampler_init_top_k", ("top_k",)),
+    StageRow("typ_p", "y", ("typ-p", "typp", "typ"), "llama_sampler_init_typical", ("typ_p", "min_keep")),
+    StageRow("top_p", "p", ("top-p", "topp", "nucleus"), "llama_sampler_init_top_p", ("top_p", "min_keep")),
+    StageRow("min_p", "m", ("min-p", "minp"), "llama_sampler_init_min_p", ("min_p", "min_keep")),
+    StageRow("xtc", "x", (), "llama_sampler_init_xtc", ("xtc_probability", "xtc_threshold", "min_keep", "seed")),
+    StageRow("scatter", "r", (), "llama_sampler_init_scatter_ext", (SCATTER_PARAMS, "seed"), upstream=False),
+    StageRow("temperature", "t", ("temp",), "llama_sampler_init_temp_ext",
+             ("temp", "dynatemp_range", "dynatemp_exponent")),
+)
+DIST = StageRow("dist", None, (), "llama_sampler_init_dist", ("seed",))
+
+STAGE_BY_NAME = {row.name: row for row in STAGES + (DIST,)}
+#: Canonical stage names in the default order.
+DEFAULT_ORDER = tuple(row.name for row in STAGES)
+LETTERS = {row.name: row.letter for row in STAGES}
+STAGE_BY_LETTER = {row.letter: row.name for row in STAGES}
+#: Every accepted ``--samplers`` spelling (lower case) -> canonical name.
+STAGE_ALIASES = {spelling: row.name for row in STAGES for spelling in row.spellings}
+
+#: Stages llama.cpp has that the playground does not run (named in errors).
+UNSUPPORTED_STAGES = {"infill", "adaptive_p", "adaptive-p", "adaptivep"}
+
+
+def stage_name(alias) -> str:
+    """The canonical name of a stage from any llama.cpp spelling (case-insensitive)."""
+    if not isinstance(alias, str):
+        raise ValueError(f"--samplers: expected a sampler name, got {alias!r}")
+    key = alias.strip().lower()
+    if key in STAGE_ALIASES:
+        return STAGE_ALIASES[key]
+    if key in UNSUPPORTED_STAGES:
+        raise ValueError(f"--samplers: the {alias!r} sampler is not supported by the playground")
+    raise ValueError(f"--samplers: unknown sampler {alias!r}")
+
+
+def sampler_seq(order) -> str:
+    """The ``--sampler-seq`` letters of an order of canonical names."""
+    return "".join(LETTERS[name] for name in order)
