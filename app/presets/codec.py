@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 from typing import Iterable, NamedTuple
 
-from ._settings_dict import settings_from_dict, settings_to_dict  # TODO: sampler
+from sampler import settings_from_dict, settings_to_dict
 from sampler.flags import FlagError, parse_flags
 
 from .preset import Preset, clean_name, fold

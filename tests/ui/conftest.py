@@ -78,8 +78,13 @@ def gemma_window(qtbot, config, default_model):
     w.close()
 
 
-def run_and_wait(qtbot, w, action=None, timeout: int = 60_000) -> None:
-    """Start a run (Generate by default) and wait until it ended and the window redrew."""
-    (action or w.playground.runs.generate)()
-    qtbot.waitUntil(lambda: not w.state.busy, timeout=timeout)
-    qtbot.wait(20)
+@pytest.fixture
+def run_and_wait(qtbot):
+    """``run_and_wait(window, action=Generate)``: start a run and wait until it ended and the window redrew."""
+
+    def run(w, action=None, timeout: int = 60_000) -> None:
+        (action or w.playground.runs.generate)()
+        qtbot.waitUntil(lambda: not w.state.busy, timeout=timeout)
+        qtbot.wait(20)
+
+    return run

@@ -4,14 +4,13 @@ from __future__ import annotations
 from app.analysis import post_chain_entropy
 from app.llamacpp import import_command
 
-from .conftest import run_and_wait
 
 
-def test_baseline_lane_runs_beside_scatter_and_matches_entropy(qtbot, window):
+def test_baseline_lane_runs_beside_scatter_and_matches_entropy(qtbot, window, run_and_wait):
     window.playground.lanes.edit("scatter.strength", 0.4)
     window.actions.baseline.trigger()
     window.state.set_run_settings(max_tokens=40)
-    run_and_wait(qtbot, window)
+    run_and_wait(window)
     assert not window.state.lanes[1].settings.scatter.enabled
     window.actions.match.trigger()
     qtbot.waitUntil(lambda: not window.state.busy, timeout=30_000)
@@ -26,9 +25,9 @@ def test_baseline_lane_runs_beside_scatter_and_matches_entropy(qtbot, window):
         assert abs(got - target) < 1e-3
 
 
-def test_selecting_a_step_selects_it_in_every_lane(qtbot, window):
+def test_selecting_a_step_selects_it_in_every_lane(qtbot, window, run_and_wait):
     window.actions.add_lane.trigger()
-    run_and_wait(qtbot, window)
+    run_and_wait(window)
     window.lanes_view.columns[1].text.stepClicked.emit(5)
     assert window.state.selected == 5
     for index in range(2):
@@ -60,9 +59,9 @@ def test_import_applies_all_or_nothing(qtbot, window):
     assert window.controls.controls["top_k"].box.value() == 7
 
 
-def test_fan_shows_continuations_of_every_lane(qtbot, window):
+def test_fan_shows_continuations_of_every_lane(qtbot, window, run_and_wait):
     window.actions.add_lane.trigger()
-    run_and_wait(qtbot, window)
+    run_and_wait(window)
     window.actions.open_fan(3)
     qtbot.waitUntil(lambda: not window.state.busy, timeout=30_000)
     dialog = window.actions.fan_dialog
@@ -71,12 +70,12 @@ def test_fan_shows_continuations_of_every_lane(qtbot, window):
     dialog.close()
 
 
-def test_a_real_run_on_gemma_draws_every_panel_from_its_records(qtbot, gemma_window):
+def test_a_real_run_on_gemma_draws_every_panel_from_its_records(qtbot, gemma_window, run_and_wait):
     w = gemma_window
     w.playground.lanes.edit("scatter.strength", 0.3)
     w.playground.lanes.edit("scatter.absorption", 0.2)
     w.playground.lanes.edit("scatter.collision", 0.7)
-    run_and_wait(qtbot, w, timeout=120_000)
+    run_and_wait(w, timeout=120_000)
     records = w.state.lane().records
     assert len(records) == 24
     rec = [r for r in records if r.scatter.fired][-1]

@@ -12,10 +12,9 @@ import pytest
 
 from app.analysis import gate_decisions
 
-from .conftest import run_and_wait
 
 
-def test_a_slider_and_a_box_reach_the_state_and_the_engine(qtbot, window):
+def test_a_slider_and_a_box_reach_the_state_and_the_engine(qtbot, window, run_and_wait):
     controls = window.controls.controls
     strength = controls["scatter.strength"]
     strength.slider.setValue(strength._to_slider(0.25))  # as a drag would
@@ -24,7 +23,7 @@ def test_a_slider_and_a_box_reach_the_state_and_the_engine(qtbot, window):
     radius = controls["scatter.radius"]
     radius.box.setValue(3.5)
     assert radius.slider.value() == radius._to_slider(3.5)  # the slider followed the box
-    run_and_wait(qtbot, window)
+    run_and_wait(window)
     used = window.state.lane().records[0].settings
     assert used.scatter.strength == pytest.approx(0.25) and used.top_k == 12 and used.scatter.radius == 3.5
 
@@ -78,21 +77,21 @@ def test_renaming_a_user_preset_keeps_the_lane_on_it(qtbot, window):
     assert column.preset.currentText() == "(custom)"
 
 
-def test_statistics_are_shown_after_every_run(qtbot, window):
+def test_statistics_are_shown_after_every_run(qtbot, window, run_and_wait):
     window.playground.lanes.add()
     for _ in range(4):
-        run_and_wait(qtbot, window)
+        run_and_wait(window)
         for column in window.lanes_view.columns:
             assert "mean entropy" in column.stats.text()
 
 
-def test_panels_draw_from_the_settings_the_run_was_made_with(qtbot, window):
+def test_panels_draw_from_the_settings_the_run_was_made_with(qtbot, window, run_and_wait):
     edit = window.playground.lanes.edit
     edit("scatter.strength", 0.3)
     edit("scatter.collision", 0.5)
     edit("scatter.absorption", 0.4)
     window.state.set_run_settings(max_tokens=60)
-    run_and_wait(qtbot, window)
+    run_and_wait(window)
     header = window.collision.header.text()
     assert "configured 50%" in header
     damped = [r for r in window.state.lane().records if r.scatter.fired and (r.scatter.absorption_factors < 1).any()]
@@ -107,21 +106,21 @@ def test_panels_draw_from_the_settings_the_run_was_made_with(qtbot, window):
     assert [label.toPlainText() for label in window.absorption.labels if label.isVisible()] == labels_before
 
 
-def test_the_collision_panel_counts_what_the_gate_decided(qtbot, window):
+def test_the_collision_panel_counts_what_the_gate_decided(qtbot, window, run_and_wait):
     window.playground.lanes.edit("scatter.strength", 0.3)
     window.playground.lanes.edit("scatter.collision", 0.4)
     window.state.set_run_settings(max_tokens=80)
-    run_and_wait(qtbot, window)
+    run_and_wait(window)
     records = window.state.lane().records
     opened = sum(1 for r in records if r.scatter.gate_u is not None and r.scatter.gate_u < 0.4)
     assert f"opened {opened}/{len(records)}" in window.collision.header.text()
     assert gate_decisions(records).count(True) == opened
 
 
-def test_a_new_lane_writes_its_own_text_and_the_baseline_keeps_the_edited_lane(qtbot, window):
+def test_a_new_lane_writes_its_own_text_and_the_baseline_keeps_the_edited_lane(qtbot, window, run_and_wait):
     window.actions.add_lane.trigger()
     assert window.state.current_lane == 1
-    run_and_wait(qtbot, window)
+    run_and_wait(window)
     a, b = (lane.text for lane in window.state.lanes)
     assert a != b
     window.state.set_current_lane(0)
@@ -130,9 +129,9 @@ def test_a_new_lane_writes_its_own_text_and_the_baseline_keeps_the_edited_lane(q
     assert window.lanes_view.columns[0].edit.isChecked()
 
 
-def test_clicking_a_token_selects_it_in_every_panel(qtbot, window):
+def test_clicking_a_token_selects_it_in_every_panel(qtbot, window, run_and_wait):
     window.playground.lanes.edit("scatter.strength", 0.3)
-    run_and_wait(qtbot, window)
+    run_and_wait(window)
     records = window.state.lane().records
     pick = next(r for r in records if r.scatter.fired and r.text)
     window.lanes_view.columns[0].text.stepClicked.emit(pick.step)
@@ -155,18 +154,18 @@ def test_stop_mid_run_keeps_the_text(qtbot, window):
     assert window.actions.generate.isEnabled() and window.actions.continue_.isEnabled()
 
 
-def test_a_bad_model_file_shows_a_message_and_the_window_still_works(qtbot, window):
+def test_a_bad_model_file_shows_a_message_and_the_window_still_works(qtbot, window, run_and_wait):
     window.controls.model_page.load("/nowhere/bad.gguf")
     qtbot.waitUntil(lambda: not window.state.loading, timeout=10_000)
     assert "bad.gguf" in window.controls.error.text()
-    run_and_wait(qtbot, window)
+    run_and_wait(window)
     assert len(window.state.lane().records) == 16
 
 
-def test_continue_keeps_the_tinted_text_and_its_records(qtbot, window):
-    run_and_wait(qtbot, window)
+def test_continue_keeps_the_tinted_text_and_its_records(qtbot, window, run_and_wait):
+    run_and_wait(window)
     text = window.state.lane().text
-    run_and_wait(qtbot, window, window.actions.continue_.trigger)
+    run_and_wait(window, window.actions.continue_.trigger)
     lane = window.state.lane()
     assert len(lane.records) == 32 and lane.text.startswith(text)
     pane = window.lanes_view.columns[0].text
