@@ -14,8 +14,10 @@ from app.analysis import (
     EntropyMatch,
     baseline_chain_settings,
     baseline_entropy,
+    configured_collision,
     distinct_n,
     first_divergence,
+    gate_decisions,
     lane_stats,
     match_entropy,
     normalised_entropy,
@@ -46,7 +48,7 @@ def make_records(settings: SamplerSettings, rows: np.ndarray) -> list[StepRecord
             top_ids=top.astype(np.int32), top_logits=logits[top].copy(),
             stages=trace.stages, scatter=trace.scatter,
             final_ids=trace.final_ids.copy(), final_p=trace.final_p.copy(),
-            decode_ms=0.0, chain_ms=0.0, temperature=float(settings.temp),
+            decode_ms=0.0, chain_ms=0.0, temperature=float(settings.temp), settings=settings,
         ))
     return records
 
@@ -61,7 +63,7 @@ def hand_record(token, *, raw_rank=0, final_p=(1.0,), scatter=None) -> StepRecor
         lane=0, step=0, token=token, piece=b"", text="", raw_rank=raw_rank, chosen_index=0, chosen_p=float(p[0]),
         top_ids=np.arange(len(p), dtype=np.int32), top_logits=np.zeros(len(p), dtype=np.float32), stages=(),
         scatter=scatter, final_ids=np.arange(len(p), dtype=np.int32), final_p=p, decode_ms=0.0, chain_ms=0.0,
-        temperature=1.0,
+        temperature=1.0, settings=SamplerSettings(),
     )
 
 
@@ -311,9 +313,38 @@ def test_first_divergence_of_real_lanes():
 
 def test_modules_are_qt_and_model_free():
     code = (
-        "import sys; import app.presets_store, app.export, app.analysis; "
+        "import sys; import app.presets, app.llamacpp, app.analysis; "
         "bad = [m for m in ('PySide6', 'pyqtgraph', 'llama_cpp') if m in sys.modules]; "
         "print(bad); sys.exit(1 if bad else 0)"
     )
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+# --------------------------------------------------------------------------
+# The collision gate's decisions
+# --------------------------------------------------------------------------
+
+
+def gate_record(*, enabled=True, drawn=True, u=0.5, fired=True, collision=0.5):
+    e = np.empty(0)
+    sc = ScatterTrace(0, enabled, drawn, u if drawn else None, fired, 0, e.astype(np.int32), e, e, e, e, e, 0.5, 0.1)
+    rec = hand_record(1, scatter=sc)
+    return dataclasses.replace(rec, settings=SamplerSettings().replace(scatter_strength=0.2, scatter_collision=collision))
+
+
+def test_gate_decisions_follow_the_draw_not_whether_scatter_fired():
+    records = [
+        gate_record(u=0.1, fired=True),  # open, fired
+        gate_record(u=0.2, fired=False),  # open, but the step was a no-op (fewer than two candidates)
+        gate_record(u=0.7, fired=False),  # closed
+        gate_record(drawn=False, collision=1.0),  # collision 1: no draw, always open
+        gate_record(enabled=False, drawn=False, fired=False),  # scatter off: no gate
+    ]
+    assert gate_decisions(records) == [True, True, False, True, None]
+
+
+def test_the_configured_collision_is_the_records_own():
+    records = [gate_record(collision=0.3), gate_record(collision=0.6)]
+    assert configured_collision(records) == (0.3, 0.6)
+    assert configured_collision([]) == (1.0, 1.0)

@@ -13,7 +13,7 @@ import dataclasses
 import numpy as np
 import pytest
 
-from app.builtin_presets import find_builtin
+from app.presets import find_builtin
 from app.engine.context import ContextOptions
 from app.engine.detok import TextStream
 from app.engine.generation import MAX_LANES, TOP_N, Generation, PromptTooLong, RunOptions, tokenize_prompt
