@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: run test bench lint-imports clean-venv
+.PHONY: run test bench screenshot lint-imports clean-venv
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -21,6 +21,9 @@ run: $(STAMP)
 test: $(STAMP)
 	$(VENV)/bin/lint-imports
 	QT_QPA_PLATFORM=offscreen $(PY) -m pytest
+
+screenshot: $(STAMP)
+	QT_QPA_PLATFORM=offscreen $(PY) -m bench.screenshot docs/screenshot.png
 
 bench: $(STAMP)
 	$(PY) -m bench

@@ -8,8 +8,12 @@ from __future__ import annotations
 import os
 
 import pytest
+from hypothesis import settings as hypothesis_settings
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+# Hypothesis keeps no example database (it would write .hypothesis/ into the repository).
+hypothesis_settings.register_profile("suite", database=None)
+hypothesis_settings.load_profile("suite")
 
 GEMMA_FIXTURES = {"default_model", "model_path", "gemma_window"}
 
@@ -47,3 +51,38 @@ def model_path() -> str:
     from app.engine.model import default_model_path
 
     return str(default_model_path())
+
+
+# -- the suite never writes into the repository -------------------------------------------
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SKIP_DIRS = {".git", ".venv", "__pycache__", ".gl", ".whl", "build", "dist"}
+
+
+def _repo_files() -> dict[str, tuple[int, int]]:
+    files = {}
+    for folder, dirs, names in os.walk(ROOT):
+        dirs[:] = [d for d in dirs if d not in SKIP_DIRS and not d.endswith(".egg-info")]
+        for name in names:
+            path = os.path.join(folder, name)
+            try:
+                st = os.stat(path)
+            except OSError:
+                continue
+            files[os.path.relpath(path, ROOT)] = (st.st_size, st.st_mtime_ns)
+    return files
+
+
+def pytest_sessionstart(session):
+    session.config._repo_files_before = _repo_files()
+
+
+def pytest_sessionfinish(session, exitstatus):
+    before = getattr(session.config, "_repo_files_before", None)
+    if before is None:
+        return
+    after = _repo_files()
+    touched = sorted(p for p, sig in after.items() if before.get(p) != sig)
+    if touched:
+        print(f"\nthe tests wrote into the repository: {touched}")
+        session.exitstatus = 1
