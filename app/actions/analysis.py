@@ -41,8 +41,8 @@ class FanState:
             self.results.append(FanResult(e.lane, e.seed, e.text))
             return False
         self.done = True
-        if isinstance(e, ev.FanFailed):
-            self.message = f"stopped by an error: {e.message}"
+        if e.error:
+            self.message = f"stopped by an error: {e.error}"
         else:
             self.message = f"{e.count} continuations" + (" (stopped)" if e.cancelled else "")
         return True
@@ -61,8 +61,7 @@ class AnalysisActions:
         self.fan: FanState | None = None
         self._tasks: dict[int, object] = {}  # task id -> what to do with its result
         self.handlers = {
-            ev.FanProduced: self._on_fan, ev.FanFinished: self._on_fan, ev.FanFailed: self._on_fan,
-            ev.TaskFinished: self._on_task, ev.TaskFailed: self._on_task,
+            ev.FanProduced: self._on_fan, ev.FanEnded: self._on_fan, ev.TaskEnded: self._on_task,
         }
 
     def fan_out(self, count: int, max_tokens: int) -> None:
@@ -130,7 +129,7 @@ class AnalysisActions:
         if then is None:
             return
         self.state.set_busy("")
-        if isinstance(e, ev.TaskFailed):
-            self.state.report(e.message)
+        if e.error:
+            self.state.report(e.error)
         else:
             then(e.result)

@@ -18,8 +18,8 @@ class RunActions:
         self.load_id: int | None = None  # the load in progress
         self.handlers = {
             ev.ModelLoadProgress: self._on_load_progress, ev.ModelLoaded: self._on_loaded,
-            ev.ModelLoadFailed: self._on_load_failed, ev.RunStarted: self._on_run_started,
-            ev.StepsProduced: self._on_steps, ev.RunFinished: self._on_run_finished, ev.RunFailed: self._on_run_failed,
+            ev.ModelLoadFailed: self._on_load_failed, ev.RunStarted: self._on_run_news,
+            ev.StepsProduced: self._on_run_news, ev.RunEnded: self._on_run_ended,
         }
 
     # -- model ---------------------------------------------------------------------------
@@ -113,38 +113,33 @@ class RunActions:
         """Stop whatever the engine is doing (a run, a fan, a load) within one step."""
         self.engine.stop()
 
-    def pause(self) -> None:
-        self.engine.submit(cmd.Pause())
-
-    def resume(self) -> None:
-        self.engine.submit(cmd.Resume())
+    def pause(self, paused: bool = True) -> None:
+        self.engine.submit(cmd.SetPaused(paused))
 
     def send_settings(self, index: int) -> None:
         """The run in progress uses the lane's settings from its next step on."""
         if self.state.busy == "run":
             self.engine.submit(cmd.UpdateLaneSettings(index, self.state.lanes[index].settings))
 
-    def _on_run_started(self, e: ev.RunStarted) -> None:
-        if e.run_id == self.run_id:
+    def _on_run_news(self, e: ev.RunStarted | ev.StepsProduced) -> None:
+        """A run's start (the tokens each lane starts from) or its newest records."""
+        if e.run_id != self.run_id:
+            return  # from a run that was stopped before this one began
+        if isinstance(e, ev.RunStarted):
             self.state.set_starts(e.run_id, dict(e.starts))
-
-    def _on_steps(self, e: ev.StepsProduced) -> None:
-        if e.run_id == self.run_id:
+        else:
             self.state.add_records(e.run_id, e.records)
 
-    def _on_run_finished(self, e: ev.RunFinished) -> None:
+    def _on_run_ended(self, e: ev.RunEnded) -> None:
         if e.run_id != self.run_id:
             return
         self.state.end_runs(e.run_id, e.results)
+        if e.error:
+            self._end("stopped by an error" if e.results else "did not start")
+            self.state.report(f"Generation stopped: {e.error}" if e.results else e.error)
+            return
         self.state.tokens_per_s = e.tokens_per_s
         self._end(self._summary(e.results))
-
-    def _on_run_failed(self, e: ev.RunFailed) -> None:
-        if e.run_id != self.run_id:
-            return
-        self.state.end_runs(e.run_id, e.results)
-        self._end("stopped by an error" if e.results else "did not start")
-        self.state.report(f"Generation stopped: {e.message}" if e.results else e.message)
 
     def _end(self, status: str) -> None:
         self.run_id = None

@@ -7,7 +7,7 @@ run in progress between two of its steps.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 from sampler import SamplerSettings
 
@@ -18,6 +18,8 @@ from .model_info import LoadRequest
 
 @dataclass(frozen=True)
 class LoadModel:
+    """Load a model (``request.path`` None: the bundled one); the old one stays until it is ready."""
+
     load_id: int
     request: LoadRequest
 
@@ -52,28 +54,22 @@ class RunTask:
     label: str = ""
 
 
-@dataclass(frozen=True)
-class UpdateLaneSettings:
+class UpdateLaneSettings(NamedTuple):
     """New settings for a lane of the run in progress, from its next step on."""
 
     lane: int
     settings: SamplerSettings
 
 
-@dataclass(frozen=True)
-class Pause:
-    pass
+class SetPaused(NamedTuple):
+    """Hold the run in progress between two steps (``paused``), or let it go on."""
+
+    paused: bool
 
 
-@dataclass(frozen=True)
-class Resume:
-    pass
-
-
-@dataclass(frozen=True)
 class Shutdown:
-    pass
+    """End the engine thread once the work in progress has stopped."""
 
 
 WorkCommand = LoadModel | Generate | Fan | RunTask
-ControlCommand = UpdateLaneSettings | Pause | Resume
+ControlCommand = UpdateLaneSettings | SetPaused

@@ -17,8 +17,8 @@ from collections import deque
 from typing import Callable
 
 from . import jobs
-from .commands import Fan, Generate, LoadModel, Pause, Resume, RunTask, Shutdown, UpdateLaneSettings
-from .events import EngineStopped, Event, TaskFailed, TaskFinished
+from .commands import Fan, Generate, LoadModel, RunTask, SetPaused, Shutdown, UpdateLaneSettings
+from .events import EngineStopped, Event, TaskEnded
 from .workspace import Workspace
 
 Notify = Callable[[], None]
@@ -123,10 +123,8 @@ class Engine:
                 return False
             if isinstance(cmd, UpdateLaneSettings):
                 run.set_lane_settings_by_key(cmd.lane, cmd.settings)
-            elif isinstance(cmd, Pause):
-                paused = True
-            elif isinstance(cmd, Resume):
-                paused = False
+            elif isinstance(cmd, SetPaused):
+                paused = cmd.paused
             elif not isinstance(cmd, _Wake):
                 self._deferred.append((number, cmd))
             if self.cancelled():
@@ -145,7 +143,7 @@ class Engine:
                 number, cmd = self._next()
                 if isinstance(cmd, Shutdown):
                     break
-                if isinstance(cmd, (UpdateLaneSettings, Pause, Resume, _Wake)):
+                if isinstance(cmd, (UpdateLaneSettings, SetPaused, _Wake)):
                     continue  # no run in progress: nothing to control
                 self._current = number
                 self._run(cmd)
@@ -169,9 +167,9 @@ class Engine:
         try:
             result = cmd.fn(self.model)
         except Exception as exc:  # reported, never raised on the engine thread
-            self.emit(TaskFailed(cmd.task_id, f"{cmd.label or 'task'}: {type(exc).__name__}: {exc}"))
+            self.emit(TaskEnded(cmd.task_id, error=f"{cmd.label or 'task'}: {type(exc).__name__}: {exc}"))
             return
-        self.emit(TaskFinished(cmd.task_id, result))
+        self.emit(TaskEnded(cmd.task_id, result))
 
     def replace_model(self, model) -> None:
         self._close_model()

@@ -50,21 +50,15 @@ class StepsProduced:
 
 
 @dataclass(frozen=True)
-class RunFinished:
-    run_id: int
-    results: tuple[LaneResult, ...]
-    tokens_per_s: float
-    wall_s: float
-
-
-@dataclass(frozen=True)
-class RunFailed:
-    """The run could not start or broke off; ``results`` keeps what was made."""
+class RunEnded:
+    """The run ended (or never began: ``error`` says why); ``results`` keeps what was made."""
 
     run_id: int
-    message: str
-    details: str = ""
     results: tuple[LaneResult, ...] = ()
+    tokens_per_s: float = 0.0
+    wall_s: float = 0.0
+    error: str = ""
+    details: str = ""  # the traceback of an error inside a step
 
 
 @dataclass(frozen=True)
@@ -76,36 +70,29 @@ class FanProduced:
 
 
 @dataclass(frozen=True)
-class FanFinished:
+class FanEnded:
+    """``count`` continuations were made; ``cancelled`` if stopped, ``error`` if it broke off."""
+
     fan_id: int
     count: int
     cancelled: bool = False
+    error: str = ""
 
 
 @dataclass(frozen=True)
-class FanFailed:
-    fan_id: int
-    message: str
+class TaskEnded:
+    """A task's ``result``, or the ``error`` it raised."""
 
-
-@dataclass(frozen=True)
-class TaskFinished:
     task_id: int
-    result: Any
+    result: Any = None
+    error: str = ""
 
 
-@dataclass(frozen=True)
-class TaskFailed:
-    task_id: int
-    message: str
-
-
-@dataclass(frozen=True)
 class EngineStopped:
     """The engine thread has ended (after Shutdown)."""
 
 
 Event = (
-    ModelLoadProgress | ModelLoaded | ModelLoadFailed | RunStarted | StepsProduced | RunFinished | RunFailed
-    | FanProduced | FanFinished | FanFailed | TaskFinished | TaskFailed | EngineStopped
+    ModelLoadProgress | ModelLoaded | ModelLoadFailed | RunStarted | StepsProduced | RunEnded | FanProduced | FanEnded
+    | TaskEnded | EngineStopped
 )

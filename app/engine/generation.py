@@ -119,7 +119,7 @@ class Generation:
 
     def results(self) -> list[LaneResult]:
         return [
-            LaneResult(l.key, l.text, tuple(l.tokens), l.stop_reason or StopReason.CANCELLED, l.stop_detail)
+            LaneResult(l.key, l.stop_reason or StopReason.CANCELLED, l.text, tuple(l.tokens), l.stop_detail)
             for l in self.lanes
         ]
 

@@ -10,10 +10,7 @@ import time
 import traceback
 
 from .commands import Fan, Generate, LoadModel
-from .events import (
-    FanFailed, FanFinished, FanProduced, ModelLoaded, ModelLoadFailed, ModelLoadProgress, RunFailed, RunFinished,
-    RunStarted, StepsProduced,
-)
+from .events import FanEnded, FanProduced, ModelLoaded, ModelLoadFailed, ModelLoadProgress, RunEnded, RunStarted, StepsProduced
 from .context import DecodeError
 from .generation import MAX_LANES, Generation
 from .lane import LaneConfig
@@ -63,18 +60,18 @@ def _no_model(engine) -> str | None:
 
 def generate(engine, cmd: Generate) -> None:
     if engine.cancelled():
-        engine.emit(RunFinished(cmd.run_id, (), 0.0, 0.0))
+        engine.emit(RunEnded(cmd.run_id))
         return
     problem = _no_model(engine)
     if problem:
-        engine.emit(RunFailed(cmd.run_id, problem))
+        engine.emit(RunEnded(cmd.run_id, error=problem))
         return
     try:
         workspace = engine.workspace_for(len(cmd.lanes), cmd.options.context)
         gen = Generation(engine.model, cmd.prompt, cmd.lanes, cmd.options, workspace=workspace,
                          should_stop=engine.cancelled)
     except (ValueError, DecodeError) as exc:  # a prompt longer than the context, no memory for it ...
-        engine.emit(RunFailed(cmd.run_id, str(exc)))
+        engine.emit(RunEnded(cmd.run_id, error=str(exc)))
         return
     engine.emit(RunStarted(cmd.run_id, tuple((lane.key, tuple(lane.prompt_tokens)) for lane in gen.lanes)))
     try:
@@ -82,13 +79,14 @@ def generate(engine, cmd: Generate) -> None:
     except Exception as exc:  # a crash inside a step: report it, keep what was made
         for lane in gen.lanes:
             lane.stop(StopReason.ERROR, str(exc))
-        engine.emit(RunFailed(cmd.run_id, f"{type(exc).__name__}: {exc}", traceback.format_exc(), tuple(gen.results())))
+        engine.emit(RunEnded(cmd.run_id, tuple(gen.results()), error=f"{type(exc).__name__}: {exc}",
+                             details=traceback.format_exc()))
         return
     finally:
         gen.close()
     tokens = sum(len(lane.tokens) for lane in gen.lanes)
     tps = tokens / gen.wall_s if gen.wall_s else 0.0
-    engine.emit(RunFinished(cmd.run_id, tuple(gen.results()), tps, gen.wall_s))
+    engine.emit(RunEnded(cmd.run_id, tuple(gen.results()), tps, gen.wall_s))
 
 
 def _step_until_done(engine, gen: Generation, run_id: int) -> None:
@@ -137,6 +135,7 @@ def fan(engine, cmd: Fan) -> None:
                 engine.emit(FanProduced(cmd.fan_id, lane, config.settings.seed, result.text))
                 done += 1
     except Exception as exc:
-        engine.emit(FanFailed(cmd.fan_id, f"{type(exc).__name__}: {exc}" if not isinstance(exc, ValueError) else str(exc)))
+        error = str(exc) if isinstance(exc, ValueError) else f"{type(exc).__name__}: {exc}"
+        engine.emit(FanEnded(cmd.fan_id, done, error=error))
         return
-    engine.emit(FanFinished(cmd.fan_id, done, cancelled=engine.cancelled()))
+    engine.emit(FanEnded(cmd.fan_id, done, cancelled=engine.cancelled()))

@@ -65,7 +65,7 @@ class LaneResult:
     """How one lane ended."""
 
     lane: int
+    stop_reason: StopReason
     text: str
     tokens: tuple[int, ...]
-    stop_reason: StopReason
     detail: str = ""

@@ -1,8 +1,8 @@
 """The engine thread on the scripted fake backend: commands in, typed events out.
 
-Loading (progress, failure, cancel), runs (records then RunFinished), stop
+Loading (progress, failure, cancel), runs (records then RunEnded), stop
 within one step and between prompt batches, pause and resume, settings sent
-mid-run, a crash mid-run kept as RunFailed with what was made, tasks, fans,
+mid-run, a crash mid-run kept in RunEnded with what was made, tasks, fans,
 and a clean shutdown.
 """
 from __future__ import annotations
@@ -57,7 +57,7 @@ def load(engine: Engine, path=None) -> list:
 def run(engine: Engine, run_id: int, settings=(BASE,), n: int = 20, prompt: str = "once upon a time") -> list:
     lanes = tuple(LaneConfig(s, key=i) for i, s in enumerate(settings))
     engine.submit(cmd.Generate(run_id, prompt, lanes, options(n)))
-    return collect(engine, lambda e: isinstance(e, (ev.RunFinished, ev.RunFailed)) and e.run_id == run_id)
+    return collect(engine, lambda e: isinstance(e, ev.RunEnded) and e.run_id == run_id)
 
 
 def records_of(events) -> list:
@@ -77,12 +77,12 @@ def test_a_failed_load_is_an_event_and_keeps_the_old_model(engine):
     load(engine)
     events = load(engine, "/models/bad.gguf")
     assert isinstance(events[-1], ev.ModelLoadFailed) and "bad.gguf" in events[-1].message
-    assert isinstance(run(engine, 5)[-1], ev.RunFinished)  # the first model still runs
+    assert not run(engine, 5)[-1].error  # the first model still runs
 
 
 def test_a_run_without_a_model_fails_with_a_message(engine):
     events = run(engine, 3)
-    assert isinstance(events[-1], ev.RunFailed) and "no model" in events[-1].message
+    assert "no model" in events[-1].error
 
 
 def test_records_arrive_in_order_then_finished(engine):
@@ -95,7 +95,7 @@ def test_records_arrive_in_order_then_finished(engine):
     for lane in (0, 1):
         assert [r.step for r in recs if r.lane == lane] == list(range(15))
     done = events[-1]
-    assert isinstance(done, ev.RunFinished)
+    assert isinstance(done, ev.RunEnded) and not done.error
     assert [len(r.tokens) for r in done.results] == [15, 15]
     assert all(r.stop_reason is StopReason.MAX_TOKENS for r in done.results)
     assert done.results[0].tokens == tuple(r.token for r in recs if r.lane == 0)
@@ -122,7 +122,7 @@ def test_stop_takes_effect_within_one_step():
         seen = collect(engine, lambda e: isinstance(e, ev.StepsProduced) and e.records[0].step >= 3)
         engine.stop()
         stopped_at = len(records_of(seen))
-        rest = collect(engine, lambda e: isinstance(e, ev.RunFinished))
+        rest = collect(engine, lambda e: isinstance(e, ev.RunEnded))
         assert len(records_of(rest)) <= 2  # the step in progress, and at most the one already queued
         assert rest[-1].results[0].stop_reason is StopReason.CANCELLED
         assert len(rest[-1].results[0].tokens) == stopped_at + len(records_of(rest))
@@ -140,7 +140,7 @@ def test_stop_lands_between_prompt_batches():
         collect(engine, lambda e: isinstance(e, ev.RunStarted))
         time.sleep(0.1)
         engine.stop()
-        events = collect(engine, lambda e: isinstance(e, ev.RunFinished))
+        events = collect(engine, lambda e: isinstance(e, ev.RunEnded))
         assert records_of(events) == []
         assert model.counters.decodes < 30, "the prompt decode ran on after the stop"
     finally:
@@ -153,7 +153,7 @@ def test_work_submitted_after_a_stop_runs():
         load(engine)
         engine.stop()
         events = run(engine, 4, n=3)
-        assert isinstance(events[-1], ev.RunFinished) and len(events[-1].results[0].tokens) == 3
+        assert not events[-1].error and len(events[-1].results[0].tokens) == 3
     finally:
         engine.shutdown()
 
@@ -164,14 +164,14 @@ def test_pause_holds_the_run_and_resume_goes_on():
         load(engine)
         engine.submit(cmd.Generate(1, "once", (LaneConfig(BASE, key=0),), options(40)))
         events = collect(engine, lambda e: isinstance(e, ev.StepsProduced))
-        engine.submit(cmd.Pause())
+        engine.submit(cmd.SetPaused(True))
         time.sleep(0.2)
         events += engine.drain()
         held = len(records_of(events))
         time.sleep(0.3)
         assert engine.drain() == [], "steps were made while paused"
-        engine.submit(cmd.Resume())
-        events += collect(engine, lambda e: isinstance(e, ev.RunFinished))
+        engine.submit(cmd.SetPaused(False))
+        events += collect(engine, lambda e: isinstance(e, ev.RunEnded))
         assert len(records_of(events)) == 40 and held < 40
     finally:
         engine.shutdown()
@@ -183,10 +183,10 @@ def test_stop_while_paused_ends_the_run():
         load(engine)
         engine.submit(cmd.Generate(1, "once", (LaneConfig(BASE, key=0),), options(1000)))
         collect(engine, lambda e: isinstance(e, ev.StepsProduced))
-        engine.submit(cmd.Pause())
+        engine.submit(cmd.SetPaused(True))
         time.sleep(0.1)
         engine.stop()
-        done = collect(engine, lambda e: isinstance(e, ev.RunFinished), timeout=5)[-1]
+        done = collect(engine, lambda e: isinstance(e, ev.RunEnded), timeout=5)[-1]
         assert done.results[0].stop_reason is StopReason.CANCELLED
     finally:
         engine.shutdown()
@@ -199,7 +199,7 @@ def test_settings_sent_mid_run_apply_from_the_next_step():
         engine.submit(cmd.Generate(1, "once", (LaneConfig(BASE, key=0),), options(60)))
         collect(engine, lambda e: isinstance(e, ev.StepsProduced) and e.records[0].step >= 5)
         engine.submit(cmd.UpdateLaneSettings(0, BASE.replace(temp=0.0)))
-        recs = records_of(collect(engine, lambda e: isinstance(e, ev.RunFinished)))
+        recs = records_of(collect(engine, lambda e: isinstance(e, ev.RunEnded)))
         greedy = [r for r in recs if r.settings.temp == 0.0]
         assert greedy and all(r.raw_rank == 0 for r in greedy)
         steps = [r.step for r in greedy]
@@ -214,7 +214,7 @@ def test_a_crash_mid_run_keeps_what_was_made():
         load(engine)
         events = run(engine, 1, settings=(BASE, BASE.replace(seed=9)), n=100)
         failed = events[-1]
-        assert isinstance(failed, ev.RunFailed) and "fake decode failure" in failed.message
+        assert "fake decode failure" in failed.error
         recs = records_of(events)
         for result in failed.results:
             assert result.stop_reason is StopReason.ERROR
@@ -226,8 +226,8 @@ def test_a_crash_mid_run_keeps_what_was_made():
 def test_a_prompt_longer_than_the_context_is_a_failed_run(engine):
     load(engine)
     engine.submit(cmd.Generate(1, " the" * 600, (LaneConfig(BASE, key=0),), options(4)))
-    failed = collect(engine, lambda e: isinstance(e, ev.RunFailed))[-1]
-    assert "512" in failed.message and "prompt" in failed.message
+    failed = collect(engine, lambda e: isinstance(e, ev.RunEnded))[-1]
+    assert "512" in failed.error and "prompt" in failed.error
 
 
 def test_tasks_run_on_the_engine_thread_with_the_model(engine):
@@ -235,20 +235,20 @@ def test_tasks_run_on_the_engine_thread_with_the_model(engine):
     import threading
 
     engine.submit(cmd.RunTask(5, lambda model: (threading.current_thread().name, model.info.name)))
-    done = collect(engine, lambda e: isinstance(e, (ev.TaskFinished, ev.TaskFailed)))[-1]
-    assert done == ev.TaskFinished(5, ("engine", "fake"))
+    done = collect(engine, lambda e: isinstance(e, ev.TaskEnded))[-1]
+    assert done == ev.TaskEnded(5, ("engine", "fake"))
     engine.submit(cmd.RunTask(6, lambda model: 1 / 0, "divide"))
-    failed = collect(engine, lambda e: isinstance(e, (ev.TaskFinished, ev.TaskFailed)))[-1]
-    assert isinstance(failed, ev.TaskFailed) and "ZeroDivisionError" in failed.message
+    failed = collect(engine, lambda e: isinstance(e, ev.TaskEnded))[-1]
+    assert failed.result is None and "ZeroDivisionError" in failed.error
 
 
 def test_a_fan_gives_count_continuations_per_lane(engine):
     load(engine)
     lanes = (LaneConfig(BASE, key=0), LaneConfig(BASE.replace(temp=1.2), key=1))
     engine.submit(cmd.Fan(3, ("once upon", "a cat"), lanes, 5, options(6)))
-    events = collect(engine, lambda e: isinstance(e, (ev.FanFinished, ev.FanFailed)))
+    events = collect(engine, lambda e: isinstance(e, ev.FanEnded))
     produced = [e for e in events if isinstance(e, ev.FanProduced)]
-    assert events[-1] == ev.FanFinished(3, 10)
+    assert events[-1] == ev.FanEnded(3, 10)
     assert sorted(e.lane for e in produced) == [0] * 5 + [1] * 5
     assert len({e.seed for e in produced if e.lane == 0}) == 5
 
