@@ -91,8 +91,12 @@ class AdaptiveP(Stage):
     letter = "a"
 
     def __init__(self, target: float = DEFAULT_TARGET, decay: float = DEFAULT_DECAY, seed: int = DEFAULT_SEED):
-        self.target = F32(check_number("--adaptive-target", target, hi=1.0))
-        raw_decay = F32(check_number("--adaptive-decay", decay, lo=0.0, hi=0.99))
+        self.target = F32(check_number("--adaptive-target", target))
+        if self.target > F32(1.0):
+            raise ValueError(f"--adaptive-target: must be <= 1 (negative disables it), got {target!r}")
+        raw_decay = F32(check_number("--adaptive-decay", decay))
+        if not F32(0.0) <= raw_decay <= F32(0.99):
+            raise ValueError(f"--adaptive-decay: must be between 0 and 0.99, got {decay!r}")
         self.decay = _clamp(raw_decay, F32(0.0), F32(0.99))  # llama.cpp clamps; a no-op after the check
         self.seed = check_number("--seed", seed, lo=0, hi=0xFFFFFFFF, integer=True)
         self.seed_cur = resolve_seed(self.seed)

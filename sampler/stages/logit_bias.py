@@ -70,9 +70,9 @@ F32 = np.float32
 NEG_INF = float("-inf")
 FLAG = "-l/--logit-bias"
 INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
-#: The finite biases on one token may add up to at most this, in absolute value,
-#: so that a biased logit cannot overflow to +-inf.
-MAX_TOTAL_BIAS = 1e30
+#: The finite biases on one token may add up to at most this (1e30 as a float), in
+#: absolute value, so that a biased logit cannot overflow to +-inf.
+MAX_TOTAL_BIAS = float(F32(1e30))
 
 
 # --------------------------------------------------------------------------
@@ -234,7 +234,8 @@ class LogitBias(Stage):
 
     def __init__(self, n_vocab: int, biases: Iterable[tuple[int, float]] = (), *, flag: str = FLAG):
         self.n_vocab = check_number("logit bias n_vocab", n_vocab, lo=0, hi=INT32_MAX, integer=True)
-        self.biases = tuple(_check_entries(biases, flag))
+        entries = list(biases)
+        self.biases = tuple(_check_entries(entries, flag))
         self.enabled = len(self.biases) > 0
         per_token: dict[int, list[np.float32]] = {}
         for token, bias in self.biases:
@@ -242,9 +243,10 @@ class LogitBias(Stage):
         for token, bs in per_token.items():
             total = sum(abs(float(b)) for b in bs if math.isfinite(b))
             if total > MAX_TOTAL_BIAS:
+                given = ", ".join(repr(raw) for t, raw in entries if t == token)
                 raise ValueError(
-                    f"{flag}: the biases on token {token} add up to {total:g}; at most {MAX_TOTAL_BIAS:g} "
-                    "is allowed (a larger one overflows the float logit and later gives NaN)"
+                    f"{flag}: the biases on token {token} ({given}) add up to {total:g} in size; at most 1e30 "
+                    "is allowed (a larger one can overflow the float logit and later give NaN)"
                 )
         if self.n_vocab > 0:
             banned = {t for t, bs in per_token.items() if 0 <= t < self.n_vocab and any(b == -np.inf for b in bs)}

@@ -106,6 +106,11 @@ def _update_mu(mu: np.float32, p_picked, tau: np.float32, eta: np.float32) -> np
         return F32(mu - F32(eta * e))
 
 
+def _initial_mu(tau: np.float32) -> np.float32:
+    with np.errstate(over="ignore"):  # 2 * tau may overflow to inf, as in C
+        return F32(F32(2.0) * tau)
+
+
 class _MirostatBase(Stage):
     letter = ""  # no --sampler-seq letter: chosen with --mirostat
 
@@ -115,7 +120,7 @@ class _MirostatBase(Stage):
         self.eta = F32(check_number("--mirostat-lr", eta))
         self.seed_cur = resolve_seed(self.seed)
         self.rng = Mt19937(self.seed_cur)
-        self.mu = F32(F32(2.0) * self.tau)
+        self.mu = _initial_mu(self.tau)
 
     def _finish(self, cur: Candidates) -> None:
         """Renormalise, pick, update mu (the common tail of both versions)."""
@@ -125,7 +130,7 @@ class _MirostatBase(Stage):
         self.mu = _update_mu(self.mu, cur.p[idx], self.tau, self.eta)
 
     def reset(self) -> None:
-        self.mu = F32(F32(2.0) * self.tau)
+        self.mu = _initial_mu(self.tau)
         self.seed_cur = resolve_seed(self.seed)
         self.rng.reseed(self.seed_cur)
 
