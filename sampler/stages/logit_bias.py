@@ -33,9 +33,15 @@ Flags (``common/arg.cpp``)
   ignored (``15043+1,15044-1`` is just ``15043+1``: there is no comma list).
   Out-of-float-range values (``1e39``, and ``1e-50`` which underflows) are
   errors.  Every error is reported as "invalid input format".
-  :func:`parse_logit_bias` reproduces this, except that it refuses a NaN
-  bias and a ``+inf`` bias, which llama-cli takes: both make every later
-  softmax NaN (``expf(inf - inf)``).
+  :func:`parse_logit_bias` reproduces this (checked against the handler
+  compiled from ``arg.cpp``), except that it refuses three things llama-cli
+  takes: a NaN bias and a ``+inf`` bias (both make every later softmax NaN,
+  ``expf(inf - inf)``), and a finite bias beyond +-1e30 (a float logit that
+  large overflows to inf in a later division by the temperature, or when
+  biases on one token add up; :class:`LogitBias` refuses biases on one token
+  that add up to more than 1e30 in size for the same reason).  A list that
+  bans every token of the vocabulary is refused as well (all ``-inf``: the
+  softmax would be NaN).
 * ``--ignore-eos``: a switch, default off; implies ``-l EOG-inf`` for every
   end-of-generation token (see above).  :func:`eog_biases` builds those
   entries.
@@ -63,7 +69,7 @@ from typing import Callable, Iterable
 import numpy as np
 
 from ..candidates import Candidates
-from ..stage import FLT_MAX, Stage, check_number
+from ..stage import Stage, check_number
 from .positions import positions_of
 
 F32 = np.float32
