@@ -69,7 +69,8 @@ from typing import Callable, Iterable
 import numpy as np
 
 from ..candidates import Candidates
-from ..stage import Stage, check_number
+from ..stage import Stage
+from .checks import check_number
 from .positions import positions_of
 
 F32 = np.float32

@@ -61,7 +61,8 @@ import numpy as np
 from ..candidates import Candidates
 from ..cfloat import logf, seq_sum_f32
 from ..rng import DEFAULT_SEED, Mt19937, resolve_seed
-from ..stage import Stage, check_number
+from ..stage import Stage
+from .checks import check_number
 from .pick import discrete_pick, float_to_int, log2f, neg_log2f_above, powf
 from .softmax import softmax
 

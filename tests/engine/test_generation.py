@@ -366,8 +366,8 @@ def test_settings_change_takes_effect_at_the_next_step(default_model):
     gen = Generation(default_model, STORY, [LaneConfig(HOT), LaneConfig(HOT)], RunOptions(max_tokens=20, context=CTX))
     before, after = [], []
     for step in gen:
-        (after if gen.step_index > switch_after else before).append(step)
-        if gen.step_index == switch_after:
+        (after if gen.lanes[0].step > switch_after else before).append(step)
+        if gen.lanes[0].step == switch_after:
             gen.set_lane_settings(1, HOT.replace(temp=0.0))
     results = gen.results()
     lane1_before = [rec for step in before for rec in step if rec.lane == 1]
@@ -387,7 +387,7 @@ def test_an_equivalent_settings_change_keeps_history_and_random_streams(default_
     reference = run_alone(default_model, STORY, settings, 20)
     gen = Generation(default_model, STORY, [LaneConfig(settings)], RunOptions(max_tokens=20, context=CTX))
     for _ in gen:
-        if gen.step_index == 7:  # XTC is off (probability 0), so its threshold changes nothing
+        if gen.lanes[0].step == 7:  # XTC is off (probability 0), so its threshold changes nothing
             gen.set_lane_settings(0, settings.replace(xtc_threshold=0.3))
     assert gen.lanes[0].config.settings.xtc_threshold == pytest.approx(0.3)
     assert gen.results()[0].tokens == reference.tokens

@@ -548,7 +548,7 @@ def _decode_both(model, native_parts, our_stages, n_tokens=N_TOKENS):
     ids = np.arange(model.info.n_vocab, dtype=np.int32)
     tokens = []
     with DecodeContext(model, 1, ContextOptions(n_ctx=512, n_threads=1)) as ctx:
-        ctx.decode_prompt(prompt)
+        ctx.decode_tokens(0, prompt, 0)
         row = -1
         for step in range(n_tokens):
             logits = np.array(ctx.logits(row), dtype=np.float32)
