@@ -32,19 +32,19 @@ def collections():
     gc.set_threshold(*old)
 
 
-def exercise(qtbot, w, run_and_wait) -> None:
+def exercise(qtbot, w, run_and_wait, tokens: int) -> None:
     w.actions.add_lane.trigger()
-    w.state.set_run_settings(max_tokens=40)
-    for _ in range(3):
-        run_and_wait(w)
-    w.actions.open_fan(4)
-    qtbot.waitUntil(lambda: not w.state.busy, timeout=60_000)
+    w.state.set_run_settings(max_tokens=tokens)
+    for _ in range(2):
+        run_and_wait(w, timeout=180_000)
+    w.actions.open_fan(2, tokens)
+    qtbot.waitUntil(lambda: not w.state.busy, timeout=180_000)
     w.actions.fan_dialog.close()
     qtbot.wait(600)  # the GUI collector's timer fires at least once
 
 
 def test_no_collection_runs_off_the_gui_thread_on_the_fake_backend(qtbot, window, collections, run_and_wait):
-    exercise(qtbot, window, run_and_wait)
+    exercise(qtbot, window, run_and_wait, 40)
     window.controls.model_page.load(None)  # a model reload
     qtbot.waitUntil(lambda: not window.state.loading, timeout=10_000)
     qtbot.wait(600)
@@ -54,7 +54,7 @@ def test_no_collection_runs_off_the_gui_thread_on_the_fake_backend(qtbot, window
 
 
 def test_no_collection_runs_off_the_gui_thread_on_gemma(qtbot, gemma_window, collections, run_and_wait):
-    exercise(qtbot, gemma_window, run_and_wait)
+    exercise(qtbot, gemma_window, run_and_wait, 12)
     gemma_window.controls.model_page.load(None)  # a reload: llama.cpp logs from its own threads
     qtbot.waitUntil(lambda: not gemma_window.state.loading, timeout=120_000)
     qtbot.wait(600)

@@ -83,12 +83,12 @@ class ActionsController:
         self.match.setEnabled(not busy and len(self.state.lanes) > 1)
         self.fan.setEnabled(ready and has_text)
 
-    def open_fan(self, count: int | None = None) -> None:
+    def open_fan(self, count: int | None = None, tokens: int = FAN_TOKENS) -> None:
         if count is None:
             count, ok = QInputDialog.getInt(self.window, "Fan", "Continuations per lane", 4, 1, 16)
             if not ok:
                 return
-        self.playground.analysis.fan_out(count, FAN_TOKENS)
+        self.playground.analysis.fan_out(count, tokens)
         if self.playground.analysis.fan is not None and self.state.busy == "fan":
             self.fan_dialog = FanDialog(self.state, self.playground.analysis, self.window)
             self.fan_dialog.show()
