@@ -1,13 +1,20 @@
 """``scatter-playground generate``: a headless run that streams text to stdout.
 
-Progress and a summary go to stderr.  Every failure is one line on stderr
+Progress and a summary go to stderr (not with ``--quiet``; llama.cpp's own
+warnings only with ``--verbose``).  Every failure is one line on stderr
 (``error: ...``) and a non-zero exit: 2 for a bad command line, 1 for a file
-or model that cannot be used, 130 after Ctrl-C (the trace then ends on a
-complete line).  Nothing is written before the inputs are known to be good.
+or model that cannot be used.  Ctrl-C stops the run after the current step or
+prompt batch, prints what was made and one line saying where it stopped, and
+exits with 130; a second Ctrl-C stops at once.  The trace is written step by
+step, so it always ends on a complete line, and it is created only once the
+run has started: a run that fails before leaves no file behind.
 """
 from __future__ import annotations
 
+import contextlib
 import json
+import logging
+import signal
 import sys
 import time
 
@@ -22,29 +29,47 @@ def fail(message: str, code: int) -> int:
 
 
 class TraceFile:
-    """One JSON line per step; a write error ends the run with one line, not a traceback."""
+    """One JSON line per step, flushed step by step, so the file always ends on a complete line.
+
+    The file is created at the first step (or by :meth:`close`), so a run that
+    fails before it starts leaves none behind.  A write error is a
+    :class:`TraceError` (an OSError) with a one-line message.
+    """
 
     def __init__(self, path: str | None):
         self.path = path
         self.file = None
-        if path is not None:
-            try:
-                self.file = open(path, "w", encoding="utf-8")
-            except OSError as exc:
-                raise TraceError(f"--trace {path}: cannot be written ({exc.strerror or exc})") from None
+        self.closed = path is None
+        self.lines = 0
+
+    def _open(self) -> None:
+        try:
+            self.file = open(self.path, "w", encoding="utf-8")
+        except OSError as exc:
+            raise TraceError(f"--trace {self.path}: cannot be written ({exc.strerror or exc})") from None
 
     def write(self, records) -> None:
-        if self.file is None:
+        if self.closed or not records:
             return
         lines = "".join(json.dumps(rec.to_json(), allow_nan=False) + "\n" for rec in records)
+        if self.file is None:
+            self._open()
         try:
             self.file.write(lines)
+            self.file.flush()
         except OSError as exc:
             raise TraceError(f"--trace {self.path}: writing failed ({exc.strerror or exc})") from None
+        self.lines += len(records)
 
-    def close(self) -> None:
-        if self.file is None:
+    def close(self, create: bool = True) -> None:
+        """Close the file (creating it, empty, if no step came and ``create`` is set)."""
+        if self.closed:
             return
+        self.closed = True
+        if self.file is None:
+            if not create:
+                return
+            self._open()
         file, self.file = self.file, None
         try:
             file.close()
@@ -54,6 +79,36 @@ class TraceFile:
 
 class TraceError(OSError):
     pass
+
+
+class Interrupt:
+    """Ctrl-C stops the run after the current step or prompt batch; a second one stops it at once."""
+
+    def __init__(self):
+        self.requested = False
+        self.checks_passed = 0  # prompt batches begun (and steps), counted by should_stop
+
+    def handler(self, signum, frame) -> None:
+        if self.requested:
+            raise KeyboardInterrupt
+        self.requested = True
+
+    def should_stop(self) -> bool:
+        if not self.requested:
+            self.checks_passed += 1
+        return self.requested
+
+    @contextlib.contextmanager
+    def installed(self):
+        try:
+            old = signal.signal(signal.SIGINT, self.handler)
+        except ValueError:  # not the main thread (a test calling main()): Ctrl-C stays KeyboardInterrupt
+            yield self
+            return
+        try:
+            yield self
+        finally:
+            signal.signal(signal.SIGINT, old)
 
 
 def main(argv: list[str]) -> int:
@@ -66,11 +121,31 @@ def main(argv: list[str]) -> int:
         parsed = parse_generate_args(argv)
     except UsageError as exc:
         return fail(f"{exc} ({HELP_HINT})", EXIT_USAGE)
+    _route_llama_logs(parsed.options.verbose)
     try:
         return _run(parsed)
-    except KeyboardInterrupt:
-        print("\ninterrupted", file=sys.stderr, flush=True)
+    except KeyboardInterrupt:  # Ctrl-C while the model loads
+        print("interrupted", file=sys.stderr, flush=True)
         return EXIT_INTERRUPTED
+
+
+_log_handler: logging.Handler | None = None
+
+
+def _route_llama_logs(verbose: bool) -> None:
+    """llama.cpp's warnings go to stderr with --verbose only (the error lines still reach the messages)."""
+    global _log_handler
+    log = logging.getLogger("llama_cpp")
+    if _log_handler is not None:
+        log.removeHandler(_log_handler)
+    if verbose:
+        _log_handler = logging.StreamHandler(sys.stderr)
+        _log_handler.setLevel(logging.WARNING)
+        _log_handler.setFormatter(logging.Formatter("llama.cpp: %(message)s"))
+    else:
+        _log_handler = logging.NullHandler()
+    log.addHandler(_log_handler)
+    log.propagate = False
 
 
 def _say(parsed: GenerateArgs):
@@ -111,33 +186,45 @@ def _run(parsed: GenerateArgs) -> int:
         return fail(f"{exc} ({HELP_HINT})", EXIT_USAGE)
     except (ModelLoadError, OSError, ValueError) as exc:
         return fail(str(exc), EXIT_FAILED)
-    trace = None
+    trace = TraceFile(args.trace)
+    interrupt = Interrupt()
     try:
-        say(f"model: {model.info.name} ({model.info.architecture}, {model.info.n_vocab} tokens)")
-        configs = [LaneConfig(s, f"lane {i}") for i, s in enumerate(parsed.lanes)]
-        gen = Generation(model, parsed.prompt, configs, options)
-        trace = TraceFile(args.trace)
-        _stream(gen, trace, len(configs), options, say)
-        trace.close()
+        with interrupt.installed():
+            say(f"model: {model.info.name} ({model.info.architecture}, {model.info.n_vocab} tokens)")
+            configs = [LaneConfig(s, f"lane {i}") for i, s in enumerate(parsed.lanes)]
+            gen = Generation(model, parsed.prompt, configs, options, should_stop=interrupt.should_stop)
+            say(f"prompt: {len(gen.prompt_tokens)} tokens")
+            steps = _stream(gen, trace, len(configs), options, say)
+            trace.close()
+        if interrupt.requested:
+            _interrupted(gen, steps, interrupt, options, trace)
+            return EXIT_INTERRUPTED
         return 0
-    except KeyboardInterrupt:
-        _interrupted(trace, say)
+    except KeyboardInterrupt:  # a second Ctrl-C, or one before the handler was in place
+        _close_quietly(trace)
+        sys.stdout.write("\n")
+        sys.stdout.flush()
+        print("interrupted" + (": the trace ends on the last complete step" if args.trace else ""),
+              file=sys.stderr, flush=True)
         return EXIT_INTERRUPTED
     except (ValueError, OSError, DecodeError) as exc:
-        if trace is not None:
-            _close_quietly(trace)
+        _close_quietly(trace, create=False)
         return fail(str(exc), EXIT_FAILED)
     finally:
         model.close()
 
 
-def _stream(gen, trace: TraceFile, n_lanes: int, options, say) -> None:
-    """Run to the end, printing one lane's text as it comes (held back where a stop string may begin)."""
+def _stream(gen, trace: TraceFile, n_lanes: int, options, say) -> int:
+    """Run to the end, printing one lane's text as it comes (held back where a stop string may begin).
+
+    Returns how many steps gave records.
+    """
     holdback = max((len(s) for s in options.stop_strings), default=1) - 1
-    printed = 0
+    printed = steps = 0
     t0 = time.perf_counter()
     for records in gen:
         trace.write(records)
+        steps += bool(records)
         if n_lanes == 1:
             lane = gen.lanes[0]
             upto = len(lane.text) - (0 if not lane.active else holdback)
@@ -157,18 +244,25 @@ def _stream(gen, trace: TraceFile, n_lanes: int, options, say) -> None:
     for r in results:
         say(f"lane {r.lane}: {len(r.tokens)} tokens, stopped: {r.stop_reason.value}" + (f" ({r.detail})" if r.detail else ""))
     say(f"{total} tokens in {elapsed:.2f} s: {total / elapsed if elapsed else 0:.1f} tokens/s")
+    return steps
 
 
-def _interrupted(trace: TraceFile | None, say) -> None:
-    if trace is not None:
-        _close_quietly(trace)
-    sys.stdout.write("\n")
-    sys.stdout.flush()
-    print("interrupted: the trace ends on the last complete step", file=sys.stderr, flush=True)
+def _interrupted(gen, steps: int, interrupt: Interrupt, options, trace: TraceFile) -> None:
+    """The one line Ctrl-C leaves on stderr (printed with --quiet too)."""
+    if steps == 0:
+        n = len(gen.prompt_tokens)
+        decoded = min(n, interrupt.checks_passed * options.context.n_batch)
+        message = f"interrupted while decoding the prompt ({decoded} of {n} tokens decoded)"
+    else:
+        total = sum(len(r.tokens) for r in gen.results())
+        message = f"interrupted after {steps} steps ({total} tokens)"
+        if trace.path is not None:
+            message += f"; the trace ends on the last complete step ({trace.lines} lines)"
+    print(message, file=sys.stderr, flush=True)
 
 
-def _close_quietly(trace: TraceFile) -> None:
+def _close_quietly(trace: TraceFile, create: bool = True) -> None:
     try:
-        trace.close()
+        trace.close(create=create)
     except OSError:
         pass
