@@ -214,7 +214,8 @@ def check_trace_path(args: argparse.Namespace, model_path: str | None) -> None:
         raise UsageError("--trace: expected a file name, got ''")
     if os.path.isdir(trace):
         raise UsageError(f"--trace {trace}: is a folder, not a file")
-    for flag, path in (("-m", model_path), ("-f", args.file)):
+    model_flag = "-m" if args.model else "the bundled model"
+    for flag, path in ((model_flag, model_path), ("-f", args.file)):
         if path and (same_file(trace, path) or os.path.abspath(trace) == os.path.abspath(path)
                      or os.path.realpath(trace) == os.path.realpath(path)):
             raise UsageError(f"--trace {trace}: is the same file as {flag} {path}; it would be overwritten")

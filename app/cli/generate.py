@@ -14,6 +14,8 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import os
+import re
 import signal
 import sys
 import time
@@ -23,8 +25,16 @@ from .args import HELP_HINT, GenerateArgs, UsageError, check_trace_path, parse_g
 EXIT_USAGE, EXIT_FAILED, EXIT_INTERRUPTED = 2, 1, 130
 
 
+_LINE_BREAKS = re.compile("[\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")
+
+
+def one_line(message: str) -> str:
+    """``message`` with every line break written as an escape (a flag name may hold one)."""
+    return _LINE_BREAKS.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), message)
+
+
 def fail(message: str, code: int) -> int:
-    print(f"error: {message}", file=sys.stderr, flush=True)
+    print(f"error: {one_line(message)}", file=sys.stderr, flush=True)
     return code
 
 
@@ -82,7 +92,8 @@ class TraceError(OSError):
 
 
 class Interrupt:
-    """Ctrl-C stops the run after the current step or prompt batch; a second one stops it at once."""
+    """Ctrl-C asks the run to stop after the current step or prompt batch (or the model's load);
+    a second Ctrl-C ends the process at once (exit 130; the trace still ends on a complete line)."""
 
     def __init__(self):
         self.requested = False
@@ -90,13 +101,17 @@ class Interrupt:
 
     def handler(self, signum, frame) -> None:
         if self.requested:
-            raise KeyboardInterrupt
+            os.write(2, b"\ninterrupted again: stopping at once\n")
+            os._exit(EXIT_INTERRUPTED)
         self.requested = True
 
     def should_stop(self) -> bool:
         if not self.requested:
             self.checks_passed += 1
         return self.requested
+
+    def keep_loading(self, fraction: float) -> bool:
+        return not self.requested
 
     @contextlib.contextmanager
     def installed(self):
@@ -124,7 +139,7 @@ def main(argv: list[str]) -> int:
     _route_llama_logs(parsed.options.verbose)
     try:
         return _run(parsed)
-    except KeyboardInterrupt:  # Ctrl-C while the model loads
+    except KeyboardInterrupt:  # Ctrl-C before the run's own handler is in place (unpacking the model)
         print("interrupted", file=sys.stderr, flush=True)
         return EXIT_INTERRUPTED
 
@@ -145,7 +160,6 @@ def _route_llama_logs(verbose: bool) -> None:
     else:
         _log_handler = logging.NullHandler()
     log.addHandler(_log_handler)
-    log.propagate = False
 
 
 def _say(parsed: GenerateArgs):
@@ -154,25 +168,19 @@ def _say(parsed: GenerateArgs):
     return lambda message: print(message, file=sys.stderr, flush=True)
 
 
-def _load(parsed: GenerateArgs, say):
-    from app.engine.model import LoadedModel, default_model_path
+def _describe_offload(model, gpu_layers: int | None) -> str:
+    from app.engine.model import supports_gpu_offload
 
-    args = parsed.options
-    path = args.model or str(default_model_path(progress=say))
-    check_trace_path(args, path)
-    say(f"loading {path} ...")
-    model = LoadedModel(path, gpu_layers=args.gpu_layers)
-    if args.verbose:
-        from app.engine.backend import describe_offload
-
-        say(describe_offload(model, args.gpu_layers))
-    return model
+    if not supports_gpu_offload():
+        return "backend: llama.cpp on the CPU (this build offloads nothing to a GPU)"
+    asked = "all" if gpu_layers is None else str(gpu_layers)
+    return f"backend: llama.cpp with GPU offload; layers asked on the GPU: {asked} ({model.info.gpu_layers} set)"
 
 
 def _run(parsed: GenerateArgs) -> int:
-    from app.engine.context import ContextOptions, DecodeError
-    from app.engine.generation import Generation, RunOptions
-    from app.engine.lane import LaneConfig
+    from app.engine.context import ContextOptions
+    from app.engine.generation import RunOptions
+    from app.engine.model import default_model_path
     from app.engine.model_info import ModelLoadError
 
     args, say = parsed.options, _say(parsed)
@@ -181,32 +189,50 @@ def _run(parsed: GenerateArgs) -> int:
             max_tokens=args.n, stop_strings=tuple(args.stop),
             context=ContextOptions(n_ctx=args.ctx, n_threads=args.threads, flash_attn=args.flash_attn),
         )
-        model = _load(parsed, say)
+        path = args.model or str(default_model_path(progress=say))
+        check_trace_path(args, path)
     except UsageError as exc:
         return fail(f"{exc} ({HELP_HINT})", EXIT_USAGE)
     except (ModelLoadError, OSError, ValueError) as exc:
         return fail(str(exc), EXIT_FAILED)
-    trace = TraceFile(args.trace)
     interrupt = Interrupt()
+    with interrupt.installed():
+        return _run_model(parsed, path, options, interrupt, say)
+
+
+def _run_model(parsed: GenerateArgs, path: str, options, interrupt: Interrupt, say) -> int:
+    from app.engine.context import DecodeError
+    from app.engine.generation import Generation
+    from app.engine.lane import LaneConfig
+    from app.engine.model import LoadedModel
+    from app.engine.model_info import ModelLoadError
+
+    args = parsed.options
+    say(f"loading {path} ...")
     try:
-        with interrupt.installed():
-            say(f"model: {model.info.name} ({model.info.architecture}, {model.info.n_vocab} tokens)")
-            configs = [LaneConfig(s, f"lane {i}") for i, s in enumerate(parsed.lanes)]
-            gen = Generation(model, parsed.prompt, configs, options, should_stop=interrupt.should_stop)
-            say(f"prompt: {len(gen.prompt_tokens)} tokens")
-            steps = _stream(gen, trace, len(configs), options, say)
-            trace.close()
+        model = LoadedModel(path, gpu_layers=args.gpu_layers, progress=interrupt.keep_loading)
+    except (ModelLoadError, OSError, ValueError) as exc:
+        if interrupt.requested:
+            print("interrupted while loading the model", file=sys.stderr, flush=True)
+            return EXIT_INTERRUPTED
+        return fail(str(exc), EXIT_FAILED)
+    trace = TraceFile(args.trace)
+    try:
+        if interrupt.requested:
+            print("interrupted while loading the model", file=sys.stderr, flush=True)
+            return EXIT_INTERRUPTED
+        if args.verbose:
+            say(_describe_offload(model, args.gpu_layers))
+        say(f"model: {model.info.name} ({model.info.architecture}, {model.info.n_vocab} tokens)")
+        configs = [LaneConfig(s, f"lane {i}") for i, s in enumerate(parsed.lanes)]
+        gen = Generation(model, parsed.prompt, configs, options, should_stop=interrupt.should_stop)
+        say(f"prompt: {len(gen.prompt_tokens)} tokens")
+        steps = _stream(gen, trace, len(configs), options, say)
+        trace.close()
         if interrupt.requested:
             _interrupted(gen, steps, interrupt, options, trace)
             return EXIT_INTERRUPTED
         return 0
-    except KeyboardInterrupt:  # a second Ctrl-C, or one before the handler was in place
-        _close_quietly(trace)
-        sys.stdout.write("\n")
-        sys.stdout.flush()
-        print("interrupted" + (": the trace ends on the last complete step" if args.trace else ""),
-              file=sys.stderr, flush=True)
-        return EXIT_INTERRUPTED
     except (ValueError, OSError, DecodeError) as exc:
         _close_quietly(trace, create=False)
         return fail(str(exc), EXIT_FAILED)
