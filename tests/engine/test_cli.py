@@ -11,7 +11,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-
 from app.engine.context import ContextOptions
 from app.engine.generation import Generation, RunOptions
 from app.engine.lane import LaneConfig
