@@ -87,7 +87,7 @@ def as_input(tokens, form):
     return " ".join(tokens)  # raw: quotes and backslashes left for the splitter
 
 
-FUZZ = hyp_settings(max_examples=1500, derandomize=True, deadline=None,
+FUZZ = hyp_settings(max_examples=2000, derandomize=True, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 
 
