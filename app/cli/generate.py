@@ -233,11 +233,25 @@ def _run_model(parsed: GenerateArgs, path: str, options, interrupt: Interrupt, s
             _interrupted(gen, steps, interrupt, options, trace)
             return EXIT_INTERRUPTED
         return 0
+    except BrokenPipeError:  # stdout's reader went away (| head)
+        _close_quietly(trace)
+        _silence_stdout()
+        return fail("stdout was closed before the run ended (broken pipe)", EXIT_FAILED)
     except (ValueError, OSError, DecodeError) as exc:
         _close_quietly(trace, create=False)
         return fail(str(exc), EXIT_FAILED)
     finally:
         model.close()
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null, so Python's final flush does not fail on the broken pipe again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):
+        pass
 
 
 def _stream(gen, trace: TraceFile, n_lanes: int, options, say) -> int:

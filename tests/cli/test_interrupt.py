@@ -1,4 +1,5 @@
-"""Ctrl-C (SIGINT) sent to the real command: exit 130, a trace of complete JSON lines, no traceback.
+"""Ctrl-C (SIGINT) sent to the real command: exit 130, a trace of complete JSON lines, no traceback
+(and stdout closed early, as ``| head`` does: one line, exit 1).
 
 The run is started as a subprocess; the test waits until it is well under way
 (trace lines written, or the prompt's decode begun), sends SIGINT, and checks
@@ -141,3 +142,23 @@ def test_ctrl_c_line_is_printed_with_quiet(model_path, tmp_path):
     assert proc.returncode == 130, err
     assert len(err.splitlines()) == 1 and err.startswith("interrupted after "), err
     assert len(check_trace(trace)) >= 2
+
+
+def test_stdout_closed_early_is_one_line_too(model_path, tmp_path):
+    """``generate ... | head -c 5``: the reader goes away; one line, no traceback, a complete trace."""
+    trace = tmp_path / "steps.jsonl"
+    proc = start_cli(["-m", model_path, "-p", PROMPT, "-n", "3000", "-t", "1", "-s", "6", "--quiet",
+                      "--trace", str(trace)], cwd=tmp_path)
+    try:
+        assert proc.stdout.read(5)
+        proc.stdout.close()
+        err = proc.stderr.read()
+        proc.wait(timeout=WAIT_S)
+    except BaseException:
+        proc.kill()
+        raise
+    finally:
+        proc.stderr.close()
+    assert proc.returncode == 1, err
+    assert err == "error: stdout was closed before the run ended (broken pipe)\n", err
+    assert check_trace(trace)
