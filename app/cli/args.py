@@ -198,8 +198,10 @@ def check_utf8(argv: list[str]) -> None:
             if shown is None:
                 raise UsageError(f"{word!r}: not valid UTF-8 text")
             raise UsageError(f"{flag + ' ' if flag else ''}{shown!r}: not valid UTF-8 text")
-        # --lanes takes every following word up to the next flag; the others take one value.
-        owner = name if is_flag and not eq else owner if owner == "--lanes" and not is_flag else None
+        if is_flag:
+            owner = None if eq else name
+        elif owner != "--lanes":  # a flag takes one value; --lanes every word up to the next flag
+            owner = None
 
 
 def check_trace_path(args: argparse.Namespace, model_path: str | None) -> None:
