@@ -15,13 +15,15 @@ import shlex
 from dataclasses import dataclass
 
 from app.engine.generation import MAX_LANES
-from app.fileio import same_file
+from app.fileio import read_limited, same_file
 from app.llamacpp import process_escapes
 from app.presets import builtin_presets, find_builtin
 from sampler import FlagError, SamplerSettings, parse_flags
 from sampler.flags import FLAG_BY_NAME, UNSUPPORTED
 
 INT32_MAX = 2**31 - 1
+#: A longer prompt file is refused (it could not fit any context anyway; ``-f /dev/zero`` ends here).
+MAX_PROMPT_BYTES = 64 * 2**20
 
 #: The command's own flags (llama-cli's names), with how many values each takes.
 RUN_FLAGS = {
@@ -105,26 +107,27 @@ def split_lanes(argv: list[str]) -> tuple[list[str], list[str]]:
     return rest, lanes
 
 
-def lane_settings(spec: str, global_words: list[str]) -> SamplerSettings:
-    """One lane: its preset (or llama.cpp's defaults), then the global flags, then its own flags."""
+def lane_settings(spec: str, global_words: list[str], index: int = 0) -> SamplerSettings:
+    """Lane ``index`` (from 0): its preset (or llama.cpp's defaults), then the global flags, then its own flags."""
+    where = f"--lanes: lane {index + 1} ({spec!r})"
     try:
         words = shlex.split(spec)
     except ValueError as exc:
-        raise UsageError(f"--lanes {spec!r}: cannot split it: {exc}") from None
+        raise UsageError(f"{where}: cannot split it into words: {exc}") from None
     base = SamplerSettings()
     if words and not words[0].startswith("-"):
         preset = find_builtin(words[0])
         if preset is None:
             names = ", ".join(p.key for p in builtin_presets())
-            raise UsageError(f"--lanes {spec!r}: unknown preset {words[0]!r} (built in: {names})")
+            raise UsageError(f"{where}: unknown preset {words[0]!r} (built in: {names})")
         base, words = preset.settings, words[1:]
     try:
         settings, rest = parse_flags(global_words, base)
         settings, rest = parse_flags(words, settings)
     except FlagError as exc:
-        raise UsageError(f"--lanes {spec!r}: {exc}") from None
+        raise UsageError(f"{where}: {exc}") from None
     if rest:
-        raise UsageError(f"--lanes {spec!r}: unexpected word(s) {' '.join(map(repr, rest))}")
+        raise UsageError(f"{where}: unexpected word(s) {' '.join(map(repr, rest))}")
     return settings
 
 
@@ -151,36 +154,90 @@ def read_prompt(args: argparse.Namespace) -> str:
     if args.prompt is None and args.file is None:
         raise UsageError("-p/--prompt or -f/--file is required")
     if args.file is not None:
+        if args.file == "":
+            raise UsageError("-f: expected a file name, got ''")
         try:
-            with open(args.file, "rb") as f:
-                raw = f.read()
+            raw = read_limited(args.file, MAX_PROMPT_BYTES)
         except OSError as exc:
             raise UsageError(f"-f {args.file}: {exc.strerror or exc}") from None
+        except ValueError as exc:
+            raise UsageError(f"-f {args.file}: {exc}, too long for a prompt") from None
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError as exc:
             raise UsageError(f"-f {args.file}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
         return text[:-1] if text.endswith("\n") else text  # llama-cli drops one final newline
-    try:
-        args.prompt.encode("utf-8")
-    except UnicodeEncodeError:
-        raise UsageError("-p: the prompt is not valid UTF-8 text") from None
+    if not _is_utf8(args.prompt):
+        raise UsageError("-p: the prompt is not valid UTF-8 text")
     return args.prompt
 
 
+def _is_utf8(text: str) -> bool:
+    """False for a word of the command line that was not UTF-8 (Python keeps its bytes as surrogates)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+#: Flags whose value is a file name Python can open whatever its bytes.
+_PATH_FLAGS = ("-f", "--file", "--trace")
+
+
+def check_utf8(argv: list[str]) -> None:
+    """Every word but a file name must be UTF-8 text; the error names the flag it belongs to."""
+    owner = None  # the flag the next word is the value of
+    for word in argv:
+        is_flag = word.startswith("-") and len(word) > 1 and " " not in word
+        name, eq, value = word.partition("=") if word.startswith("--") else (word, "", "")
+        flag, shown = (name, value if eq else None) if is_flag else (owner, word)
+        if not _is_utf8(word) and flag not in _PATH_FLAGS:
+            if flag in ("-p", "--prompt"):
+                raise UsageError("-p: the prompt is not valid UTF-8 text")
+            if shown is None:
+                raise UsageError(f"{word!r}: not valid UTF-8 text")
+            raise UsageError(f"{flag + ' ' if flag else ''}{shown!r}: not valid UTF-8 text")
+        if is_flag:
+            owner = None if eq else name
+        elif owner != "--lanes":  # a flag takes one value; --lanes every word up to the next flag
+            owner = None
+
+
 def check_trace_path(args: argparse.Namespace, model_path: str | None) -> None:
-    """Refuse a trace file that is an input (the model, the prompt file) or a folder."""
+    """Refuse a trace file that is an input (the model, the prompt file), a folder, or in no folder.
+
+    "The same file" covers hard links, symbolic links and other spellings of the path.
+    """
     trace = args.trace
     if trace is None:
         return
+    if trace == "":
+        raise UsageError("--trace: expected a file name, got ''")
     if os.path.isdir(trace):
         raise UsageError(f"--trace {trace}: is a folder, not a file")
-    for flag, path in (("-m", model_path), ("-f", args.file)):
-        if path is not None and (same_file(trace, path) or os.path.abspath(trace) == os.path.abspath(path)):
+    model_flag = "-m" if args.model else "the bundled model"
+    for flag, path in ((model_flag, model_path), ("-f", args.file)):
+        if path and (same_file(trace, path) or os.path.abspath(trace) == os.path.abspath(path)
+                     or os.path.realpath(trace) == os.path.realpath(path)):
             raise UsageError(f"--trace {trace}: is the same file as {flag} {path}; it would be overwritten")
+    folder = os.path.dirname(os.path.abspath(trace))
+    if not os.path.isdir(folder):
+        raise UsageError(f"--trace {trace}: the folder {folder} does not exist")
+    if not os.access(trace if os.path.exists(trace) else folder, os.W_OK):
+        raise UsageError(f"--trace {trace}: cannot be written (permission denied)")
+
+
+def _unescape(text: str, where: str) -> str:
+    try:
+        return process_escapes(text)
+    except ValueError as exc:
+        raise UsageError(f"{where}: {exc}") from None
 
 
 def parse_generate_args(argv: list[str]) -> GenerateArgs:
+    """The checked command line; a :class:`UsageError` names the first problem found."""
+    check_utf8(argv)
     rest, lane_specs = split_lanes(argv)
     run_words, sampling = split_run_flags(rest)
     try:
@@ -191,14 +248,24 @@ def parse_generate_args(argv: list[str]) -> GenerateArgs:
         raise UsageError(f"unexpected argument(s) {' '.join(map(repr, extra))}")
     args = run_parser().parse_args(run_words)
     prompt = read_prompt(args)
+    for stop in args.stop:
+        if stop == "":
+            raise UsageError("-r: an empty stop string would stop at once")
+    check_trace_path(args, args.model)
     if len(lane_specs) > MAX_LANES:
         raise UsageError(f"--lanes: at most {MAX_LANES} lanes, got {len(lane_specs)}")
-    lanes = [lane_settings(spec, sampling) for spec in lane_specs] or [settings]
+    lanes = [lane_settings(spec, sampling, i) for i, spec in enumerate(lane_specs)] or [settings]
+    if args.ctx * len(lanes) > INT32_MAX:
+        raise UsageError(
+            f"-c {args.ctx}: {len(lanes)} lanes of {args.ctx} tokens are more than llama.cpp's limit of {INT32_MAX}"
+        )
     if not args.no_escape:  # as llama-cli does
-        try:
-            lanes = [s.replace(dry_sequence_breakers=tuple(process_escapes(b) for b in s.dry_sequence_breakers))
-                     for s in lanes]
-            prompt = process_escapes(prompt)
-        except ValueError as exc:
-            raise UsageError(str(exc)) from None
+        prompt = _unescape(prompt, "-p" if args.file is None else f"-f {args.file}")
+        lanes = [
+            s.replace(dry_sequence_breakers=tuple(
+                _unescape(b, f"--dry-sequence-breaker{f' (lane {i + 1})' if lane_specs else ''}")
+                for b in s.dry_sequence_breakers
+            ))
+            for i, s in enumerate(lanes)
+        ]
     return GenerateArgs(args, prompt, lanes)

@@ -1,13 +1,22 @@
 """``scatter-playground generate``: a headless run that streams text to stdout.
 
-Progress and a summary go to stderr.  Every failure is one line on stderr
+Progress and a summary go to stderr (not with ``--quiet``; llama.cpp's own
+warnings only with ``--verbose``).  Every failure is one line on stderr
 (``error: ...``) and a non-zero exit: 2 for a bad command line, 1 for a file
-or model that cannot be used, 130 after Ctrl-C (the trace then ends on a
-complete line).  Nothing is written before the inputs are known to be good.
+or model that cannot be used.  Ctrl-C stops the run after the current step or
+prompt batch, prints what was made and one line saying where it stopped, and
+exits with 130; a second Ctrl-C stops at once.  The trace is written step by
+step, so it always ends on a complete line, and it is created only once the
+run has started: a run that fails before leaves no file behind.
 """
 from __future__ import annotations
 
+import contextlib
 import json
+import logging
+import os
+import re
+import signal
 import sys
 import time
 
@@ -16,35 +25,61 @@ from .args import HELP_HINT, GenerateArgs, UsageError, check_trace_path, parse_g
 EXIT_USAGE, EXIT_FAILED, EXIT_INTERRUPTED = 2, 1, 130
 
 
+_LINE_BREAKS = re.compile("[\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")
+
+
+def one_line(message: str) -> str:
+    """``message`` with every line break written as an escape (a flag name may hold one)."""
+    return _LINE_BREAKS.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), message)
+
+
 def fail(message: str, code: int) -> int:
-    print(f"error: {message}", file=sys.stderr, flush=True)
+    print(f"error: {one_line(message)}", file=sys.stderr, flush=True)
     return code
 
 
 class TraceFile:
-    """One JSON line per step; a write error ends the run with one line, not a traceback."""
+    """One JSON line per step, flushed step by step, so the file always ends on a complete line.
+
+    The file is created at the first step (or by :meth:`close`), so a run that
+    fails before it starts leaves none behind.  A write error is a
+    :class:`TraceError` (an OSError) with a one-line message.
+    """
 
     def __init__(self, path: str | None):
         self.path = path
         self.file = None
-        if path is not None:
-            try:
-                self.file = open(path, "w", encoding="utf-8")
-            except OSError as exc:
-                raise TraceError(f"--trace {path}: cannot be written ({exc.strerror or exc})") from None
+        self.closed = path is None
+        self.lines = 0
+
+    def _open(self) -> None:
+        try:
+            self.file = open(self.path, "w", encoding="utf-8")
+        except OSError as exc:
+            raise TraceError(f"--trace {self.path}: cannot be written ({exc.strerror or exc})") from None
 
     def write(self, records) -> None:
-        if self.file is None:
+        if self.closed or not records:
             return
         lines = "".join(json.dumps(rec.to_json(), allow_nan=False) + "\n" for rec in records)
+        if self.file is None:
+            self._open()
         try:
             self.file.write(lines)
+            self.file.flush()
         except OSError as exc:
             raise TraceError(f"--trace {self.path}: writing failed ({exc.strerror or exc})") from None
+        self.lines += len(records)
 
-    def close(self) -> None:
-        if self.file is None:
+    def close(self, create: bool = True) -> None:
+        """Close the file (creating it, empty, if no step came and ``create`` is set)."""
+        if self.closed:
             return
+        self.closed = True
+        if self.file is None:
+            if not create:
+                return
+            self._open()
         file, self.file = self.file, None
         try:
             file.close()
@@ -54,6 +89,41 @@ class TraceFile:
 
 class TraceError(OSError):
     pass
+
+
+class Interrupt:
+    """Ctrl-C asks the run to stop after the current step or prompt batch (or the model's load);
+    a second Ctrl-C ends the process at once (exit 130; the trace still ends on a complete line)."""
+
+    def __init__(self):
+        self.requested = False
+        self.checks_passed = 0  # prompt batches begun (and steps), counted by should_stop
+
+    def handler(self, signum, frame) -> None:
+        if self.requested:
+            os.write(2, b"\ninterrupted again: stopping at once\n")
+            os._exit(EXIT_INTERRUPTED)
+        self.requested = True
+
+    def should_stop(self) -> bool:
+        if not self.requested:
+            self.checks_passed += 1
+        return self.requested
+
+    def keep_loading(self, fraction: float) -> bool:
+        return not self.requested
+
+    @contextlib.contextmanager
+    def installed(self):
+        try:
+            old = signal.signal(signal.SIGINT, self.handler)
+        except ValueError:  # not the main thread (a test calling main()): Ctrl-C stays KeyboardInterrupt
+            yield self
+            return
+        try:
+            yield self
+        finally:
+            signal.signal(signal.SIGINT, old)
 
 
 def main(argv: list[str]) -> int:
@@ -66,11 +136,30 @@ def main(argv: list[str]) -> int:
         parsed = parse_generate_args(argv)
     except UsageError as exc:
         return fail(f"{exc} ({HELP_HINT})", EXIT_USAGE)
+    _route_llama_logs(parsed.options.verbose)
     try:
         return _run(parsed)
-    except KeyboardInterrupt:
-        print("\ninterrupted", file=sys.stderr, flush=True)
+    except KeyboardInterrupt:  # Ctrl-C before the run's own handler is in place (unpacking the model)
+        print("interrupted", file=sys.stderr, flush=True)
         return EXIT_INTERRUPTED
+
+
+_log_handler: logging.Handler | None = None
+
+
+def _route_llama_logs(verbose: bool) -> None:
+    """llama.cpp's warnings go to stderr with --verbose only (the error lines still reach the messages)."""
+    global _log_handler
+    log = logging.getLogger("llama_cpp")
+    if _log_handler is not None:
+        log.removeHandler(_log_handler)
+    if verbose:
+        _log_handler = logging.StreamHandler(sys.stderr)
+        _log_handler.setLevel(logging.WARNING)
+        _log_handler.setFormatter(logging.Formatter("llama.cpp: %(message)s"))
+    else:
+        _log_handler = logging.NullHandler()
+    log.addHandler(_log_handler)
 
 
 def _say(parsed: GenerateArgs):
@@ -79,25 +168,19 @@ def _say(parsed: GenerateArgs):
     return lambda message: print(message, file=sys.stderr, flush=True)
 
 
-def _load(parsed: GenerateArgs, say):
-    from app.engine.model import LoadedModel, default_model_path
+def _describe_offload(model, gpu_layers: int | None) -> str:
+    from app.engine.model import supports_gpu_offload
 
-    args = parsed.options
-    path = args.model or str(default_model_path(progress=say))
-    check_trace_path(args, path)
-    say(f"loading {path} ...")
-    model = LoadedModel(path, gpu_layers=args.gpu_layers)
-    if args.verbose:
-        from app.engine.backend import describe_offload
-
-        say(describe_offload(model, args.gpu_layers))
-    return model
+    if not supports_gpu_offload():
+        return "backend: llama.cpp on the CPU (this build offloads nothing to a GPU)"
+    asked = "all" if gpu_layers is None else str(gpu_layers)
+    return f"backend: llama.cpp with GPU offload; layers asked on the GPU: {asked} ({model.info.gpu_layers} set)"
 
 
 def _run(parsed: GenerateArgs) -> int:
-    from app.engine.context import ContextOptions, DecodeError
-    from app.engine.generation import Generation, RunOptions
-    from app.engine.lane import LaneConfig
+    from app.engine.context import ContextOptions
+    from app.engine.generation import RunOptions
+    from app.engine.model import default_model_path
     from app.engine.model_info import ModelLoadError
 
     args, say = parsed.options, _say(parsed)
@@ -106,38 +189,82 @@ def _run(parsed: GenerateArgs) -> int:
             max_tokens=args.n, stop_strings=tuple(args.stop),
             context=ContextOptions(n_ctx=args.ctx, n_threads=args.threads, flash_attn=args.flash_attn),
         )
-        model = _load(parsed, say)
+        path = args.model or str(default_model_path(progress=say))
+        check_trace_path(args, path)
     except UsageError as exc:
         return fail(f"{exc} ({HELP_HINT})", EXIT_USAGE)
     except (ModelLoadError, OSError, ValueError) as exc:
         return fail(str(exc), EXIT_FAILED)
-    trace = None
+    interrupt = Interrupt()
+    with interrupt.installed():
+        return _run_model(parsed, path, options, interrupt, say)
+
+
+def _run_model(parsed: GenerateArgs, path: str, options, interrupt: Interrupt, say) -> int:
+    from app.engine.context import DecodeError
+    from app.engine.generation import Generation
+    from app.engine.lane import LaneConfig
+    from app.engine.model import LoadedModel
+    from app.engine.model_info import ModelLoadError
+
+    args = parsed.options
+    say(f"loading {path} ...")
     try:
+        model = LoadedModel(path, gpu_layers=args.gpu_layers, progress=interrupt.keep_loading)
+    except (ModelLoadError, OSError, ValueError) as exc:
+        if interrupt.requested:
+            print("interrupted while loading the model", file=sys.stderr, flush=True)
+            return EXIT_INTERRUPTED
+        return fail(str(exc), EXIT_FAILED)
+    trace = TraceFile(args.trace)
+    try:
+        if interrupt.requested:
+            print("interrupted while loading the model", file=sys.stderr, flush=True)
+            return EXIT_INTERRUPTED
+        if args.verbose:
+            say(_describe_offload(model, args.gpu_layers))
         say(f"model: {model.info.name} ({model.info.architecture}, {model.info.n_vocab} tokens)")
         configs = [LaneConfig(s, f"lane {i}") for i, s in enumerate(parsed.lanes)]
-        gen = Generation(model, parsed.prompt, configs, options)
-        trace = TraceFile(args.trace)
-        _stream(gen, trace, len(configs), options, say)
+        gen = Generation(model, parsed.prompt, configs, options, should_stop=interrupt.should_stop)
+        say(f"prompt: {len(gen.prompt_tokens)} tokens")
+        steps = _stream(gen, trace, len(configs), options, say)
         trace.close()
+        if interrupt.requested:
+            _interrupted(gen, steps, interrupt, options, trace)
+            return EXIT_INTERRUPTED
         return 0
-    except KeyboardInterrupt:
-        _interrupted(trace, say)
-        return EXIT_INTERRUPTED
+    except BrokenPipeError:  # stdout's reader went away (| head)
+        _close_quietly(trace)
+        _silence_stdout()
+        return fail("stdout was closed before the run ended (broken pipe)", EXIT_FAILED)
     except (ValueError, OSError, DecodeError) as exc:
-        if trace is not None:
-            _close_quietly(trace)
+        _close_quietly(trace, create=False)
         return fail(str(exc), EXIT_FAILED)
     finally:
         model.close()
 
 
-def _stream(gen, trace: TraceFile, n_lanes: int, options, say) -> None:
-    """Run to the end, printing one lane's text as it comes (held back where a stop string may begin)."""
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null, so Python's final flush does not fail on the broken pipe again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):
+        pass
+
+
+def _stream(gen, trace: TraceFile, n_lanes: int, options, say) -> int:
+    """Run to the end, printing one lane's text as it comes (held back where a stop string may begin).
+
+    Returns how many steps gave records.
+    """
     holdback = max((len(s) for s in options.stop_strings), default=1) - 1
-    printed = 0
+    printed = steps = 0
     t0 = time.perf_counter()
     for records in gen:
         trace.write(records)
+        steps += bool(records)
         if n_lanes == 1:
             lane = gen.lanes[0]
             upto = len(lane.text) - (0 if not lane.active else holdback)
@@ -157,18 +284,25 @@ def _stream(gen, trace: TraceFile, n_lanes: int, options, say) -> None:
     for r in results:
         say(f"lane {r.lane}: {len(r.tokens)} tokens, stopped: {r.stop_reason.value}" + (f" ({r.detail})" if r.detail else ""))
     say(f"{total} tokens in {elapsed:.2f} s: {total / elapsed if elapsed else 0:.1f} tokens/s")
+    return steps
 
 
-def _interrupted(trace: TraceFile | None, say) -> None:
-    if trace is not None:
-        _close_quietly(trace)
-    sys.stdout.write("\n")
-    sys.stdout.flush()
-    print("interrupted: the trace ends on the last complete step", file=sys.stderr, flush=True)
+def _interrupted(gen, steps: int, interrupt: Interrupt, options, trace: TraceFile) -> None:
+    """The one line Ctrl-C leaves on stderr (printed with --quiet too)."""
+    if steps == 0:
+        n = len(gen.prompt_tokens)
+        decoded = min(n, interrupt.checks_passed * options.context.n_batch)
+        message = f"interrupted while decoding the prompt ({decoded} of {n} tokens decoded)"
+    else:
+        total = sum(len(r.tokens) for r in gen.results())
+        message = f"interrupted after {steps} steps ({total} tokens)"
+        if trace.path is not None:
+            message += f"; the trace ends on the last complete step ({trace.lines} lines)"
+    print(message, file=sys.stderr, flush=True)
 
 
-def _close_quietly(trace: TraceFile) -> None:
+def _close_quietly(trace: TraceFile, create: bool = True) -> None:
     try:
-        trace.close()
+        trace.close(create=create)
     except OSError:
         pass

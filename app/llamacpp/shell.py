@@ -139,13 +139,21 @@ def process_escapes(text: str) -> str:
 
 
 
+_SHORT_ESCAPES = {"\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+#: Characters written as ``\xHH`` escapes: the other control characters and
+#: every other line boundary Python's ``str.splitlines`` knows.
+_HEX_ESCAPED = re.compile("[\x00-\x08\x0b-\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029]")
+
+
 def escape(text: str) -> str:
     r"""``text`` written so that llama.cpp's escape processing gives it back exactly.
 
-    Backslashes are doubled and line breaks and tabs written as ``\n``, ``\r``,
-    ``\t``, so the result is always one line.
+    Backslashes are doubled, line breaks and tabs written as ``\n``, ``\r``,
+    ``\t``, other control characters and line separators as ``\xHH`` (their
+    UTF-8 bytes), so the result is always one line of printable text.
     """
-    return text.replace("\\", "\\\\").replace("\n", "\\n").replace("\r", "\\r").replace("\t", "\\t")
+    text = "".join(_SHORT_ESCAPES.get(c, c) for c in text) if any(c in text for c in _SHORT_ESCAPES) else text
+    return _HEX_ESCAPED.sub(lambda m: "".join(f"\\x{b:02x}" for b in m.group().encode("utf-8")), text)
 
 
 def quote(args) -> str:

@@ -1,4 +1,4 @@
-"""llama.cpp command-line export and import: ``app.export``."""
+"""llama.cpp command lines: export, import, quoting and escapes (``app.llamacpp``)."""
 from __future__ import annotations
 
 import re
@@ -8,11 +8,12 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings as hyp_settings, strategies as st
 
-from app.export import (
+from app.llamacpp import (
     MODEL_PLACEHOLDER,
     NON_SAMPLING_OPTIONS,
     SCATTER_BUILD_NOTE,
     command_args,
+    escape,
     export_text,
     import_command,
     llama_cli_command,
@@ -68,21 +69,35 @@ def test_prompt_only_when_asked():
 
 def test_quoting_survives_a_shell_split():
     prompt = "It's \"quoted\"; $HOME `cmd` & | * \n second line -m x"
-    args = shlex.split(llama_cli_command(DEFAULT, model_path="a b;c.gguf", prompt=prompt, include_prompt=True))
-    assert args[2] == "a b;c.gguf" and args[4] == prompt
+    line = llama_cli_command(DEFAULT, model_path="a b;c.gguf", prompt=prompt, include_prompt=True)
+    assert "\n" not in line
+    args = shlex.split(line)
+    assert args[2] == "a b;c.gguf"
+    assert args[4] == escape(prompt) and process_escapes(args[4]) == prompt  # what llama-cli reads
 
 
-def test_backslashes_get_no_escape():
-    plain = shlex.split(llama_cli_command(DEFAULT, prompt="a\nb", include_prompt=True))
-    assert "--no-escape" not in plain
-    for s, prompt in (
-        (DEFAULT, "C:\\path \\n"),
-        (SamplerSettings(dry_sequence_breakers=("\\n",)), None),
-    ):
-        args = shlex.split(llama_cli_command(s, prompt=prompt, include_prompt=prompt is not None))
-        assert "--no-escape" in args
-    # A backslash in a prompt that is not exported does not matter.
-    assert "--no-escape" not in shlex.split(llama_cli_command(DEFAULT, prompt="a\\b"))
+def test_export_escapes_instead_of_no_escape():
+    """llama.cpp processes escapes in the prompt and the breakers: export writes both escaped."""
+    cases = [
+        (DEFAULT, "C:\\path \\n", None),
+        (DEFAULT, "a\nb\tc\r", None),
+        (SamplerSettings(dry_sequence_breakers=("\\n", "\n", "none", "\\", "x\x0by")), None, ("\\n", "\n", "none", "\\", "x\x0by")),
+    ]
+    for s, prompt, breakers in cases:
+        line = llama_cli_command(s, prompt=prompt, include_prompt=prompt is not None)
+        assert len(line.splitlines()) == 1
+        args = shlex.split(line)
+        assert "--no-escape" not in args
+        if prompt is not None:
+            assert process_escapes(args[args.index("-p") + 1]) == prompt
+        if breakers is not None:
+            raw = [args[i + 1] for i, a in enumerate(args) if a == "--dry-sequence-breaker"]
+            assert "none" not in raw  # a bare none would clear the list in llama.cpp
+            assert "\\x6eone" in raw
+            assert tuple(process_escapes(b) for b in raw) == breakers
+    # No breakers at all: a bare "none", as llama.cpp reads it.
+    args = shlex.split(llama_cli_command(SamplerSettings(dry_sequence_breakers=())))
+    assert args[args.index("--dry-sequence-breaker") + 1] == "none"
 
 
 @pytest.mark.parametrize("s,only_changed,expected", [
