@@ -6,9 +6,13 @@ Tests that decode with the bundled Gemma model (they use ``default_model`` or
 from __future__ import annotations
 
 import os
+import tempfile
 
-import pytest
-from hypothesis import settings as hypothesis_settings
+# Hypothesis keeps its caches outside the repository (it would write .hypothesis/ here).
+os.environ.setdefault("HYPOTHESIS_STORAGE_DIRECTORY", os.path.join(tempfile.gettempdir(), "scatter-playground-hypothesis"))
+
+import pytest  # noqa: E402
+from hypothesis import settings as hypothesis_settings  # noqa: E402
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 # Hypothesis keeps no example database (it would write .hypothesis/ into the repository).
