@@ -29,7 +29,7 @@ from sampler import SamplerSettings
 from . import codec
 from .builtin import builtin_by_fold, builtin_presets
 from .names import Presets, new_name, unique_name, user_preset
-from .preset import Preset, PresetFileError, PresetNotFound, fold
+from .preset import Preset, PresetFileError, PresetNotFound, clean_name, fold
 
 FILE_NAME = "presets.json"
 MAX_FILE_BYTES = 16 * 1024 * 1024
@@ -95,11 +95,11 @@ class PresetStore:
         """Move bad entries to a file of their own, then rewrite the file with the good ones."""
         target = aside_name(self.path, "rejected")
         try:
-            atomic_write(target, codec.encode_entries(b.entry for b in bad))
+            atomic_write(target, codec.encode_rejected(bad))
             atomic_write(self.path, codec.encode(good.values()))
             where = f"kept in {target.name}"
-        except OSError as exc:
-            where = f"could not be kept aside ({exc.strerror or exc})"
+        except (OSError, ValueError, RecursionError) as exc:
+            where = f"could not be kept aside ({getattr(exc, 'strerror', None) or exc})"
             self._blocked = f"bad entries {where}; not writing over them"
         for b in bad:
             self.problems.append(f"{self.path}: {b.reason} — left out, {where}")
@@ -181,6 +181,9 @@ class PresetStore:
             raise TypeError(f"settings: expected SamplerSettings, got {type(settings).__name__}")
         if not isinstance(description, str):
             raise ValueError(f"description: expected text, got {description!r}")
+
+        clean = clean_name(name)
+        codec.check_storable(Preset(clean, clean, description, settings, builtin=False))  # it must load back
 
         def change(current: Presets):
             clean = new_name(name, current, overwrite=overwrite)
