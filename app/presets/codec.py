@@ -118,9 +118,27 @@ def _check_text(where: str, text: str) -> None:
         raise ValueError(f"{where}: not valid Unicode text (lone surrogate {text[exc.start]!r})") from None
 
 
+#: Settings already checked, by their JSON text: every save re-reads the file,
+#: and building SamplerSettings checks every stage (milliseconds per preset).
+_SETTINGS_CACHE: dict[str, object] = {}
+_SETTINGS_CACHE_SIZE = 4096
+_SETTINGS_CACHE_KEY_CHARS = 64 * 1024
+
+
 def _settings_from(data, where: str):
+    try:
+        key = json.dumps(data, sort_keys=True)  # 1, 1.0 and true stay apart
+    except (TypeError, ValueError, RecursionError):
+        key = None
+    if key is not None and key in _SETTINGS_CACHE:
+        return _SETTINGS_CACHE[key]
     _check_int_range(data, where)
-    return settings_from_dict(data, where)
+    settings = settings_from_dict(data, where)
+    if key is not None and len(key) <= _SETTINGS_CACHE_KEY_CHARS:
+        if len(_SETTINGS_CACHE) >= _SETTINGS_CACHE_SIZE:
+            _SETTINGS_CACHE.clear()
+        _SETTINGS_CACHE[key] = settings
+    return settings
 
 
 _DEFAULT_SETTINGS: dict | None = None

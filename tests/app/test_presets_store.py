@@ -592,6 +592,18 @@ def test_name_taken_by_another_window_is_refused(path):
     assert PresetStore(path).get("mine").settings == ODD
 
 
+def test_folder_that_cannot_be_made_is_a_problem_not_a_crash(tmp_path):
+    """load() is what the window calls at start: it reports, it does not raise."""
+    (tmp_path / "not a folder").write_text("a file")
+    path = tmp_path / "not a folder" / "presets.json"
+    store = PresetStore(path)
+    problems = store.load()
+    assert problems[0].startswith(f"{path}: its folder cannot be made") and "nothing repaired" in problems[0]
+    assert store.names() == []
+    with pytest.raises(PresetFileError, match="its folder cannot be made"):
+        store.save("a", SamplerSettings())
+
+
 def test_missing_file_is_an_empty_store(store, path):
     assert store.load() == []
     assert store.names() == []
