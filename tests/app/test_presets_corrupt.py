@@ -185,7 +185,9 @@ def unreadable_as_root(monkeypatch):
 
 
 @pytest.mark.parametrize("kind", list(CASES))
-def test_window_can_start_with_a_corrupt_presets_file(tmp_path, kind, unreadable_as_root):
+def test_window_can_start_with_a_corrupt_presets_file(tmp_path, kind, request):
+    if kind == "unreadable file":
+        request.getfixturevalue("unreadable_as_root")
     folder = tmp_path / "cfg"
     folder.mkdir()
     path = folder / "presets.json"

@@ -30,7 +30,7 @@ SCATTER_KEYS = sorted(SamplerSettings().scatter.__dataclass_fields__)
 ENTRY_KEYS = ["name", "description", "settings", "flags", "key"]
 
 FUZZ = hyp_settings(
-    max_examples=150, deadline=None,
+    max_examples=150, deadline=None, database=None,  # no example database: nothing written outside tmp_path
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 

@@ -172,7 +172,8 @@ def any_settings(draw):
     )
 
 
-@hyp_settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@hyp_settings(max_examples=60, deadline=None, database=None,
+              suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(s=any_settings(), description=st.text(max_size=30))
 def test_round_trip_property(tmp_path, s, description):
     path = tmp_path / "prop" / "presets.json"
