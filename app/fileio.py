@@ -9,7 +9,9 @@ temporary file can be taken).
 """
 from __future__ import annotations
 
+import errno
 import os
+import stat
 import tempfile
 import time
 from pathlib import Path
@@ -70,8 +72,23 @@ def remove_stale_temps(path: str | os.PathLike) -> list[Path]:
 
 
 def read_limited(path: str | os.PathLike, limit: int) -> bytes:
-    """The bytes of ``path``; ValueError if it is larger than ``limit``."""
-    with open(path, "rb") as f:
+    """The bytes of the regular file ``path``; ValueError if it is larger than ``limit``.
+
+    Anything else (a folder, a named pipe, a device) is an OSError at once:
+    opening a named pipe without O_NONBLOCK would wait for a writer forever.
+    """
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    try:
+        mode = os.fstat(fd).st_mode
+    except BaseException:
+        os.close(fd)
+        raise
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        if stat.S_ISDIR(mode):
+            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
+        raise OSError(errno.EINVAL, "not a regular file", str(path))
+    with open(fd, "rb") as f:
         raw = f.read(limit + 1)
     if len(raw) > limit:
         raise ValueError(f"larger than {limit // (1024 * 1024)} MiB")

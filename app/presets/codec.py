@@ -12,12 +12,17 @@ flags>"`` instead of ``"settings"`` (the form of the built-in presets), or be
 a bare list of entries.
 
 Reading is tolerant entry by entry: :func:`decode` returns the valid presets
-and, separately, each bad entry with the reason, so one bad entry never costs
-the others.  A document that is not a presets file at all raises ValueError.
+and, separately, each bad entry with the reason and its text exactly as it
+was in the file, so one bad entry never costs the others and can be kept
+aside unchanged.  A document that is not a presets file at all raises
+ValueError.  What :func:`encode` writes always decodes back to the same
+presets (:func:`check_storable` refuses a preset that would not).
 """
 from __future__ import annotations
 
 import json
+import math
+import re
 from typing import Iterable, NamedTuple
 
 from sampler import settings_from_dict, settings_to_dict
@@ -28,6 +33,10 @@ from .preset import Preset, clean_name, fold
 FILE_FORMAT = "scatter-playground-presets"
 FILE_VERSION = 1
 ENTRY_KEYS = frozenset({"name", "description", "settings", "flags", "key"})
+#: llama.cpp keeps its integer sampler settings in int32 (the seed, uint32, is checked by the sampler).
+INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
+#: Problems quote the bad value; past this length they are cut.
+MAX_REASON_CHARS = 300
 
 
 class NewerVersion(ValueError):
@@ -38,6 +47,8 @@ class BadEntry(NamedTuple):
     index: int
     entry: object
     reason: str
+    #: The entry's JSON text exactly as in the file (None when it could not be found).
+    text: str | None = None
 
 
 class Decoded(NamedTuple):
@@ -57,9 +68,19 @@ def encode(presets: Iterable[Preset]) -> bytes:
     return (json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False) + "\n").encode("utf-8")
 
 
-def encode_entries(entries: Iterable[object]) -> bytes:
-    """Bad entries, kept as they were, in a file of their own."""
-    return (json.dumps(list(entries), indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+def encode_rejected(bad: Iterable[BadEntry]) -> bytes:
+    """Bad entries in a file of their own: a JSON list of each entry's text exactly as it was in the file."""
+    texts = [b.text if b.text is not None else json.dumps(b.entry) for b in bad]
+    return ("[\n" + ",\n".join(texts) + "\n]\n").encode("utf-8")
+
+
+def check_storable(preset: Preset) -> None:
+    """ValueError (the reason) unless ``preset`` written to a file would read back as a valid preset."""
+    entry = {"name": preset.name, "description": preset.description, "settings": settings_to_dict(preset.settings)}
+    raw = json.dumps([entry], ensure_ascii=True).encode("ascii")  # lone surrogates escaped, found by the parser
+    decoded = decode(raw, strict=False)
+    if decoded.bad:
+        raise ValueError(decoded.bad[0].reason)
 
 
 def parse_entry(entry, index: int) -> Preset:
@@ -80,14 +101,80 @@ def parse_entry(entry, index: int) -> Preset:
     description = entry.get("description", "")
     if not isinstance(description, str):
         raise ValueError(f"{where}: description: expected text, got {description!r}")
+    _check_text(f"{where}: description", description)
     if ("settings" in entry) == ("flags" in entry):
         raise ValueError(f"{where}: needs exactly one of 'settings' or 'flags'")
-    return Preset(name, name, description, _entry_settings(entry, where), builtin=False)
+    settings = _entry_settings(entry, where)
+    for breaker in settings.dry_sequence_breakers:
+        _check_text(f"{where}: dry_sequence_breakers", breaker)
+    return Preset(name, name, description, settings, builtin=False)
+
+
+def _check_text(where: str, text: str) -> None:
+    """Text the file can hold: no lone surrogates (JSON's ``"\\ud800"`` escapes allow them)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ValueError(f"{where}: not valid Unicode text (lone surrogate {text[exc.start]!r})") from None
+
+
+#: Settings already checked, by their JSON text: every save re-reads the file,
+#: and building SamplerSettings checks every stage (milliseconds per preset).
+_SETTINGS_CACHE: dict[str, object] = {}
+_SETTINGS_CACHE_SIZE = 4096
+_SETTINGS_CACHE_KEY_CHARS = 64 * 1024
+
+
+def _settings_from(data, where: str):
+    try:
+        key = json.dumps(data, sort_keys=True)  # 1, 1.0 and true stay apart
+    except (TypeError, ValueError, RecursionError):
+        key = None
+    if key is not None and key in _SETTINGS_CACHE:
+        return _SETTINGS_CACHE[key]
+    _check_int_range(data, where)
+    settings = settings_from_dict(data, where)
+    if key is not None and len(key) <= _SETTINGS_CACHE_KEY_CHARS:
+        if len(_SETTINGS_CACHE) >= _SETTINGS_CACHE_SIZE:
+            _SETTINGS_CACHE.clear()
+        _SETTINGS_CACHE[key] = settings
+    return settings
+
+
+_DEFAULT_SETTINGS: dict | None = None
+
+
+def _check_int_range(data, where: str, defaults: dict | None = None) -> None:
+    """Integer settings must fit llama.cpp's int32 (the sampler would raise OverflowError on some)."""
+    global _DEFAULT_SETTINGS
+    if defaults is None:
+        if _DEFAULT_SETTINGS is None:
+            from sampler import SamplerSettings
+
+            _DEFAULT_SETTINGS = settings_to_dict(SamplerSettings())
+        defaults = _DEFAULT_SETTINGS
+    if not isinstance(data, dict):
+        return
+    for key, value in data.items():
+        default = defaults.get(key)
+        if isinstance(default, dict):
+            _check_int_range(value, f"{where}.{key}", default)
+            continue
+        if key == "seed" or isinstance(default, bool) or not isinstance(default, int):
+            continue
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            continue  # the type check names it
+        if isinstance(value, float) and not (math.isfinite(value) and value.is_integer()):
+            continue  # "expected an integer"
+        if not INT32_MIN <= value <= INT32_MAX:
+            raise ValueError(
+                f"{where}.{key}: out of range, got {value!r} (an integer from {INT32_MIN} to {INT32_MAX})"
+            )
 
 
 def _entry_settings(entry: dict, where: str):
     if "settings" in entry:
-        return settings_from_dict(entry["settings"], f"{where}: settings")
+        return _settings_from(entry["settings"], f"{where}: settings")
     flags = entry["flags"]
     if not isinstance(flags, str):
         raise ValueError(f"{where}: flags: expected text, got {flags!r}")
@@ -100,17 +187,76 @@ def _entry_settings(entry: dict, where: str):
     return settings
 
 
-def _load_json(raw: bytes):
+def _decode_text(raw: bytes) -> str:
     try:
-        text = raw.decode("utf-8-sig")
+        return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise ValueError(f"not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+
+
+def _load_json(text: str):
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
         raise ValueError(f"not JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})") from None
     except RecursionError:
         raise ValueError("not JSON (nested too deeply)") from None
+    except ValueError:  # Python refuses numbers of more than 4300 digits
+        raise ValueError("not JSON (a number with too many digits)") from None
+
+
+_WHITESPACE = re.compile(r"[ \t\n\r]*")  # JSON's (and the json module's)
+
+
+def _entry_texts(text: str, count: int) -> list[str] | None:
+    """The text of each of the ``count`` entries ``json.loads(text)`` found, as written; None if not found."""
+    try:
+        texts = _find_entry_texts(text)
+    except (ValueError, IndexError, RecursionError):
+        return None
+    return texts if texts is not None and len(texts) == count else None
+
+
+def _find_entry_texts(text: str) -> list[str] | None:
+    """Walk a valid JSON document: the items of a top-level list or of its (last) ``"presets"`` list."""
+    decoder = json.JSONDecoder()
+
+    def skip(i: int) -> int:
+        return _WHITESPACE.match(text, i).end()
+
+    def items(i: int) -> tuple[list[str], int]:  # text[i] == "["
+        out, i = [], skip(i + 1)
+        if text[i] == "]":
+            return out, i + 1
+        while True:
+            _, end = decoder.raw_decode(text, i)
+            out.append(text[i:end])
+            i = skip(end)
+            if text[i] == "]":
+                return out, i + 1
+            i = skip(i + 1)  # the comma
+
+    i = skip(0)
+    if text[i] == "[":
+        return items(i)[0]
+    if text[i] != "{":
+        return None
+    found, i = None, skip(i + 1)
+    while text[i] != "}":
+        key, i = decoder.raw_decode(text, i)
+        i = skip(skip(i) + 1)  # the colon
+        if key == "presets" and text[i] == "[":
+            found, i = items(i)  # a repeated key: the last one counts, as in json.loads
+        else:
+            _, i = decoder.raw_decode(text, i)
+        i = skip(i)
+        if text[i] == ",":
+            i = skip(i + 1)
+    return found
+
+
+def _short(reason: str) -> str:
+    return reason if len(reason) <= MAX_REASON_CHARS else reason[: MAX_REASON_CHARS - 3] + "..."
 
 
 def _check_header(doc: dict, strict: bool) -> None:
@@ -153,16 +299,27 @@ def decode(raw: bytes, *, strict: bool) -> Decoded:
     case) is a bad entry.  ValueError (NewerVersion for a newer format) when
     the document as a whole is not a presets file.
     """
+    text = _decode_text(raw)
+    try:
+        entries = _entries(_load_json(text), strict)
+    except NewerVersion as exc:
+        raise NewerVersion(_short(str(exc))) from None
+    except ValueError as exc:
+        raise ValueError(_short(str(exc))) from None
     presets, bad, seen = [], [], {}
-    for i, entry in enumerate(_entries(_load_json(raw), strict)):
+    for i, entry in enumerate(entries):
         try:
             preset = parse_entry(entry, i)
         except ValueError as exc:
-            bad.append(BadEntry(i, entry, str(exc)))
+            bad.append(BadEntry(i, entry, _short(str(exc))))
             continue
         if fold(preset.name) in seen:
             bad.append(BadEntry(i, entry, f"preset name {preset.name!r} appears twice (as {seen[fold(preset.name)]!r} too)"))
             continue
         seen[fold(preset.name)] = preset.name
         presets.append(preset)
+    if bad:
+        texts = _entry_texts(text, len(entries))
+        if texts is not None:
+            bad = [b._replace(text=texts[b.index]) for b in bad]
     return Decoded(presets, bad)

@@ -41,7 +41,8 @@ class PresetNotFound(KeyError):
 
 
 def clean_name(name) -> str:
-    """``name`` stripped, checked: non-empty, at most MAX_NAME_LENGTH characters, no control characters."""
+    """``name`` stripped, checked: non-empty, at most MAX_NAME_LENGTH characters, no control characters
+    or lone surrogates."""
     if not isinstance(name, str):
         raise ValueError(f"preset name: expected text, got {name!r}")
     clean = name.strip()
@@ -51,6 +52,8 @@ def clean_name(name) -> str:
         raise ValueError(f"preset name: at most {MAX_NAME_LENGTH} characters, got {len(clean)} ({clean[:40]!r}...)")
     if any(unicodedata.category(c) == "Cc" for c in clean):
         raise ValueError(f"preset name: must not contain control characters, got {name!r}")
+    if any(unicodedata.category(c) == "Cs" for c in clean):  # a lone surrogate cannot be written as UTF-8
+        raise ValueError(f"preset name: not valid Unicode text (lone surrogate), got {name!r}")
     return clean
 
 

@@ -9,6 +9,8 @@ under the same lock.  Reading is tolerant: a bad entry is set aside in a
 and every valid preset is kept; a file that is not a presets file at all is
 renamed to ``presets.json.corrupt-<time>``, its bytes untouched.  A file from
 a newer version is left alone and writes are refused, so it is never damaged.
+When the lock cannot be taken, :meth:`PresetStore.load` still reads the file
+(without repairing anything) and reports why, so the window can start.
 
 Names are unique ignoring case; the names and keys of the built-in presets are
 reserved (no user preset can take, overwrite, rename or delete them).
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import time
 from pathlib import Path
 from typing import Callable, Iterable
 
@@ -29,12 +32,16 @@ from sampler import SamplerSettings
 from . import codec
 from .builtin import builtin_by_fold, builtin_presets
 from .names import Presets, new_name, unique_name, user_preset
-from .preset import Preset, PresetFileError, PresetNotFound, fold
+from .preset import Preset, PresetFileError, PresetNotFound, clean_name, fold
 
 FILE_NAME = "presets.json"
 MAX_FILE_BYTES = 16 * 1024 * 1024
 LOCK_TIMEOUT_S = 10.0
-
+#: How often a waiting store tries the lock.
+LOCK_POLL_S = 0.005
+#: A store that just let go of the lock waits this long before taking it again,
+#: so that another window waiting for it gets its turn (the lock is polled, not queued).
+LOCK_COURTESY_S = 0.01
 
 
 def default_path() -> Path:
@@ -50,15 +57,24 @@ class PresetStore:
         self._presets: Presets = {}
         self._loaded = False
         self._blocked: str | None = None  # why writing would damage something
+        self._released_at: float | None = None  # time.monotonic() when this store last let go of the lock
         #: The problems the last read reported.
         self.problems: list[str] = []
 
     # -- reading ---------------------------------------------------------------------
 
     def load(self) -> list[str]:
-        """(Re)read the file; return the problems found (empty when all is well)."""
-        with self._locked():
-            self._presets = self._read()
+        """(Re)read the file; return the problems found (empty when all is well).
+
+        Never raises for a bad or unreadable file: if even the lock cannot be
+        taken, the file is read as it is (nothing repaired) and that is a problem.
+        """
+        try:
+            with self._locked():
+                self._presets = self._read()
+        except PresetFileError as exc:
+            self._presets = self._read(repair=False)
+            self.problems.insert(0, f"{exc}; read without the lock, nothing repaired")
         self._loaded = True
         return list(self.problems)
 
@@ -67,12 +83,20 @@ class PresetStore:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise PresetFileError(self.path, f"its folder cannot be made ({exc.strerror or exc})") from None
-        return _LockGuard(self._lock, self.path)
+        if self._released_at is not None:
+            wait = self._released_at + LOCK_COURTESY_S - time.monotonic()
+            if wait > 0:
+                time.sleep(wait)
+        return _LockGuard(self._lock, self.path, self)
 
-    def _read(self) -> Presets:
-        """The file's presets (the lock held); problems go to ``self.problems``."""
+    def _read(self, repair: bool = True) -> Presets:
+        """The file's presets (the lock held when ``repair``); problems go to ``self.problems``.
+
+        ``repair``: remove stale temporary files, set bad entries and unreadable files aside.
+        """
         self.problems, self._blocked = [], None
-        remove_stale_temps(self.path)
+        if repair:
+            remove_stale_temps(self.path)
         try:
             decoded = codec.decode(read_limited(self.path, MAX_FILE_BYTES), strict=True)
         except FileNotFoundError:
@@ -84,22 +108,25 @@ class PresetStore:
         except (OSError, ValueError) as exc:
             reason = f"cannot be read ({exc.strerror or exc})" if isinstance(exc, OSError) else str(exc)
             self.problems.append(f"{self.path}: {reason}")
-            self._move_aside()
+            if repair:
+                self._move_aside()
             return {}
         presets = self._rename_reserved(decoded.presets)
-        if decoded.bad:
+        if decoded.bad and repair:
             self._set_aside(decoded.bad, presets)
+        else:
+            self.problems.extend(f"{self.path}: {b.reason} — left out" for b in decoded.bad)
         return presets
 
     def _set_aside(self, bad: list[codec.BadEntry], good: Presets) -> None:
         """Move bad entries to a file of their own, then rewrite the file with the good ones."""
         target = aside_name(self.path, "rejected")
         try:
-            atomic_write(target, codec.encode_entries(b.entry for b in bad))
+            atomic_write(target, codec.encode_rejected(bad))
             atomic_write(self.path, codec.encode(good.values()))
             where = f"kept in {target.name}"
-        except OSError as exc:
-            where = f"could not be kept aside ({exc.strerror or exc})"
+        except (OSError, ValueError, RecursionError) as exc:
+            where = f"could not be kept aside ({getattr(exc, 'strerror', None) or exc})"
             self._blocked = f"bad entries {where}; not writing over them"
         for b in bad:
             self.problems.append(f"{self.path}: {b.reason} — left out, {where}")
@@ -181,6 +208,9 @@ class PresetStore:
             raise TypeError(f"settings: expected SamplerSettings, got {type(settings).__name__}")
         if not isinstance(description, str):
             raise ValueError(f"description: expected text, got {description!r}")
+
+        clean = clean_name(name)
+        codec.check_storable(Preset(clean, clean, description, settings, builtin=False))  # it must load back
 
         def change(current: Presets):
             clean = new_name(name, current, overwrite=overwrite)
@@ -270,17 +300,19 @@ class PresetStore:
 class _LockGuard:
     """The file lock as a context manager whose timeout is a PresetFileError."""
 
-    def __init__(self, lock: FileLock, path: Path):
-        self.lock, self.path = lock, path
+    def __init__(self, lock: FileLock, path: Path, store: PresetStore):
+        self.lock, self.path, self.store = lock, path, store
 
     def __enter__(self):
         try:
-            self.lock.acquire()
+            self.lock.acquire(poll_interval=LOCK_POLL_S)
         except Timeout:
-            raise PresetFileError(self.path, f"another window has held it for {LOCK_TIMEOUT_S:.0f} s; try again") from None
+            held = f"{self.lock.timeout:g} s"
+            raise PresetFileError(self.path, f"another window has held it for {held}; try again") from None
         except OSError as exc:
             raise PresetFileError(self.path, f"cannot be locked ({exc.strerror or exc})") from None
         return self
 
     def __exit__(self, *exc):
         self.lock.release()
+        self.store._released_at = time.monotonic()

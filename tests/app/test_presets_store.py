@@ -1,6 +1,8 @@
-"""User presets: ``app.presets_store``.
+"""User presets: ``app.presets`` (the store, its file format, names).
 
 Round trips, atomic writes, corrupt files kept aside, every rejection path.
+Concurrency, kill -9, bad entries, corrupt files and fuzzing have files of
+their own (``test_presets_*.py``).
 """
 from __future__ import annotations
 
@@ -12,18 +14,10 @@ import platformdirs
 import pytest
 from hypothesis import HealthCheck, given, settings as hyp_settings, strategies as st
 
-import app.presets_store as ps
-from app.builtin_presets import builtin_presets
-from app.presets_store import (
-    CONFIG_ENV,
-    FILE_FORMAT,
-    PresetFileError,
-    PresetNotFound,
-    PresetStore,
-    default_path,
-    settings_from_dict,
-    settings_to_dict,
-)
+import app.presets.store as store_module
+from app.config import CONFIG_ENV
+from app.presets import PresetFileError, PresetNotFound, PresetStore, builtin_presets, default_path
+from app.presets.codec import FILE_FORMAT
 from sampler import SamplerSettings, ScatterParams
 from sampler.settings import DEFAULT_ORDER
 
@@ -57,6 +51,23 @@ def files_in(folder: Path) -> list[str]:
 
 def backups(folder: Path) -> list[Path]:
     return sorted(p for p in folder.iterdir() if ".corrupt-" in p.name)
+
+
+def rejected_files(folder: Path) -> list[Path]:
+    return sorted(p for p in folder.iterdir() if ".rejected-" in p.name)
+
+
+def temp_files(folder: Path) -> list[str]:
+    return [name for name in files_in(folder) if name.endswith(".tmp")]
+
+
+def write_doc(path: Path, entries, **header) -> bytes:
+    """A presets file with these entries (``header`` overrides format and version); returns its bytes."""
+    doc = {"format": FILE_FORMAT, "version": 1, **header, "presets": entries}
+    raw = json.dumps(doc).encode()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(raw)
+    return raw
 
 
 # --------------------------------------------------------------------------
@@ -107,11 +118,23 @@ def test_file_is_documented_json(store, path):
     assert entry["settings"]["samplers"] == list(ODD.samplers)
 
 
-def test_settings_dict_round_trip_and_defaults():
-    assert settings_from_dict(settings_to_dict(ODD)) == ODD
-    assert settings_from_dict({}) == SamplerSettings()
-    assert settings_from_dict({"scatter": {"strength": 0.3}}) == SamplerSettings().replace(scatter_strength=0.3)
-    json.dumps(settings_to_dict(ODD), allow_nan=False)  # plain JSON types
+def test_missing_settings_take_defaults(path):
+    write_doc(path, [{"name": "empty", "settings": {}}, {"name": "one", "settings": {"scatter": {"strength": 0.3}}}])
+    store = PresetStore(path)
+    assert store.load() == []
+    assert store.get("empty").settings == SamplerSettings()
+    assert store.get("one").settings == SamplerSettings().replace(scatter_strength=0.3)
+
+
+def test_file_holds_plain_json_only(store, path):
+    """No NaN/Infinity tokens or other Python-only JSON: any JSON reader can read the file."""
+    store.save("odd", ODD)
+
+    def no_constants(token):
+        raise AssertionError(f"non-standard JSON token {token}")
+
+    doc = json.loads(path.read_text(encoding="utf-8"), parse_constant=no_constants)
+    assert doc["presets"][0]["settings"]["scatter"]["k"] == 32
 
 
 F32_SAFE = 1e30
@@ -149,7 +172,8 @@ def any_settings(draw):
     )
 
 
-@hyp_settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@hyp_settings(max_examples=60, deadline=None, database=None,
+              suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(s=any_settings(), description=st.text(max_size=30))
 def test_round_trip_property(tmp_path, s, description):
     path = tmp_path / "prop" / "presets.json"
@@ -330,7 +354,7 @@ def test_failed_replace_leaves_old_file_and_memory(store, path, monkeypatch):
     monkeypatch.undo()
     assert path.read_bytes() == before
     assert store.names() == ["a"]
-    assert files_in(path.parent) == ["presets.json"]  # no temporary file left behind
+    assert files_in(path.parent) == ["presets.json", "presets.json.lock"]  # no temporary file left behind
     store.save("b", SamplerSettings())  # and the store still works
     assert PresetStore(path).names() == ["a", "b"]
 
@@ -347,7 +371,7 @@ def test_failed_write_leaves_old_file(store, path, monkeypatch):
         store.save("b", SamplerSettings())
     monkeypatch.undo()
     assert path.read_bytes() == before
-    assert files_in(path.parent) == ["presets.json"]
+    assert files_in(path.parent) == ["presets.json", "presets.json.lock"]
 
 
 def test_write_is_fsynced_temp_then_replace(store, path, monkeypatch):
@@ -390,6 +414,7 @@ def test_export_is_atomic_too(store, tmp_path, monkeypatch):
 # Corrupt files
 # --------------------------------------------------------------------------
 
+#: Files that are not presets files at all: moved aside whole.
 CORRUPT = {
     "not json": b"{this is not json",
     "empty": b"",
@@ -399,14 +424,7 @@ CORRUPT = {
     "wrong format": json.dumps({"format": "something-else", "version": 1, "presets": []}).encode(),
     "no format": json.dumps({"version": 1, "presets": []}).encode(),
     "no version": json.dumps({"format": FILE_FORMAT, "presets": []}).encode(),
-    "newer version": json.dumps({"format": FILE_FORMAT, "version": 99, "presets": []}).encode(),
     "presets not a list": json.dumps({"format": FILE_FORMAT, "version": 1, "presets": {}}).encode(),
-    "entry not an object": json.dumps({"format": FILE_FORMAT, "version": 1, "presets": ["x"]}).encode(),
-    "invalid value": json.dumps({"format": FILE_FORMAT, "version": 1, "presets": [
-        {"name": "ok", "description": "", "settings": {}},
-        {"name": "bad", "description": "", "settings": {"top_p": float("nan")}}]}).encode(),
-    "out of range": json.dumps({"format": FILE_FORMAT, "version": 1, "presets": [
-        {"name": "bad", "settings": {"scatter": {"strength": 2.0}}}]}).encode(),
     "truncated": None,  # filled in below from a real file
 }
 
@@ -436,6 +454,47 @@ def test_corrupt_file_is_reported_and_kept_aside(tmp_path, kind):
     store.save("fresh", SamplerSettings())
     assert backup.read_bytes() == raw
     assert PresetStore(path).names() == ["fresh"]
+
+
+#: Files with one bad entry among good ones.  The old store set such a file
+#: aside whole; now only the bad entry is set aside and the good ones load.
+BAD_ENTRY = {
+    "entry not an object": "x",
+    "invalid value": {"name": "bad", "description": "", "settings": {"top_p": float("nan")}},
+    "out of range": {"name": "bad", "settings": {"scatter": {"strength": 2.0}}},
+    "unknown entry key": {"name": "bad", "settings": {}, "colour": "red"},
+    "unknown setting": {"name": "bad", "settings": {"tempp": 0.5}},
+}
+
+
+@pytest.mark.parametrize("kind", sorted(BAD_ENTRY))
+def test_bad_entry_is_set_aside_and_the_rest_loads(path, kind):
+    bad = BAD_ENTRY[kind]
+    write_doc(path, [{"name": "ok", "description": "", "settings": {"temp": 0.3}}, bad])
+    store = PresetStore(path)
+    problems = store.load()
+    assert store.names() == ["ok"] and store.get("ok").settings.temp == 0.3
+    (problem,) = problems
+    assert str(path) in problem and "left out" in problem
+    (rejected,) = rejected_files(path.parent)
+    assert rejected.name in problem
+    assert json.dumps(json.loads(rejected.read_text(encoding="utf-8"))) == json.dumps([bad])
+    assert backups(path.parent) == []
+    assert PresetStore(path).load() == []  # the file now holds only the good preset
+    store.save("fresh", SamplerSettings())
+    assert PresetStore(path).names() == ["ok", "fresh"]
+
+
+def test_newer_version_is_left_alone_and_not_written(path):
+    raw = write_doc(path, [{"name": "future", "settings": {}, "colour": "red"}], version=99)
+    store = PresetStore(path)
+    problems = store.load()
+    assert len(problems) == 1 and "newer" in problems[0] and "version 99" in problems[0]
+    assert store.names() == []
+    with pytest.raises(PresetFileError, match="newer"):
+        store.save("a", SamplerSettings())
+    assert path.read_bytes() == raw
+    assert backups(path.parent) == [] and rejected_files(path.parent) == []
 
 
 def test_corrupt_file_saved_over_without_explicit_load(path):
@@ -479,7 +538,7 @@ def test_unreadable_path_is_reported(path):
     path.mkdir(parents=True)  # a folder where the file should be
     store = PresetStore(path)
     problems = store.load()
-    assert any("cannot read" in p for p in problems)
+    assert any("cannot be read" in p and "Is a directory" in p for p in problems)
     (backup,) = backups(path.parent)
     assert backup.is_dir()
     store.save("a", SamplerSettings())
@@ -497,17 +556,53 @@ def test_user_preset_with_builtin_name_on_disk(path):
     assert name != BUILTIN_NAMES[1] and store.get(name).settings.temp == 0.3
 
 
-def test_file_changed_on_disk_is_not_overwritten(path):
+def test_second_window_changes_survive(path):
+    """Every change re-reads the file under the lock: a preset another window saved is kept.
+
+    (The old store refused to write once the file had changed on disk since it
+    was loaded; now it merges.)
+    """
     first, second = PresetStore(path), PresetStore(path)
     first.save("a", SamplerSettings())
     second.load()
     second.save("b", SamplerSettings())
-    with pytest.raises(PresetFileError, match="changed on disk"):
-        first.save("c", SamplerSettings())
-    assert PresetStore(path).names() == ["a", "b"]
-    first.load()
     first.save("c", SamplerSettings())
-    assert PresetStore(path).names() == ["a", "b", "c"]
+    assert first.names() == ["a", "b", "c"]  # the store's view is refreshed by the write
+    second.delete("a")
+    first.rename("c", "d")
+    assert PresetStore(path).names() == ["b", "d"]
+    assert first.names() == ["b", "d"]
+
+
+def test_hand_edit_on_disk_is_kept_by_the_next_save(store, path):
+    store.save("a", SamplerSettings())
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    doc["presets"].append({"name": "by hand", "settings": {"temp": 0.25}})
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    store.save("b", SamplerSettings())
+    assert PresetStore(path).names() == ["a", "by hand", "b"]
+    assert store.get("by hand").settings.temp == 0.25
+
+
+def test_name_taken_by_another_window_is_refused(path):
+    first, second = PresetStore(path), PresetStore(path)
+    first.load()
+    second.save("Mine", ODD)
+    with pytest.raises(ValueError, match="already exists"):
+        first.save("mine", SamplerSettings())
+    assert PresetStore(path).get("mine").settings == ODD
+
+
+def test_folder_that_cannot_be_made_is_a_problem_not_a_crash(tmp_path):
+    """load() is what the window calls at start: it reports, it does not raise."""
+    (tmp_path / "not a folder").write_text("a file")
+    path = tmp_path / "not a folder" / "presets.json"
+    store = PresetStore(path)
+    problems = store.load()
+    assert problems[0].startswith(f"{path}: its folder cannot be made") and "nothing repaired" in problems[0]
+    assert store.names() == []
+    with pytest.raises(PresetFileError, match="its folder cannot be made"):
+        store.save("a", SamplerSettings())
 
 
 def test_missing_file_is_an_empty_store(store, path):
@@ -650,7 +745,7 @@ def test_import_missing_and_too_large(store, tmp_path, monkeypatch):
     assert "absent.json" in str(exc.value)
     big = tmp_path / "big.json"
     big.write_text("[" + " " * 200 + "]")
-    monkeypatch.setattr(ps, "MAX_FILE_BYTES", 100)
+    monkeypatch.setattr(store_module, "MAX_FILE_BYTES", 100)
     with pytest.raises(PresetFileError, match="larger than"):
         store.import_file(big)
     assert store.names() == []

@@ -1,0 +1,95 @@
+"""``kill -9`` in the middle of a save: the file is the old or the new content, never part of one.
+
+A forked child saves a large preset over and over (each save a new
+generation); the test SIGKILLs it at random moments, 50 times.  After each
+kill the file must be exactly one complete generation (no older than before
+the kill), and the next ``load()`` must remove the temporary file the killed
+write left behind.
+"""
+from __future__ import annotations
+
+import multiprocessing
+import random
+import re
+import time
+from pathlib import Path
+
+import pytest
+
+from app.presets import Preset, PresetStore
+from app.presets.codec import encode
+from sampler import SamplerSettings
+
+KILLS = 50
+PAD_CHARS = 1_500_000  # a write of ~1.5 MB takes long enough for a kill to land inside it
+SETTINGS = SamplerSettings(top_k=12, temp=0.7)
+
+
+def content(generation: int) -> str:
+    """A description that shows, all through, which generation wrote it."""
+    return f"generation {generation}: " + f"{generation:09d}|" * (PAD_CHARS // 10)
+
+
+def expected_bytes(generation: int) -> bytes:
+    return encode([Preset("big", "big", content(generation), SETTINGS, builtin=False)])
+
+
+def generation_of(raw: bytes) -> int | None:
+    match = re.search(rb'"description": "generation (\d+): ', raw[:200])
+    return int(match.group(1)) if match else None
+
+
+def temp_files(folder: Path) -> list[Path]:
+    return sorted(folder.glob(".presets.json.*.tmp"))
+
+
+def save_forever(path: str, started) -> None:
+    """The child: one generation after another until killed."""
+    store = PresetStore(path)
+    generation = generation_of(Path(path).read_bytes())
+    started.set()
+    while True:
+        generation += 1
+        store.save("big", SETTINGS, content(generation), overwrite=True)
+
+
+@pytest.mark.slow
+def test_kill_9_mid_save_50_times_leaves_old_or_new_file_and_no_temp(tmp_path):
+    path = tmp_path / "cfg" / "presets.json"
+    PresetStore(path).save("big", SETTINGS, content(0))
+    ctx = multiprocessing.get_context("fork")  # the child starts in milliseconds
+    rng = random.Random(20261130)
+    partial, lost_generations, kills_mid_write, temps_left = 0, 0, 0, 0
+    last = 0
+    for _ in range(KILLS):
+        started = ctx.Event()
+        child = ctx.Process(target=save_forever, args=(str(path), started), daemon=True)
+        child.start()
+        assert started.wait(60), "the saving child did not start"
+        time.sleep(rng.uniform(0.0, 0.3))
+        child.kill()
+        child.join(60)
+        assert child.exitcode == -9
+
+        raw = path.read_bytes()
+        generation = generation_of(raw)
+        if generation is None or raw != expected_bytes(generation):
+            partial += 1
+            path.write_bytes(expected_bytes(last))  # counted; put a whole file back and go on
+            continue
+        if generation < last:
+            lost_generations += 1
+        last = generation
+        if temp_files(path.parent):
+            kills_mid_write += 1
+        store = PresetStore(path)
+        assert store.load() == []
+        assert store.get("big").description == content(generation)
+        temps_left += len(temp_files(path.parent))
+
+    print(f"kills={KILLS} partial={partial} mid_write={kills_mid_write} temps_left={temps_left} generations={last}")
+    assert partial == 0, f"{partial} of {KILLS} kills left a partial file"
+    assert lost_generations == 0
+    assert temps_left == 0
+    assert last > 0  # the child did save between kills
+    assert kills_mid_write > 0, "no kill landed mid-write: the test did not test anything"
