@@ -26,12 +26,19 @@ class Playground:
         self.runs = RunActions(state, engine)
         self.lanes = LaneActions(state, presets, self.runs)
         self.analysis = AnalysisActions(state, engine, self.runs, self.lanes)
-        self._handlers = {**self.runs.handlers, **self.analysis.handlers}
+        self._handlers: dict[type, list] = {}
+        for part in (self.runs, self.analysis):
+            self.listen(part.handlers)
+
+    def listen(self, handlers: dict) -> None:
+        """Also give these events (type -> handler) to a part that runs work of its own."""
+        for kind, handler in handlers.items():
+            self._handlers.setdefault(kind, []).append(handler)
 
     def handle(self, event) -> None:
-        """Apply one engine event to the state."""
-        handler = self._handlers.get(type(event))
-        if handler is not None:
+        """Apply one engine event to the state: every part that listens for its kind gets it
+        (each keeps only the events of the work it started)."""
+        for handler in self._handlers.get(type(event), ()):
             handler(event)
 
     def handle_all(self) -> int:
