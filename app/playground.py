@@ -11,19 +11,23 @@ from __future__ import annotations
 from app.actions.analysis import AnalysisActions
 from app.actions.lanes import LaneActions
 from app.actions.runs import RunActions
+from app.actions.text import TextActions
+from app.history import History
 from app.presets import PresetStore
 from app.state import PlaygroundState
 
 
 class Playground:
-    """``runs`` (model, generate, continue, stop), ``lanes`` (settings, presets, seeds),
-    ``analysis`` (fan, match entropy), over one state and one engine."""
+    """``runs`` (model, generate, continue, branch, stop), ``text`` (edits, branches, undo),
+    ``lanes`` (settings, presets, seeds), ``analysis`` (fan, match entropy), over one state and one engine."""
 
     def __init__(self, state: PlaygroundState, engine, presets: PresetStore):
         self.state = state
         self.engine = engine
         self.presets = presets
-        self.runs = RunActions(state, engine)
+        self.history = History(state)
+        self.runs = RunActions(state, engine, self.history)
+        self.text = TextActions(state, self.history)
         self.lanes = LaneActions(state, presets, self.runs)
         self.analysis = AnalysisActions(state, engine, self.runs, self.lanes)
         self._handlers: dict[type, list] = {}

@@ -16,6 +16,7 @@ from typing import Callable
 from app.engine.generation import MAX_LANES
 from app.engine.model_info import ModelInfo
 from app.engine.records import LaneResult, StepRecord
+from app.text_tree import Branch, TextTree
 from sampler import SamplerSettings
 
 
@@ -45,49 +46,40 @@ class RunSettings:
 
 
 @dataclass
-class LaneRun:
-    """One run of one lane: the tokens it started from, its records as they came, how it ended."""
-
-    run_id: int
-    settings: SamplerSettings
-    prompt: str = ""  # the playground's prompt when the run began
-    prompt_tokens: tuple[int, ...] = ()  # what the run started from (the engine says, once it starts)
-    records: list[StepRecord] = field(default_factory=list)
-    result: LaneResult | None = None
-
-    @property
-    def text(self) -> str:
-        return self.result.text if self.result is not None else "".join(r.text for r in self.records)
-
-
-@dataclass
 class Lane:
-    """A lane: settings (seed included), the preset it came from (None: by hand), its runs.
-
-    The lane's text is its runs in order: Generate starts a new list, Continue adds a run.
-    """
+    """A lane: settings (seed included), the preset it came from (None: by hand), and its text
+    as a tree of branches (:mod:`app.text_tree`), one of which it shows."""
 
     settings: SamplerSettings
     preset: str | None = None
-    runs: list[LaneRun] = field(default_factory=list)
-    revision: int = 0  # counts the times its text was replaced (views redraw it whole then)
+    tree: TextTree = field(default_factory=TextTree)
+    revision: int = 0  # counts the times the shown text was replaced (views then redraw it whole)
+    run_id: int | None = None  # the run appending to it
+    run_branch: int | None = None  # the branch that run appends to
 
     @property
     def records(self) -> list[StepRecord]:
-        return [rec for run in self.runs for rec in run.records]
+        return self.tree.records()
 
     @property
     def text(self) -> str:
-        return "".join(run.text for run in self.runs)
+        """What follows the prompt on the shown branch (generated and written)."""
+        return self.tree.text()
 
     @property
     def prompt(self) -> str | None:
         """The prompt its text continues (None when it has no text yet)."""
-        return self.runs[0].prompt if self.runs else None
+        root = self.tree.root()
+        return None if root is None else root.prompt
+
+    @property
+    def branch(self) -> Branch | None:
+        return None if self.tree.current is None else self.tree.branches[self.tree.current]
 
     @property
     def last_result(self) -> LaneResult | None:
-        return self.runs[-1].result if self.runs else None
+        branch = self.branch
+        return None if branch is None else branch.result
 
 
 Listener = Callable[[Change], None]
@@ -219,51 +211,55 @@ class PlaygroundState:
 
     # -- runs and records -----------------------------------------------------------------
 
-    def begin_runs(self, run_id: int, lanes, *, keep: bool) -> None:
-        """A new run in each of ``lanes`` (their numbers).
-
-        ``keep`` (Continue) adds it after the lane's earlier runs; otherwise they are cleared.
-        """
-        for index in lanes:
-            lane = self.lanes[index]
-            if not keep:
-                lane.runs = []
-                lane.revision += 1
-            lane.runs.append(LaneRun(run_id, lane.settings, self.prompt))
-        if not keep:
-            self.selected = None
-        self.emit("records")
-        self.emit("selection")
+    def begin_run(self, run_id: int, index: int, branch: Branch) -> None:
+        """Lane ``index``'s run ``run_id`` will append to ``branch`` (now the shown one)."""
+        lane = self.lanes[index]
+        lane.tree.current = branch.id
+        lane.run_id, lane.run_branch = run_id, branch.id
+        lane.revision += 1
+        self.emit("records", index)
 
     def set_starts(self, run_id: int, starts: dict[int, tuple[int, ...]]) -> None:
-        """The tokens each lane's run started from."""
+        """The tokens each lane's run started from (a new root learns its prompt's tokens)."""
         for index, tokens in starts.items():
-            run = self._run_of(index, run_id)
-            if run is not None:
-                run.prompt_tokens = tuple(tokens)
+            branch = self._run_branch(index, run_id)
+            if branch is not None and branch.parent is None and not branch.pieces:
+                branch.prompt_tokens = tuple(tokens)
 
-    def _run_of(self, lane: int, run_id: int) -> LaneRun | None:
-        if not 0 <= lane < len(self.lanes):
+    def _run_branch(self, index: int, run_id: int) -> Branch | None:
+        if not 0 <= index < len(self.lanes) or self.lanes[index].run_id != run_id:
             return None
-        runs = self.lanes[lane].runs
-        return runs[-1] if runs and runs[-1].run_id == run_id else None
+        lane = self.lanes[index]
+        return lane.tree.branches.get(lane.run_branch)
 
     def add_records(self, run_id: int, records) -> None:
         touched = set()
         for rec in records:
-            run = self._run_of(rec.lane, run_id)
-            if run is not None:
-                run.records.append(rec)
+            branch = self._run_branch(rec.lane, run_id)
+            if branch is not None:
+                branch.pieces.append(rec)
                 touched.add(rec.lane)
         for lane in sorted(touched):
             self.emit("records", lane)
 
     def end_runs(self, run_id: int, results) -> None:
         for result in results:
-            run = self._run_of(result.lane, run_id)
-            if run is not None:
-                run.result = result
+            branch = self._run_branch(result.lane, run_id)
+            if branch is not None:
+                branch.result = result
+        for lane in self.lanes:
+            if lane.run_id == run_id:
+                lane.run_id = lane.run_branch = None
         self.emit("run_ended")
+
+    def show_branch(self, index: int, branch_id: int) -> None:
+        """Lane ``index`` shows another of its branches."""
+        lane = self.lanes[index]
+        if lane.tree.current != branch_id:
+            lane.tree.current = branch_id
+            lane.revision += 1
+            self.emit("records", index)
+            self.emit("branch", index)
 
     def select(self, step: int | None) -> None:
         if step != self.selected:

@@ -141,3 +141,24 @@ class SamplerChain:
 
     def clone(self) -> "SamplerChain":
         return SamplerChain([s.clone() for s in self.stages], self.dist.clone())
+
+    def _generators(self) -> list:
+        return [stage.rng for stage in [*self.stages, self.dist] if getattr(stage, "rng", None) is not None]
+
+    def position(self) -> tuple[tuple[int, int], ...]:
+        """Where every random generator of the chain stands: (seed, words drawn) each, stage order.
+
+        With the tokens accepted so far (the history every stage keeps), this
+        is the chain's whole state, so a step can be taken again later from a
+        new chain built with the same settings: see :meth:`set_position`.
+        """
+        return tuple(rng.position() for rng in self._generators())
+
+    def set_position(self, position) -> None:
+        """Put the random generators where :meth:`position` said (same settings, same stage order)."""
+        generators = self._generators()
+        if len(generators) != len(position):
+            raise ValueError(f"chain position: {len(position)} generators given, the chain has {len(generators)}")
+        for rng, (seed, drawn) in zip(generators, position):
+            rng.set_position(seed, drawn)
+        self.dist.seed_cur = generators[-1].seed

@@ -27,15 +27,28 @@ def resolve_seed(seed: int) -> int:
 class Mt19937:
     """A ``std::mt19937`` with the two draws llama.cpp's samplers use."""
 
-    __slots__ = ("_bitgen", "seed")
+    __slots__ = ("_bitgen", "seed", "drawn")
 
     def __init__(self, seed: int):
         self.seed = int(seed) & 0xFFFFFFFF
         self._bitgen = np.random.MT19937(0)
         self._bitgen._legacy_seeding(self.seed)
+        self.drawn = 0  # 32-bit words drawn since seeding: with the seed, the whole state
 
     def next_u32(self) -> int:
+        self.drawn += 1
         return int(self._bitgen.random_raw())
+
+    def position(self) -> tuple[int, int]:
+        """(seed, words drawn): enough to put another generator in the same state."""
+        return self.seed, self.drawn
+
+    def set_position(self, seed: int, drawn: int) -> None:
+        """Re-seed with ``seed`` and draw ``drawn`` words, as a generator at :meth:`position` had."""
+        self.reseed(seed)
+        if drawn:
+            self._bitgen.random_raw(int(drawn))
+            self.drawn = int(drawn)
 
     def uniform_float(self) -> float:
         """``std::uniform_real_distribution<float>(0, 1)(rng)``, as a float32 value."""
@@ -53,10 +66,12 @@ class Mt19937:
     def reseed(self, seed: int) -> None:
         self.seed = int(seed) & 0xFFFFFFFF
         self._bitgen._legacy_seeding(self.seed)
+        self.drawn = 0
 
     def clone(self) -> "Mt19937":
         other = Mt19937.__new__(Mt19937)
         other.seed = self.seed
+        other.drawn = self.drawn
         other._bitgen = np.random.MT19937(0)
         other._bitgen.state = self._bitgen.state
         return other

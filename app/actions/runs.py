@@ -5,15 +5,28 @@ from app.engine import commands as cmd
 from app.engine import events as ev
 from app.engine.context import ContextOptions
 from app.engine.generation import RunOptions
-from app.engine.lane import LaneConfig
+from app.engine.lane import LaneConfig, PromptText
+from app.engine.records import StepRecord
 from app.engine.model_info import LoadRequest
 from app.state import PlaygroundState
+from app.text_tree import TextTree
+
+
+def start_parts(tree: TextTree, pieces) -> tuple[int | str, ...]:
+    """What a run on ``pieces`` of a lane starts from: the root's prompt tokens, then each
+    generated token, and the writer's text as text (the engine tokenizes it)."""
+    root = tree.root()
+    parts: list[int | str] = list(root.prompt_tokens) if root.prompt_tokens else [PromptText(root.prompt)]
+    for piece in pieces:
+        parts.append(piece.token if isinstance(piece, StepRecord) else piece.text)
+    return tuple(parts)
 
 
 class RunActions:
-    def __init__(self, state: PlaygroundState, engine):
+    def __init__(self, state: PlaygroundState, engine, history):
         self.state = state
         self.engine = engine
+        self.history = history
         self.run_id: int | None = None  # the run in progress
         self.load_id: int | None = None  # the load in progress
         self.handlers = {
@@ -75,39 +88,67 @@ class RunActions:
         return not self.state.busy and self.load_id is None
 
     def generate(self) -> None:
-        """Generate from the prompt in every lane (their earlier text is replaced)."""
+        """Generate from the prompt in every lane; the text each had stays, as another branch."""
         if not self.ready():
             return
-        lanes = tuple(LaneConfig(l.settings, f"lane {i + 1}", key=i) for i, l in enumerate(self.state.lanes))
-        self._start(lanes, keep=False)
+        self.history.checkpoint()
+        run_id = self.engine.next_id()
+        configs = []
+        for i, lane in enumerate(self.state.lanes):
+            self.state.begin_run(run_id, i, lane.tree.add_branch(None, 0, prompt=self.state.prompt))
+            configs.append(LaneConfig(lane.settings, f"lane {i + 1}", key=i))
+        self._start(run_id, tuple(configs))
 
     def continue_run(self) -> None:
         """Every lane goes on from where its text ends: its exact tokens, the cached prefix reused."""
         if not self.ready():
             return
-        lanes = []
+        if any(lane.branch is None for lane in self.state.lanes):
+            self.state.report("Every lane needs some text to continue: generate first.")
+            return
+        self.history.checkpoint()
+        run_id = self.engine.next_id()
+        configs = []
         for i, lane in enumerate(self.state.lanes):
-            last = lane.runs[-1] if lane.runs else None
-            if last is None or not last.prompt_tokens:
-                self.state.report(f"Lane {i + 1} has no text to continue; generate first.")
-                return
-            prefix = last.prompt_tokens + tuple(r.token for r in last.records)
-            lanes.append(LaneConfig(lane.settings, f"lane {i + 1}", key=i, prefix=prefix,
-                                    first_step=len(lane.records)))
-        self._start(tuple(lanes), keep=True)
+            pieces = lane.tree.pieces()
+            configs.append(LaneConfig(lane.settings, f"lane {i + 1}", key=i, prefix=start_parts(lane.tree, pieces),
+                                      first_step=sum(1 for p in pieces if isinstance(p, StepRecord))))
+            self.state.begin_run(run_id, i, lane.branch)
+        self._start(run_id, tuple(configs))
 
-    def _start(self, lanes: tuple[LaneConfig, ...], *, keep: bool) -> None:
+    def branch_from(self, index: int, step: int, token: int) -> bool:
+        """Lane ``index`` takes ``token`` at ``step`` instead and goes on from there (a new branch;
+        the old continuation stays).  Only the cache after that step is decoded again."""
+        if not self.ready():
+            return False
+        lane = self.state.lanes[index]
+        pieces = lane.tree.pieces()
+        at = next((i for i, p in enumerate(pieces) if isinstance(p, StepRecord) and p.step == step), None)
+        if at is None:
+            self.state.report(f"Lane {index + 1} has no step {step} to branch from.")
+            return False
+        self.history.checkpoint()
+        run_id = self.engine.next_id()
+        record = pieces[at]
+        config = LaneConfig(lane.settings, f"lane {index + 1}", key=index, prefix=start_parts(lane.tree, pieces[:at]),
+                            first_step=step, force=(step, int(token)), chain_state=record.chain_state)
+        self.state.begin_run(run_id, index, lane.tree.fork_at(at))
+        self.state.select(step)
+        self._start(run_id, (config,))
+        return True
+
+    def _start(self, run_id: int, lanes: tuple[LaneConfig, ...]) -> None:
         try:
             options = self.options()
         except ValueError as exc:
             self.state.report(str(exc))
+            self.state.end_runs(run_id, ())
             return
-        self.run_id = self.engine.next_id()
-        self.state.begin_runs(self.run_id, [c.key for c in lanes], keep=keep)
+        self.run_id = run_id
         self.state.report("")
         self.state.set_status("running")
         self.state.set_busy("run")
-        self.engine.submit(cmd.Generate(self.run_id, self.state.prompt, lanes, options))
+        self.engine.submit(cmd.Generate(run_id, self.state.prompt, lanes, options))
 
     def stop(self) -> None:
         """Stop whatever the engine is doing (a run, a fan, a load) within one step."""

@@ -11,7 +11,7 @@ import numpy as np
 from sampler.sorting import top_order
 
 from .context import ContextOptions
-from .lane import Lane, LaneConfig
+from .lane import Lane, LaneConfig, PromptText, sample_forced
 from .model import LoadedModel
 from .records import LaneResult, StepRecord, StopReason
 from .workspace import Workspace, common_prefix
@@ -67,12 +67,13 @@ class Generation:
         starts = _lane_starts(model, prompt, lanes, int(options.context.n_ctx))
         self.prompt_tokens = starts[0]
         self.lanes = [Lane(i, cfg, model.vocab, starts[i]) for i, cfg in enumerate(lanes)]
+        _assign_sequences(self.lanes, workspace)
         self._cancel = threading.Event()
         self._outside_stop = should_stop
         self._workspace = workspace
         self._owns_workspace = workspace is None
         self._first: dict[int, np.ndarray] | None = None  # each lane's logits before its first step
-        self._outputs: dict[int, int] = {}  # lane index -> row of its logits in the last step's decode
+        self._outputs: dict[int, int] = {}  # lane's sequence -> row of its logits in the last step's decode
         self._t_step: float | None = None  # when the step being made began
         self.decode_ms_total = 0.0
         self.wall_s = 0.0  # time spent in step(), the prompt's decode excluded
@@ -133,21 +134,21 @@ class Generation:
         for lane in self.lanes:
             start = tuple(lane.prompt_tokens)
             src = done.get(start)
-            if src is not None and common_prefix(ws.seqs[lane.index].tokens, start) < len(start) - 1:
-                ws.share(src, lane.index)
-                first[lane.index] = first[src]
+            if src is not None and common_prefix(ws.seqs[lane.seq].tokens, start) < len(start) - 1:
+                ws.share(src, lane.seq)
+                first[lane.seq] = first[src]
                 continue
-            logits = ws.prepare(lane.index, list(start), should_stop=self._stopped)
+            logits = ws.prepare(lane.seq, list(start), should_stop=self._stopped)
             if logits is None:
                 return
-            first[lane.index] = logits
-            done[start] = lane.index
+            first[lane.seq] = logits
+            done[start] = lane.seq
         self._first = first
         self.prompt_ms = self._last_decode_ms = (time.perf_counter() - t0) * 1e3
 
     def _logits(self, lane: Lane) -> np.ndarray:
-        row = self._outputs.get(lane.index)
-        return self._first[lane.index] if row is None else self._workspace.logits(row)
+        row = self._outputs.get(lane.seq)
+        return self._first[lane.seq] if row is None else self._workspace.logits(row)
 
     def step(self) -> list[StepRecord]:
         """Sample one token in every active lane, then decode them together."""
@@ -184,27 +185,32 @@ class Generation:
         ws = self._workspace
         live = []
         for lane in self.lanes:
-            if lane.active and len(ws.seqs[lane.index].tokens) + 1 >= ws.n_ctx:
+            if lane.active and len(ws.seqs[lane.seq].tokens) + 1 >= ws.n_ctx:
                 lane.stop(StopReason.CONTEXT_FULL, f"{ws.n_ctx} tokens")
             elif lane.active:
                 live.append(lane)
         if not live:
             return 0.0
         t0 = time.perf_counter()
-        ws.step([(lane.index, lane.tokens[-1]) for lane in live])
+        ws.step([(lane.seq, lane.tokens[-1]) for lane in live])
         decode_ms = self._last_decode_ms = (time.perf_counter() - t0) * 1e3
         self.decode_ms_total += decode_ms
-        self._outputs = {lane.index: i for i, lane in enumerate(live)}
+        self._outputs = {lane.seq: i for i, lane in enumerate(live)}
         return decode_ms
 
     def _sample_lane(self, lane: Lane, logits: np.ndarray):
         lane.apply_pending_settings()
+        lane.position = lane.chain.position()  # where the step starts, for a branch from it later
         t0 = time.perf_counter()
         top = top_order(logits, TOP_N)  # for the record, and reused by the chain's top-k
-        trace = lane.chain.sample(logits, top_hint=top)
-        return logits, top, trace, (time.perf_counter() - t0) * 1e3
+        forced = lane.force is not None and lane.force[0] == lane.step
+        if forced:
+            trace = sample_forced(lane.chain, logits, top, lane.force[1])
+        else:
+            trace = lane.chain.sample(logits, top_hint=top)
+        return logits, top, trace, (time.perf_counter() - t0) * 1e3, forced
 
-    def _commit(self, lane: Lane, logits: np.ndarray, top: np.ndarray, trace, chain_ms: float) -> StepRecord:
+    def _commit(self, lane: Lane, logits: np.ndarray, top: np.ndarray, trace, chain_ms: float, forced: bool) -> StepRecord:
         """Record the sampled token in the lane and build the step's record."""
         token = trace.token
         top_logits = logits[top]
@@ -226,7 +232,8 @@ class Generation:
             top_ids=top.astype(np.int32), top_logits=top_logits,
             stages=trace.stages, scatter=trace.scatter,
             final_ids=trace.final_ids.copy(), final_p=trace.final_p.copy(),
-            decode_ms=self._last_decode_ms, chain_ms=chain_ms, settings=lane.config.settings,
+            decode_ms=self._last_decode_ms, chain_ms=chain_ms, settings=lane.config.settings, forced=forced,
+            chain_state=lane.position,
             temperature=temp_stage.last_temp if temp_stage is not None else 1.0,
         )
 
@@ -249,13 +256,35 @@ class Generation:
             self._workspace = None
 
 
+def _assign_sequences(lanes: list[Lane], workspace: Workspace | None) -> None:
+    """Each lane's KV sequence: its key in a kept workspace (so its cache is its own from run to
+    run, also when a run has only some lanes), else its place in the run."""
+    keys = [lane.key for lane in lanes]
+    by_key = workspace is not None and len(set(keys)) == len(keys) and all(0 <= k < workspace.n_seq for k in keys)
+    for lane in lanes:
+        lane.seq = lane.key if by_key else lane.index
+
+
+def expand_parts(model, parts) -> list[int]:
+    """Token ids from a lane's start parts: ids as they are, PromptText as a prompt, text without BOS."""
+    tokens: list[int] = []
+    for part in parts:
+        if isinstance(part, PromptText):
+            tokens += tokenize_prompt(model, part.text)
+        elif isinstance(part, str):
+            tokens += model.vocab.tokenize(part.encode("utf-8"), add_special=False, parse_special=True)
+        else:
+            tokens.append(int(part))
+    return tokens
+
+
 def _lane_starts(model, prompt: str, lanes: Sequence[LaneConfig], n_ctx: int) -> list[list[int]]:
     """The tokens each lane starts from, checked against the context size."""
     tokenized: dict[str, list[int]] = {}
     starts = []
     for i, cfg in enumerate(lanes):
         if cfg.prefix is not None:
-            tokens = [int(t) for t in cfg.prefix]
+            tokens = expand_parts(model, cfg.prefix)
         else:
             text = prompt if cfg.prompt is None else cfg.prompt
             if text not in tokenized:

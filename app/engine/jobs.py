@@ -67,7 +67,8 @@ def generate(engine, cmd: Generate) -> None:
         engine.emit(RunEnded(cmd.run_id, error=problem))
         return
     try:
-        workspace = engine.workspace_for(len(cmd.lanes), cmd.options.context)
+        keys = [c.key for c in cmd.lanes if c.key is not None]
+        workspace = engine.workspace_for(max([len(cmd.lanes)] + [k + 1 for k in keys]), cmd.options.context)
         gen = Generation(engine.model, cmd.prompt, cmd.lanes, cmd.options, workspace=workspace,
                          should_stop=engine.cancelled)
     except (ValueError, DecodeError) as exc:  # a prompt longer than the context, no memory for it ...

@@ -4,7 +4,10 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from sampler import SamplerChain, SamplerSettings
+import numpy as np
+
+from sampler import Candidates, SamplerChain, SamplerSettings
+from sampler.chain import StepTrace
 from sampler.stages.xtc import Xtc
 from sampler.scatter import Scatter
 
@@ -14,22 +17,35 @@ from .vocab import ModelVocabulary
 
 
 @dataclass(frozen=True)
+class PromptText:
+    """A part of a lane's start that is tokenized as a prompt is (BOS as the model says)."""
+
+    text: str
+
+
+@dataclass(frozen=True)
 class LaneConfig:
     """What a lane runs.
 
     ``settings`` (seed included); ``label`` for views; ``key`` is what its
     records carry (the lane's number in the playground; its place in the run
-    if None).  The lane starts from ``prefix`` (exact tokens, e.g. a prompt and
-    what was generated after it) if given, else from ``prompt`` if given, else
-    from the run's prompt; ``first_step`` numbers its first new token.
+    if None).  The lane starts from ``prefix`` if given: token ids, text the
+    writer wrote (tokenized without BOS) and PromptText parts, in order; else
+    from ``prompt`` if given, else from the run's prompt.  ``first_step``
+    numbers its first new token.  ``force`` is (step, token): that step takes
+    that token whatever the chain would pick (a branch from an alternative);
+    ``chain_state`` is the chain's position (``SamplerChain.position``) to
+    start from, as a record of the branch point saved it.
     """
 
     settings: SamplerSettings
     label: str = ""
     key: int | None = None
     prompt: str | None = None
-    prefix: tuple[int, ...] | None = None
+    prefix: tuple | None = None
     first_step: int = 0
+    force: tuple[int, int] | None = None
+    chain_state: object = None
 
 
 class Lane:
@@ -40,10 +56,16 @@ class Lane:
         self.vocab = vocab
         self.chain = SamplerChain.from_settings(config.settings, vocab)
         self.chain.accept_prompt(prompt_tokens)
+        if config.chain_state is not None:
+            try:
+                self.chain.set_position(config.chain_state)
+            except ValueError:
+                pass  # the order changed since: the generators start from their seeds
         self.history = list(prompt_tokens)  # every token the chain has accepted
         self.prompt_tokens = list(prompt_tokens)
         self.tokens: list[int] = []
         self.step = config.first_step  # the number of the next step
+        self.force = config.force  # (step, token) the writer chose, if any
         self.stream = TextStream()
         self.stop_reason: StopReason | None = None
         self.stop_detail = ""
@@ -90,3 +112,20 @@ def _carry_rng_state(old: SamplerChain, new: SamplerChain) -> None:
         dst = next((s for s in new.stages if isinstance(s, kind)), None)
         if src is not None and dst is not None:
             dst.rng = src.rng.clone()
+
+
+def sample_forced(chain: SamplerChain, logits: np.ndarray, top: np.ndarray, token: int) -> StepTrace:
+    """A step that takes ``token`` whatever the chain picks.
+
+    The chain runs as for any step (its random draws included, so what follows
+    matches a run that took the same token), then ``token`` is accepted.  Its
+    index and probability are those among the final candidates (-1 and 0 if
+    the chain had dropped it).
+    """
+    cur = Candidates.from_logits(logits, top)
+    counts, scatter_trace = chain.apply(cur)
+    hits = np.flatnonzero(cur.ids == token)
+    index = int(hits[0]) if len(hits) else -1
+    chain.accept(int(token))
+    p = 0.0 if index < 0 or cur.p is None else float(cur.p[index])
+    return StepTrace(int(token), index, p, counts, scatter_trace, cur.ids, cur.p)

@@ -42,6 +42,8 @@ class StepRecord:
     chain_ms: float  # this lane's sampling chain
     temperature: float  # the temperature applied (dynamic temperature varies)
     settings: SamplerSettings  # what this step was sampled with (the seed included)
+    forced: bool = False  # the writer chose this token (a branch), not the chain
+    chain_state: object = None  # the chain's state before this step (to branch from it later)
 
     def to_json(self) -> dict:
         sc = self.scatter

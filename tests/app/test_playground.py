@@ -108,18 +108,27 @@ def test_the_preset_label_says_edited_and_follows_a_rename(pg):
 def test_continue_goes_on_from_the_exact_tokens_and_keeps_the_records(pg):
     run(pg)
     first = list(pg.state.lane().records)
+    decoded = pg.engine.model.counters.tokens_decoded
     run(pg, pg.runs.continue_run)
     lane = pg.state.lane()
-    assert len(lane.runs) == 2 and lane.records[:12] == first
+    assert len(lane.tree.branches) == 1 and lane.records[:12] == first
     assert [r.step for r in lane.records] == list(range(24))
-    assert lane.runs[1].prompt_tokens == lane.runs[0].prompt_tokens + tuple(r.token for r in first)
+    assert lane.tree.root().prompt_tokens  # the engine said which tokens the prompt was
+    # the cached prompt and text were reused: the last token of the first run, then 11 new steps
+    assert pg.engine.model.counters.tokens_decoded - decoded == 1 + 11
 
 
-def test_generate_again_replaces_the_text(pg):
+def test_generate_again_keeps_the_old_text_as_another_branch(pg):
     run(pg)
-    revision = pg.state.lane().revision
+    old = pg.state.lane().text
     run(pg)
-    assert len(pg.state.lane().records) == 12 and pg.state.lane().revision == revision + 1
+    lane = pg.state.lane()
+    assert len(lane.records) == 12 and len(lane.tree.branches) == 2
+    assert lane.text == old, "the same seed and prompt should write the same text"
+    pg.state.lanes[0].settings = pg.state.lanes[0].settings.replace(seed=7)
+    run(pg)
+    assert lane.text != old
+    assert pg.text.switch(0, -1) and lane.text == old
 
 
 def test_settings_changed_mid_run_reach_the_engine(pg):
