@@ -141,11 +141,11 @@ class TextTree:
             return False
         _, branch_id, fork = points[-1]
         ids = self.options(branch_id, fork)
-        taken = self._taken(branch_id, fork)
+        taken = self.taken(branch_id, fork)
         self.current = ids[(ids.index(taken) + offset) % len(ids)] if taken in ids else ids[0]
         return True
 
-    def _taken(self, branch_id: int | None, fork: int) -> int:
+    def taken(self, branch_id: int | None, fork: int) -> int:
         """Which option at a point the current path takes."""
         path = self.path()
         if branch_id is None:

@@ -1,11 +1,16 @@
 """Side-by-side lanes: each with its preset, its text and a line of statistics, bound to the state."""
 from __future__ import annotations
 
-from PySide6.QtWidgets import QComboBox, QFrame, QHBoxLayout, QLabel, QRadioButton, QSplitter, QToolButton, QVBoxLayout
+from PySide6.QtWidgets import (
+    QComboBox, QFrame, QHBoxLayout, QLabel, QPlainTextEdit, QRadioButton, QSplitter, QStackedWidget, QToolButton,
+    QVBoxLayout,
+)
 
 from app.analysis import first_divergence, lane_stats
 
+from .branch_bar import BranchBar
 from .text_pane import TokenTextPane
+from .token_menu import token_menu
 
 STATS_ROWS = (
     ("entropy", "mean entropy", "{:.3f}"), ("mean_rank", "mean chosen rank", "{:.2f}"),
@@ -31,12 +36,27 @@ class LaneColumn(QFrame):
         self.remove.setText("\u00d7")
         self.remove.setToolTip("Remove this lane")
         self.remove.clicked.connect(lambda: playground.lanes.remove(self.index))
+        self.text = TokenTextPane(state.token_text)
+        self.text.stepClicked.connect(state.select)
+        self.text.menuRequested.connect(self._menu)
+        self.editor = QPlainTextEdit()
+        self.editor.setToolTip("Edit the text; Ctrl+E (or the ✎ button) again to keep it. "
+                               "What you write is yours: untinted, and the old text stays a branch away.")
+        self.pages = QStackedWidget()
+        self.pages.addWidget(self.text)
+        self.pages.addWidget(self.editor)
+        self.edit_button = QToolButton()
+        self.edit_button.setText("\u270e")
+        self.edit_button.setCheckable(True)
+        self.edit_button.setToolTip("Edit this lane's text (Ctrl+E)")
+        self.edit_button.toggled.connect(self.set_editing)
+        self.branches = BranchBar(index, state, playground)
         head = QHBoxLayout()
         head.addWidget(self.edit)
         head.addWidget(self.preset, 1)
+        head.addWidget(self.branches)
+        head.addWidget(self.edit_button)
         head.addWidget(self.remove)
-        self.text = TokenTextPane(state.token_text)
-        self.text.stepClicked.connect(state.select)
         self.note = QLabel("")
         self.note.setStyleSheet("color: #b00000;")
         self.stats = QLabel("")
@@ -47,9 +67,37 @@ class LaneColumn(QFrame):
         lay.setContentsMargins(3, 3, 3, 3)
         lay.setSpacing(2)
         lay.addLayout(head)
-        lay.addWidget(self.text, 1)
+        lay.addWidget(self.pages, 1)
         lay.addWidget(self.note)
         lay.addWidget(self.stats)
+
+    @property
+    def editing(self) -> bool:
+        return self.pages.currentWidget() is self.editor
+
+    def set_editing(self, on: bool) -> None:
+        """Open the editor on the lane's text, or close it and keep what was written."""
+        if on == self.editing:
+            return
+        lane = self.state.lanes[self.index]
+        if on:
+            if self.state.busy or lane.branch is None:
+                self.edit_button.setChecked(False)
+                return
+            self.editor.setPlainText(lane.text)
+            self.pages.setCurrentWidget(self.editor)
+            self.editor.setFocus()
+        else:
+            self.pages.setCurrentWidget(self.text)
+            self.playground.text.edit(self.index, self.editor.toPlainText())
+        self.edit_button.blockSignals(True)
+        self.edit_button.setChecked(on)
+        self.edit_button.blockSignals(False)
+
+    def _menu(self, step: int, where) -> None:
+        self.state.set_current_lane(self.index)
+        menu = token_menu(self, self.state, self.playground, self.index, step)
+        menu.exec(where)
 
     def _preset_chosen(self, i: int) -> None:
         name = self.preset.itemData(i)
@@ -78,7 +126,8 @@ class LaneColumn(QFrame):
     def show_text(self) -> None:
         lane = self.state.lanes[self.index]
         prompt = self.state.prompt if lane.prompt is None else lane.prompt
-        self.text.sync(prompt, lane.records, lane.revision)
+        self.text.sync(prompt, lane.tree.pieces(), lane.revision)
+        self.branches.refresh()
 
     def show_stats(self) -> None:
         lane = self.state.lanes[self.index]

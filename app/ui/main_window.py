@@ -19,6 +19,7 @@ from app.presets import PresetStore, default_prompt, find_builtin
 from app.state import Change, PlaygroundState
 
 from .controllers.actions import ActionsController
+from .controllers.menus import fill_menu_bar
 from .controllers.presets import PresetsController
 from .controllers.redraw import RedrawController
 from .controllers.status import StatusController
@@ -69,6 +70,7 @@ class MainWindow(QMainWindow):
         bar.setMovable(False)
         self.addToolBar(bar)
         self.actions.fill_toolbar(bar)
+        fill_menu_bar(self.menuBar(), self, self.actions, self.presets)
         self.controls = SettingsPanel(state, playground)
         self.controls.model_page.openRequested.connect(self._open_model_dialog)
         self.prompt = QPlainTextEdit(state.prompt)
@@ -77,6 +79,7 @@ class MainWindow(QMainWindow):
         self.prompt.textChanged.connect(lambda: state.set_prompt(self.prompt.toPlainText()))
         self.lanes_view = LanesView(state, playground)
         self.pre_post = PrePostPanel(state.token_text)
+        self.pre_post.tokenChosen.connect(self._branch_with)
         self.entropy = EntropyPanel()
         self.collision = CollisionPanel()
         self.absorption = AbsorptionPanel(state.token_text)
@@ -144,6 +147,12 @@ class MainWindow(QMainWindow):
         self.collision.show_run(records)
         self.absorption.show_record(rec)
         self.strips.show_run(records, rec)
+
+    def _branch_with(self, token: int) -> None:
+        """The edited lane goes on from the shown step with ``token`` instead (a new branch)."""
+        rec = self.state.current_record()
+        if rec is not None:
+            self.playground.runs.branch_from(self.state.current_lane, rec.step, token)
 
     def _open_model_dialog(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "Open a GGUF model", str(Path.home()),

@@ -30,8 +30,21 @@ def tint_for(rec: StepRecord) -> QColor | None:
     return c
 
 
+def _written_format() -> QTextCharFormat:
+    """The writer's own text: untinted, in a colour of its own."""
+    fmt = QTextCharFormat()
+    fmt.setForeground(QColor(25, 60, 140))
+    return fmt
+
+
+WRITTEN = _written_format()
+
+
 class TokenTextPane(QTextBrowser):
+    """``stepClicked(step)`` on a click; ``menuRequested(step or -1, global point)`` on a right click."""
+
     stepClicked = Signal(int)
+    menuRequested = Signal(int, object)
 
     def __init__(self, token_text: Callable[[int], str], parent=None):
         super().__init__(parent)
@@ -55,28 +68,33 @@ class TokenTextPane(QTextBrowser):
         fmt.setForeground(QColor(110, 110, 110))
         self.textCursor().insertText(prompt, fmt)
 
-    def sync(self, prompt: str, records: list[StepRecord], revision: int) -> None:
-        """Draw the lane's ``records``: only the new ones, or all again when the lane's text
-        was replaced (``revision`` changed) or the prompt changed."""
+    def sync(self, prompt: str, pieces: list, revision: int) -> None:
+        """Draw the lane's ``pieces`` (step records and written text): only the new ones, or all
+        again when the lane's text was replaced (``revision`` changed) or the prompt changed."""
         if (revision, prompt) != self._drawn:
             self.show_prompt(prompt)
             self._drawn = (revision, prompt)
-        self._append(records[self.shown:])
+        self._append(pieces[self.shown:])
 
-    def _append(self, records: list[StepRecord]) -> None:
-        if not records:
+    def _append(self, pieces: list) -> None:
+        if not pieces:
             return
         cursor = QTextCursor(self.document())
         cursor.movePosition(QTextCursor.MoveOperation.End)
-        for rec in records:
-            self.records_by_step[rec.step] = rec
+        for rec in pieces:
             self.shown += 1
+            if not isinstance(rec, StepRecord):
+                cursor.insertText(rec.text, WRITTEN)
+                continue
+            self.records_by_step[rec.step] = rec
             if not rec.text:
                 continue
             fmt = QTextCharFormat()
             fmt.setAnchor(True)
             fmt.setAnchorHref(f"step:{rec.step}")
             fmt.setForeground(QColor(20, 20, 20))
+            if rec.forced:
+                fmt.setFontUnderline(True)  # the writer took this token
             colour = tint_for(rec)
             if colour is not None:
                 fmt.setBackground(colour)
@@ -104,6 +122,11 @@ class TokenTextPane(QTextBrowser):
         text = url.toString()
         if text.startswith("step:"):
             self.stepClicked.emit(int(text[5:]))
+
+    def contextMenuEvent(self, event) -> None:
+        href = self.anchorAt(event.pos())
+        step = int(href[5:]) if href.startswith("step:") else -1
+        self.menuRequested.emit(step, event.globalPos())
 
     def mouseMoveEvent(self, event) -> None:
         super().mouseMoveEvent(event)

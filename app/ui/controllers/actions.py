@@ -38,7 +38,16 @@ class ActionsController:
                                    self.open_export, "Ctrl+Shift+C")
         self.import_ = self._action("Import flags …", "Apply a pasted llama.cpp command line to the edited lane",
                                     self.open_import, "Ctrl+Shift+I")
-        self.new_seeds = self._action("New seeds", "A fresh seed for every lane", lanes.new_seeds, "Ctrl+Shift+S")
+        self.new_seeds = self._action("New seeds", "A fresh seed for every lane", lanes.new_seeds, "Ctrl+Shift+N")
+        text = playground.text
+        self.undo = self._action("Undo", "Undo the last run, branch switch or edit", text.undo, "Ctrl+Z")
+        self.redo = self._action("Redo", "Redo what was undone", text.redo, "Ctrl+Shift+Z")
+        self.edit_text = self._action("Edit text", "Edit the edited lane's text (again to keep it)",
+                                      self.toggle_editing, "Ctrl+E")
+        self.previous_branch = self._action("Previous branch", "The edited lane's previous branch at the selected step",
+                                            lambda: text.switch(state.current_lane, -1), "Alt+Left")
+        self.next_branch = self._action("Next branch", "The edited lane's next branch at the selected step",
+                                        lambda: text.switch(state.current_lane, +1), "Alt+Right")
         self._unsubscribe = state.subscribe(self._on_change)
         self.update()
 
@@ -67,8 +76,12 @@ class ActionsController:
         bar.addAction(self.export)
         bar.addAction(self.import_)
 
+    def toggle_editing(self) -> None:
+        column = self.window.lanes_view.columns[self.state.current_lane]
+        column.set_editing(not column.editing)
+
     def _on_change(self, change: Change) -> None:
-        if change.what in ("busy", "model", "loading", "lanes", "records", "run_ended"):
+        if change.what in ("busy", "model", "loading", "lanes", "records", "run_ended", "history"):
             self.update()
 
     def update(self) -> None:
@@ -82,6 +95,10 @@ class ActionsController:
             action.setEnabled(not busy and len(self.state.lanes) < MAX_LANES)
         self.match.setEnabled(not busy and len(self.state.lanes) > 1)
         self.fan.setEnabled(ready and has_text)
+        history = self.playground.history
+        self.undo.setEnabled(not busy and bool(history.undos))
+        self.redo.setEnabled(not busy and bool(history.redos))
+        self.edit_text.setEnabled(not busy and has_text)
 
     def open_fan(self, count: int | None = None, tokens: int = FAN_TOKENS) -> None:
         if count is None:

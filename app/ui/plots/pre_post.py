@@ -5,7 +5,7 @@ from typing import Callable
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QWidget
 
 from app.engine.records import StepRecord
@@ -14,7 +14,12 @@ from .common import POST, PRE, header, plain_axes, rank_ticks, set_x, stack
 
 
 class PrePostPanel(QWidget):
-    """The medium's probabilities by rank before (blue) and after (orange) scatter."""
+    """The medium's probabilities by rank before (blue) and after (orange) scatter.
+
+    ``tokenChosen(token)``: a bar was double-clicked (the lane can go on with that token).
+    """
+
+    tokenChosen = Signal(int)
 
     def __init__(self, token_text: Callable[[int], str], parent=None):
         super().__init__(parent)
@@ -47,6 +52,7 @@ class PrePostPanel(QWidget):
         self.ids = np.empty(0, dtype=np.int32)
         self.p_before = self.p_after = np.empty(0)
         self.plot.scene().sigMouseMoved.connect(self._on_move)
+        self.plot.scene().sigMouseClicked.connect(self._on_click)
 
     def _set_log(self, on: bool) -> None:
         self.plot.setLogMode(y=on)
@@ -92,6 +98,18 @@ class PrePostPanel(QWidget):
             self.chosen.setData([], [])
         vb = self.plot.getViewBox().viewRange()
         self.note.setPos(vb[0][1], vb[1][1])
+
+    def _rank_at(self, pos) -> int | None:
+        """The medium rank (0-based) under a scene position, or None."""
+        if not len(self.ids) or not self.plot.sceneBoundingRect().contains(pos):
+            return None
+        i = int(round(self.plot.getViewBox().mapSceneToView(pos).x())) - 1
+        return i if 0 <= i < len(self.ids) else None
+
+    def _on_click(self, event) -> None:
+        i = self._rank_at(event.scenePos())
+        if i is not None and event.double():
+            self.tokenChosen.emit(int(self.ids[i]))
 
     def _on_move(self, pos) -> None:
         if not len(self.ids) or not self.plot.sceneBoundingRect().contains(pos):
