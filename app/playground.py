@@ -29,7 +29,7 @@ class Playground:
         self.runs = RunActions(state, engine, self.history)
         self.text = TextActions(state, self.history)
         self.lanes = LaneActions(state, presets, self.runs)
-        self.analysis = AnalysisActions(state, engine, self.runs, self.lanes)
+        self.analysis = AnalysisActions(state, engine, self.runs, self.lanes, self.history)
         self._handlers: dict[type, list] = {}
         for part in (self.runs, self.analysis):
             self.listen(part.handlers)

@@ -11,7 +11,9 @@ from functools import partial
 from app.analysis import match_entropy
 from app.engine import commands as cmd
 from app.engine import events as ev
+from app.actions.runs import start_parts
 from app.engine.lane import LaneConfig
+from app.engine.records import StepRecord
 from app.state import PlaygroundState
 
 
@@ -20,6 +22,8 @@ class FanResult:
     lane: int
     seed: int
     text: str
+    records: tuple = ()
+    adopted: bool = False
 
 
 @dataclass
@@ -31,6 +35,7 @@ class FanState:
     labels: list[str]
     count: int
     prefixes: list[str] = field(default_factory=list)  # each lane's text up to the branch point
+    points: list[tuple[int, int]] = field(default_factory=list)  # each lane's (branch, own index) it goes on from
     results: list[FanResult] = field(default_factory=list)
     done: bool = False
     message: str = ""
@@ -38,7 +43,7 @@ class FanState:
     def apply(self, e) -> bool:
         """Take one fan event; True when the fan has ended."""
         if isinstance(e, ev.FanProduced):
-            self.results.append(FanResult(e.lane, e.seed, e.text))
+            self.results.append(FanResult(e.lane, e.seed, e.text, e.records))
             return False
         self.done = True
         if e.error:
@@ -52,12 +57,21 @@ def _match_task(target, baseline, settings, model):
     return match_entropy(target, baseline, settings, vocab=model.vocab if model is not None else None)
 
 
+def branch_point(tree, at: int, length: int) -> tuple[int, int]:
+    """(branch, own index) where a new branch keeping the path's first ``at`` of ``length`` pieces forks."""
+    if at == length:
+        return tree.current, len(tree.branches[tree.current].pieces)
+    holder, own = tree.locate(at)
+    return holder.id, own
+
+
 class AnalysisActions:
-    def __init__(self, state: PlaygroundState, engine, runs, lanes):
+    def __init__(self, state: PlaygroundState, engine, runs, lanes, history):
         self.state = state
         self.engine = engine
         self.runs = runs
         self.lanes = lanes
+        self.history = history
         self.fan: FanState | None = None
         self._tasks: dict[int, object] = {}  # task id -> what to do with its result
         self.handlers = {
@@ -65,14 +79,22 @@ class AnalysisActions:
         }
 
     def fan_out(self, count: int, max_tokens: int) -> None:
-        """``count`` continuations of every lane from the selected step (the newest if none)."""
+        """``count`` continuations of every lane from the selected step (the end of its text if none)."""
         if not self.runs.ready():
             return
+        if any(lane.branch is None for lane in self.state.lanes):
+            self.state.report("Every lane needs some text to fan out from: generate first.")
+            return
         step = self.state.selected
-        prefixes, configs = [], []
+        prefixes, points, configs = [], [], []
         for i, lane in enumerate(self.state.lanes):
-            prefixes.append("".join(r.text for r in lane.records if step is None or r.step <= step))
-            configs.append(LaneConfig(lane.settings, key=i))
+            pieces = lane.tree.pieces()
+            at = len(pieces) if step is None else next(
+                (k + 1 for k, p in enumerate(pieces) if isinstance(p, StepRecord) and p.step == step), len(pieces))
+            prefixes.append("".join(p.text for p in pieces[:at]))
+            points.append(branch_point(lane.tree, at, len(pieces)))
+            configs.append(LaneConfig(lane.settings, key=i, prefix=start_parts(lane.tree, pieces[:at]),
+                                      first_step=sum(1 for p in pieces[:at] if isinstance(p, StepRecord))))
         try:
             options = self.runs.options(max_tokens)
         except ValueError as exc:
@@ -80,11 +102,28 @@ class AnalysisActions:
             return
         fan_id = self.engine.next_id()
         labels = [f"Lane {i + 1}: {self.lanes.label(i)}" for i in range(len(configs))]
-        self.fan = FanState(fan_id, step, labels, count, prefixes)
+        self.fan = FanState(fan_id, step, labels, count, prefixes, points)
         self.state.set_busy("fan")
         self.state.emit("fan")
-        prompts = tuple(self.state.prompt + p for p in prefixes)
-        self.engine.submit(cmd.Fan(fan_id, prompts, tuple(configs), count, options))
+        self.engine.submit(cmd.Fan(fan_id, tuple(configs), count, options))
+
+    def adopt(self, index: int) -> None:
+        """Continuation ``index`` of the fan becomes a branch of its lane, with its step records."""
+        fan = self.fan
+        if fan is None or not 0 <= index < len(fan.results) or self.state.busy:
+            return
+        result = fan.results[index]
+        holder, own = fan.points[result.lane]
+        lane = self.state.lanes[result.lane]
+        if holder not in lane.tree.branches:
+            self.state.report("That lane's text was replaced since the fan; its branch point is gone.")
+            return
+        self.history.checkpoint()
+        branch = lane.tree.add_branch(holder, own)
+        branch.pieces.extend(result.records)
+        result.adopted = True
+        self.state.show_branch(result.lane, branch.id)
+        self.state.emit("fan")
 
     def _on_fan(self, e) -> None:
         if self.fan is None or e.fan_id != self.fan.fan_id:

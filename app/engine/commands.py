@@ -36,10 +36,10 @@ class Generate:
 
 @dataclass(frozen=True)
 class Fan:
-    """``count`` continuations of each prompt with seeds derived from its lane's seed."""
+    """``count`` continuations of each lane (from its own start: LaneConfig.prefix), with seeds
+    derived from the lane's seed."""
 
     fan_id: int
-    prompts: tuple[str, ...]
     lanes: tuple[LaneConfig, ...]
     count: int
     options: RunOptions

@@ -63,10 +63,13 @@ class RunEnded:
 
 @dataclass(frozen=True)
 class FanProduced:
+    """One continuation of a fan: its lane, seed, text and step records."""
+
     fan_id: int
     lane: int
     seed: int
     text: str
+    records: tuple[StepRecord, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -100,20 +100,19 @@ def _step_until_done(engine, gen: Generation, run_id: int) -> None:
         gen.decode_step()
 
 
-def fan_batches(cmd: Fan) -> list[tuple[int, str, list[LaneConfig]]]:
-    """(lane, prompt, lane configs) per batch: ``count`` seeds per lane, at most MAX_LANES a batch."""
+def fan_batches(cmd: Fan) -> list[tuple[int, list[LaneConfig]]]:
+    """(lane, its configs) per batch: ``count`` seeds per lane, at most MAX_LANES a batch."""
     if not 1 <= cmd.count <= 16:
         raise ValueError(f"fan: continuations per lane must be 1 to 16, got {cmd.count}")
-    if len(cmd.prompts) != len(cmd.lanes):
-        raise ValueError("fan: one prompt per lane")
     batches = []
-    for config, prompt in zip(cmd.lanes, cmd.prompts):
+    for config in cmd.lanes:
         seeds = [
-            LaneConfig(dataclasses.replace(config.settings, seed=(config.settings.seed + 1000 * (k + 1)) & 0x7FFFFFFF))
+            dataclasses.replace(
+                config, key=None, settings=config.settings.replace(seed=(config.settings.seed + 1000 * (k + 1)) & 0x7FFFFFFF))
             for k in range(cmd.count)
         ]
         for i in range(0, cmd.count, MAX_LANES):
-            batches.append((config.key, prompt, seeds[i:i + MAX_LANES]))
+            batches.append((config.key, seeds[i:i + MAX_LANES]))
     return batches
 
 
@@ -123,17 +122,19 @@ def fan(engine, cmd: Fan) -> None:
         problem = _no_model(engine)
         if problem:
             raise ValueError(problem)
-        for lane, prompt, configs in fan_batches(cmd):
+        for lane, configs in fan_batches(cmd):
             if engine.cancelled():
                 break
-            gen = Generation(engine.model, prompt, configs, cmd.options, should_stop=engine.cancelled)
+            records: list[list] = [[] for _ in configs]
+            gen = Generation(engine.model, "", configs, cmd.options, should_stop=engine.cancelled)
             try:
                 while not gen.finished:
-                    gen.step()
+                    for rec in gen.step():
+                        records[rec.lane].append(rec)
             finally:
                 gen.close()
-            for result, config in zip(gen.results(), configs):
-                engine.emit(FanProduced(cmd.fan_id, lane, config.settings.seed, result.text))
+            for result, config, recs in zip(gen.results(), configs, records):
+                engine.emit(FanProduced(cmd.fan_id, lane, config.settings.seed, result.text, tuple(recs)))
                 done += 1
     except Exception as exc:
         error = str(exc) if isinstance(exc, ValueError) else f"{type(exc).__name__}: {exc}"

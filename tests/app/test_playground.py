@@ -171,6 +171,12 @@ def test_a_fan_collects_continuations(pg):
     pump(pg, lambda: not pg.state.busy)
     fan = pg.analysis.fan
     assert fan.done and len(fan.results) == 6 and fan.message == "6 continuations"
+    lane = pg.state.lanes[fan.results[4].lane]
+    before = lane.text
+    pg.analysis.adopt(4)
+    assert lane.text == before + fan.results[4].text  # the fan went on from the end of the text
+    assert lane.records[-1] is fan.results[4].records[-1]
+    assert pg.text.undo() and lane.text == before
 
 
 def test_a_bad_model_keeps_the_old_one_and_reports(pg):

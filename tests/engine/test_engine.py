@@ -244,13 +244,17 @@ def test_tasks_run_on_the_engine_thread_with_the_model(engine):
 
 def test_a_fan_gives_count_continuations_per_lane(engine):
     load(engine)
-    lanes = (LaneConfig(BASE, key=0), LaneConfig(BASE.replace(temp=1.2), key=1))
-    engine.submit(cmd.Fan(3, ("once upon", "a cat"), lanes, 5, options(6)))
+    lanes = (LaneConfig(BASE, key=0, prompt="once upon", first_step=7),
+             LaneConfig(BASE.replace(temp=1.2), key=1, prompt="a cat"))
+    engine.submit(cmd.Fan(3, lanes, 5, options(6)))
     events = collect(engine, lambda e: isinstance(e, ev.FanEnded))
     produced = [e for e in events if isinstance(e, ev.FanProduced)]
     assert events[-1] == ev.FanEnded(3, 10)
     assert sorted(e.lane for e in produced) == [0] * 5 + [1] * 5
     assert len({e.seed for e in produced if e.lane == 0}) == 5
+    for e in produced:  # the records come along, numbered on from the lane's first step
+        assert "".join(r.text for r in e.records) == e.text
+        assert e.records[0].step == (7 if e.lane == 0 else 0) and e.records[0].settings.seed == e.seed
 
 
 def test_a_given_model_is_announced_and_not_closed():

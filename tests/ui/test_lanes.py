@@ -65,8 +65,16 @@ def test_fan_shows_continuations_of_every_lane(qtbot, window, run_and_wait):
     window.actions.open_fan(3)
     qtbot.waitUntil(lambda: not window.state.busy, timeout=30_000)
     dialog = window.actions.fan_dialog
-    assert dialog.status.text() == "6 continuations"
+    assert dialog.status.text() == "From the end of the text: 6 continuations"
     assert dialog.view.toHtml().count("seed ") >= 6
+    lane = window.state.lanes[0]
+    before = lane.text
+    from PySide6.QtCore import QUrl
+
+    dialog.view.anchorClicked.emit(QUrl("adopt:1"))
+    fan = window.playground.analysis.fan
+    assert fan.results[1].adopted and lane.text == before + fan.results[1].text
+    assert "adopted" in dialog.view.toPlainText()
     dialog.close()
 
 

@@ -6,12 +6,13 @@ count), never from a flag of their own.
 from __future__ import annotations
 
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QInputDialog, QMenu, QToolBar, QToolButton
+from PySide6.QtWidgets import QMenu, QToolBar, QToolButton
 
 from app.engine.generation import MAX_LANES
 from app.state import Change
 
 from ..dialogs import ExportDialog, FanDialog, ImportDialog
+from ..dialogs.fan_dialog import FanSetupDialog
 
 FAN_TOKENS = 48
 
@@ -102,9 +103,10 @@ class ActionsController:
 
     def open_fan(self, count: int | None = None, tokens: int = FAN_TOKENS) -> None:
         if count is None:
-            count, ok = QInputDialog.getInt(self.window, "Fan", "Continuations per lane", 4, 1, 16)
-            if not ok:
+            setup = FanSetupDialog(self.window, tokens=tokens)
+            if not setup.exec():
                 return
+            count, tokens = setup.count.value(), setup.tokens.value()
         self.playground.analysis.fan_out(count, tokens)
         if self.playground.analysis.fan is not None and self.state.busy == "fan":
             self.fan_dialog = FanDialog(self.state, self.playground.analysis, self.window)
