@@ -26,8 +26,9 @@ def _headless(model, settings, options, workspace) -> float:
     return tokens / (time.perf_counter() - t0)
 
 
-def _windowed(window, settings) -> float:
-    """Tokens/s of one run in the window, every panel live, timed from Generate to the run's end."""
+def _windowed(window, settings) -> tuple[float, float]:
+    """Tokens/s of one run in the window, every panel live, timed from Generate to the run's end,
+    and the share of that time the window spent redrawing."""
     from PySide6.QtCore import QEventLoop
 
     state, playground = window.state, window.playground
@@ -41,10 +42,11 @@ def _windowed(window, settings) -> float:
     loop.exec()  # the window's own bridge and redraws run, as in the app
     elapsed = time.perf_counter() - t0
     unsubscribe()
-    return len(state.lane().records) / elapsed
+    return len(state.lane().records) / elapsed, window.redraws.paint_share()
 
 
 def _wait_for_model(app, window) -> None:
+    """Wait until the window's engine has its model."""
     while window.state.model is None:
         app.processEvents()
         time.sleep(0.01)
@@ -64,14 +66,16 @@ def run_all() -> dict[str, float]:
     window.show()
     _wait_for_model(app, window)
     try:
-        ratios = []
+        ratios, shares = [], []
         workspace = Workspace(model, 1, options)
         for _ in range(ROUNDS):
             headless = _headless(model, settings, options, workspace)
-            windowed = _windowed(window, settings)
+            windowed, share = _windowed(window, settings)
             ratios.append(windowed / headless)
+            shares.append(share)
         workspace.close()
         return {
+            "gui_paint_share": statistics.median(shares),
             "gui_vs_headless_tps_ratio": statistics.median(ratios),
             "gui_vs_headless_tps_ratio_min": min(ratios),
             "gui_vs_headless_tps_ratio_max": max(ratios),

@@ -34,6 +34,11 @@ from .plots.metric_strips import MetricStrips
 from .plots.pre_post import PrePostPanel
 
 FIRST_PRESET = "creative-writing"
+
+
+def on_screen(widget) -> bool:
+    """Whether a widget is shown with some area (not hidden, not collapsed by a splitter)."""
+    return widget.isVisible() and widget.width() > 0 and widget.height() > 0
 FIRST_SEED = 42
 
 
@@ -122,6 +127,7 @@ class MainWindow(QMainWindow):
         for widget in (upper, panels, self.strips):
             right.addWidget(widget)
         right.setSizes([400, 360, 220])
+        right.splitterMoved.connect(lambda *_: self.redraws.schedule(live=bool(self.state.busy)))
         return right
 
     @staticmethod
@@ -139,14 +145,20 @@ class MainWindow(QMainWindow):
             self.prompt.setPlainText(self.state.prompt)
 
     def show_panels(self) -> None:
-        """Every panel shows the edited lane's records and its selected step."""
+        """Every panel on screen shows the edited lane's records and its selected step
+        (a panel hidden or collapsed to nothing is skipped, and drawn when it shows again)."""
         records = self.state.lane().records
         rec = self.state.current_record()
-        self.pre_post.show_record(rec)
-        self.entropy.show_run(records, rec)
-        self.collision.show_run(records)
-        self.absorption.show_record(rec)
-        self.strips.show_run(records, rec)
+        draws = (
+            (self.pre_post, lambda: self.pre_post.show_record(rec)),
+            (self.entropy, lambda: self.entropy.show_run(records, rec)),
+            (self.collision, lambda: self.collision.show_run(records)),
+            (self.absorption, lambda: self.absorption.show_record(rec)),
+            (self.strips, lambda: self.strips.show_run(records, rec)),
+        )
+        for panel, draw in draws:
+            if on_screen(panel):
+                draw()
 
     def _branch_with(self, token: int) -> None:
         """The edited lane goes on from the shown step with ``token`` instead (a new branch)."""
