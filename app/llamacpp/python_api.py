@@ -14,9 +14,6 @@ dist, with greedy instead at temperature 0.  So:
   ``min_keep`` above 1, penalties (``Llama`` never shows the prompt to the
   penalties, llama.cpp does), and in chat mode the template (``Llama``
   renders it with Python's Jinja2, llama.cpp with its own engine);
-* a negative temperature is written as 0: llama.cpp picks the top token for
-  any temperature <= 0, while ``Llama`` would sample the raw distribution
-  below 0 and picks the top token at 0;
 * ``flash_attn=True``: the playground asks llama.cpp for "auto", which is
   on wherever the backend supports it (the CPU does); ``Llama`` takes only
   on or off.  ``n_batch``/``n_ubatch`` 512 as in the playground;
@@ -144,7 +141,7 @@ def llama_kwargs(settings: SamplerSettings, **run) -> LlamaExport:
     call: dict = {"messages": spec.chat_messages()} if spec.chat else {"prompt": spec.prompt}
     call.update(
         max_tokens=spec.n_predict,
-        temperature=max(s.temp, 0.0),
+        temperature=s.temp,  # >= 0 (the flag table's range); Llama is greedy at 0, as llama.cpp
         top_k=s.top_k,
         top_p=s.top_p,
         min_p=s.min_p,
