@@ -82,12 +82,14 @@ def run_parser() -> argparse.ArgumentParser:
     p.add_argument("-ngl", "--gpu-layers", "--n-gpu-layers", dest="gpu_layers", type=_int_in("-ngl (GPU layers)", 0),
                    default=None)
     p.add_argument("-fa", "--flash-attn", dest="flash_attn", choices=["on", "off", "auto"], default="auto")
-    p.add_argument("-r", "--reverse-prompt", "--stop", dest="stop", action="append", default=[], help="stop string")
+    p.add_argument("-r", "--reverse-prompt", "--stop", dest="stop", action="append", default=[],
+                   help="stop string (escapes processed, as llama.cpp does)")
     p.add_argument("--trace", help="write one JSON line per step to this file")
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
     p.add_argument("--verbose", action="store_true", help="say which llama.cpp backend runs and what it offloads")
     p.add_argument("--no-escape", action="store_true",
-                   help="take \\n, \\t ... in the prompt and DRY breakers literally (llama-cli turns them into characters)")
+                   help="take \\n, \\t ... in the prompt, stop strings and DRY breakers literally "
+                        "(llama.cpp turns them into characters)")
     same = "accepted for llama-completion's command line; generate does this anyway"
     p.add_argument("-no-cnv", "--no-conversation", dest="no_conversation", action="store_true",
                    help=f"no chat template ({same})")
@@ -285,8 +287,9 @@ def parse_generate_args(argv: list[str]) -> GenerateArgs:
         raise UsageError(
             f"-c {args.ctx}: {len(lanes)} lanes of {args.ctx} tokens are more than llama.cpp's limit of {INT32_MAX}"
         )
-    if not args.no_escape:  # as llama-cli does
+    if not args.no_escape:  # as llama.cpp does (common_params_parse: the prompt, reverse prompts, breakers)
         prompt = _unescape(prompt, "-p" if args.file is None else f"-f {args.file}")
+        args.stop = [_unescape(stop, "-r") for stop in args.stop]
         lanes = [
             s.replace(dry_sequence_breakers=tuple(
                 _unescape(b, f"--dry-sequence-breaker{f' (lane {i + 1})' if lane_specs else ''}")
