@@ -49,7 +49,10 @@ Two kinds of line:
     (the CPU kernels give the same numbers on any thread count), ``-b``/``-ub``
     (llama.cpp's 2048/512 split a prompt into the same 512-token micro-batches
     as the playground's 512/512), ``-fa`` (both use "auto"), ``--ignore-eos``
-    (off in both), ``--escape`` (on in both), ``--jinja`` (chat: the default).
+    (off in both), ``--escape`` (on in both), ``--jinja`` (chat: the default),
+    ``-ngl`` (llama.cpp's "auto" offloads every layer that fits, as the
+    playground offloads all where the build can; a GPU that cannot hold them
+    all computes other numbers anyway, so the same text needs the same device).
   - Not covered: text added by Continue or Fan (the command reproduces a
     Generate from the prompt), settings changed during the run, and
     llama-completion's " [end of text]" marker after a text the model ended.
