@@ -6,17 +6,25 @@ preset name followed by flags.  The global sampling flags apply to every lane,
 then the lane's own words on top: a lane that names a preset starts from that
 preset, takes the global flags given on the command line (``-s``, ``--temp``
 ...), then its own flags.
+
+It also takes what "Copy as llama.cpp" writes for llama-completion, so an
+exported command runs here with only the program name changed: ``-no-cnv``
+(``--no-conversation``), ``--no-display-prompt`` and ``--no-context-shift``
+are accepted as no-ops (``generate`` never applies a chat template, prints
+only the generated text and stops when the context is full), and flags of
+features the playground lacks are accepted when they switch them off
+(``--mirostat 0``; :mod:`app.llamacpp.off_values`), with a note on stderr.
 """
 from __future__ import annotations
 
 import argparse
 import os
 import shlex
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from app.engine.generation import MAX_LANES
 from app.fileio import read_limited, same_file
-from app.llamacpp import process_escapes
+from app.llamacpp import process_escapes, strip_off_values
 from app.presets import builtin_presets, find_builtin
 from sampler import FlagError, SamplerSettings, parse_flags
 from sampler.flags import FLAG_BY_NAME, UNSUPPORTED
@@ -32,6 +40,8 @@ RUN_FLAGS = {
     "-t": 1, "--threads": 1, "-ngl": 1, "--gpu-layers": 1, "--n-gpu-layers": 1,
     "-fa": 1, "--flash-attn": 1, "-r": 1, "--reverse-prompt": 1, "--stop": 1,
     "--trace": 1, "--quiet": 0, "--no-escape": 0, "--verbose": 0, "-h": 0, "--help": 0,
+    # llama-completion's, accepted as no-ops: they say what generate does anyway.
+    "-no-cnv": 0, "--no-conversation": 0, "--no-display-prompt": 0, "--no-context-shift": 0,
 }
 HELP_HINT = "see 'scatter-playground generate --help'"
 
@@ -72,12 +82,19 @@ def run_parser() -> argparse.ArgumentParser:
     p.add_argument("-ngl", "--gpu-layers", "--n-gpu-layers", dest="gpu_layers", type=_int_in("-ngl (GPU layers)", 0),
                    default=None)
     p.add_argument("-fa", "--flash-attn", dest="flash_attn", choices=["on", "off", "auto"], default="auto")
-    p.add_argument("-r", "--reverse-prompt", "--stop", dest="stop", action="append", default=[], help="stop string")
+    p.add_argument("-r", "--reverse-prompt", "--stop", dest="stop", action="append", default=[],
+                   help="stop string (escapes processed, as llama.cpp does)")
     p.add_argument("--trace", help="write one JSON line per step to this file")
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
     p.add_argument("--verbose", action="store_true", help="say which llama.cpp backend runs and what it offloads")
     p.add_argument("--no-escape", action="store_true",
-                   help="take \\n, \\t ... in the prompt and DRY breakers literally (llama-cli turns them into characters)")
+                   help="take \\n, \\t ... in the prompt, stop strings and DRY breakers literally "
+                        "(llama.cpp turns them into characters)")
+    same = "accepted for llama-completion's command line; generate does this anyway"
+    p.add_argument("-no-cnv", "--no-conversation", dest="no_conversation", action="store_true",
+                   help=f"no chat template ({same})")
+    p.add_argument("--no-display-prompt", action="store_true", help=f"print only the generated text ({same})")
+    p.add_argument("--no-context-shift", action="store_true", help=f"stop when the context is full ({same})")
     return p
 
 
@@ -86,6 +103,7 @@ class GenerateArgs:
     options: argparse.Namespace
     prompt: str
     lanes: list[SamplerSettings]
+    notes: list[str] = field(default_factory=list)  # flags accepted but ignored (--mirostat 0 ...)
 
 
 def split_lanes(argv: list[str]) -> tuple[list[str], list[str]]:
@@ -109,6 +127,11 @@ def split_lanes(argv: list[str]) -> tuple[list[str], list[str]]:
 
 def lane_settings(spec: str, global_words: list[str], index: int = 0) -> SamplerSettings:
     """Lane ``index`` (from 0): its preset (or llama.cpp's defaults), then the global flags, then its own flags."""
+    return _lane(spec, global_words, index)[0]
+
+
+def _lane(spec: str, global_words: list[str], index: int) -> tuple[SamplerSettings, list[str]]:
+    """The lane's settings and the notes on its ignored flags."""
     where = f"--lanes: lane {index + 1} ({spec!r})"
     try:
         words = shlex.split(spec)
@@ -121,6 +144,8 @@ def lane_settings(spec: str, global_words: list[str], index: int = 0) -> Sampler
             names = ", ".join(p.key for p in builtin_presets())
             raise UsageError(f"{where}: unknown preset {words[0]!r} (built in: {names})")
         base, words = preset.settings, words[1:]
+    global_words, _ = strip_off_values(global_words)  # their notes are the command line's
+    words, notes = strip_off_values(words)
     try:
         settings, rest = parse_flags(global_words, base)
         settings, rest = parse_flags(words, settings)
@@ -128,7 +153,7 @@ def lane_settings(spec: str, global_words: list[str], index: int = 0) -> Sampler
         raise UsageError(f"{where}: {exc}") from None
     if rest:
         raise UsageError(f"{where}: unexpected word(s) {' '.join(map(repr, rest))}")
-    return settings
+    return settings, [f"lane {index + 1}: {note}" for note in notes]
 
 
 def split_run_flags(argv: list[str]) -> tuple[list[str], list[str]]:
@@ -240,8 +265,9 @@ def parse_generate_args(argv: list[str]) -> GenerateArgs:
     check_utf8(argv)
     rest, lane_specs = split_lanes(argv)
     run_words, sampling = split_run_flags(rest)
+    kept, notes = strip_off_values(sampling)
     try:
-        settings, extra = parse_flags(sampling)
+        settings, extra = parse_flags(kept)
     except FlagError as exc:
         raise UsageError(str(exc)) from None
     if extra:
@@ -254,13 +280,16 @@ def parse_generate_args(argv: list[str]) -> GenerateArgs:
     check_trace_path(args, args.model)
     if len(lane_specs) > MAX_LANES:
         raise UsageError(f"--lanes: at most {MAX_LANES} lanes, got {len(lane_specs)}")
-    lanes = [lane_settings(spec, sampling, i) for i, spec in enumerate(lane_specs)] or [settings]
+    made = [_lane(spec, sampling, i) for i, spec in enumerate(lane_specs)]
+    lanes = [lane for lane, _ in made] or [settings]
+    notes += [note for _, lane_notes in made for note in lane_notes]
     if args.ctx * len(lanes) > INT32_MAX:
         raise UsageError(
             f"-c {args.ctx}: {len(lanes)} lanes of {args.ctx} tokens are more than llama.cpp's limit of {INT32_MAX}"
         )
-    if not args.no_escape:  # as llama-cli does
+    if not args.no_escape:  # as llama.cpp does (common_params_parse: the prompt, reverse prompts, breakers)
         prompt = _unescape(prompt, "-p" if args.file is None else f"-f {args.file}")
+        args.stop = [_unescape(stop, "-r") for stop in args.stop]
         lanes = [
             s.replace(dry_sequence_breakers=tuple(
                 _unescape(b, f"--dry-sequence-breaker{f' (lane {i + 1})' if lane_specs else ''}")
@@ -268,4 +297,4 @@ def parse_generate_args(argv: list[str]) -> GenerateArgs:
             ))
             for i, s in enumerate(lanes)
         ]
-    return GenerateArgs(args, prompt, lanes)
+    return GenerateArgs(args, prompt, lanes, notes)

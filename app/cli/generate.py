@@ -184,6 +184,8 @@ def _run(parsed: GenerateArgs) -> int:
     from app.engine.model_info import ModelLoadError
 
     args, say = parsed.options, _say(parsed)
+    for note in parsed.notes:
+        say(f"note: {one_line(note)}")
     try:
         options = RunOptions(
             max_tokens=args.n, stop_strings=tuple(args.stop),

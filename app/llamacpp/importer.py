@@ -11,14 +11,20 @@ default it is applied to llama.cpp's defaults, not to ``base``; a bare flag
 string is applied to ``base``.  DRY breakers follow llama.cpp: a bare
 ``none`` clears the list, then escapes are processed (unless the line says
 ``--no-escape``), so ``\\x6eone`` is the breaker "none".
+
+Flags of features the playground lacks are errors, except when they switch
+the feature off (``--mirostat 0``; the table is :mod:`app.llamacpp.off_values`):
+those are ignored and reported in :attr:`ImportResult.notes`.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Iterable
 
 from sampler.flags import FLAG_BY_NAME, UNSUPPORTED, FlagError, _is_number, parse_flags
 from sampler.settings import SamplerSettings
 
+from .off_values import OFF_VALUES, resolve
 from .options import BREAKER, ESCAPE_OFF, ESCAPE_ON, NON_SAMPLING_OPTIONS, SWITCH_VALUES
 from .shell import process_escapes, split_command, strip_program
 
@@ -37,6 +43,7 @@ class _Reader:
         self.breakers: list[str] | None = None  # raw values, "none" already applied
         self.escape = True
         self.problems: list[str] = []
+        self.off_pairs: list[tuple[str, str]] = []  # flags of the off-value table, with their values
 
     def run(self) -> None:
         while self.i < len(self.words):
@@ -77,6 +84,9 @@ class _Reader:
             self.breakers.append(value)
 
     def _sampling(self, name: str, eq: str, inline: str) -> None:
+        if name in OFF_VALUES and (eq or self.i < len(self.words)):
+            self.off_pairs.append((name, self._take(name, eq, inline)))
+            return
         flag = FLAG_BY_NAME.get(name)
         if eq:
             arity = 0
@@ -121,13 +131,38 @@ class _Reader:
         return tuple(out)
 
 
+@dataclass(frozen=True)
+class ImportResult:
+    """What an import gives: the settings, and a note per flag that was accepted but ignored."""
+
+    settings: SamplerSettings
+    notes: tuple[str, ...] = ()
+
+
 def import_command(
     text_or_args: str | Iterable[str],
     base: SamplerSettings | None = None,
     *,
     from_defaults: bool | None = None,
 ) -> SamplerSettings:
-    """The settings a pasted command line or flag string describes (see the module docstring)."""
+    """The settings a pasted command line or flag string describes (see the module docstring).
+
+    Flags ignored because they are off are dropped silently here; use
+    :func:`import_command_with_notes` to say which.
+    """
+    return import_command_with_notes(text_or_args, base, from_defaults=from_defaults).settings
+
+
+def import_command_with_notes(
+    text_or_args: str | Iterable[str],
+    base: SamplerSettings | None = None,
+    *,
+    from_defaults: bool | None = None,
+) -> ImportResult:
+    """Like :func:`import_command`, with the notes on ignored flags (``--mirostat 0`` ...).
+
+    Raises :class:`~sampler.FlagError` listing every problem, as import_command does.
+    """
     words = split_command(text_or_args) if isinstance(text_or_args, str) else [str(a) for a in text_or_args]
     words, has_program = strip_program(words)
     start = SamplerSettings() if (has_program if from_defaults is None else from_defaults) or base is None else base
@@ -135,6 +170,9 @@ def import_command(
         raise TypeError(f"base: expected SamplerSettings, got {type(start).__name__}")
     reader = _Reader(words)
     reader.run()
+    notes, still_errors = resolve(reader.off_pairs)
+    for name, value in still_errors:  # parse_flags names them "not supported by the playground"
+        reader.sampling += [name, value]
     breakers = reader.final_breakers()
     problems = list(reader.problems)
     settings = None
@@ -149,4 +187,4 @@ def import_command(
         problems.append(str(exc))
     if problems:
         raise FlagError(problems)
-    return settings
+    return ImportResult(settings, tuple(notes))

@@ -156,6 +156,25 @@ def escape(text: str) -> str:
     return _HEX_ESCAPED.sub(lambda m: "".join(f"\\x{b:02x}" for b in m.group().encode("utf-8")), text)
 
 
+#: Characters a prompt file holds as ``\\xHH``: the control characters but line feed and tab.
+_FILE_HEX_ESCAPED = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
+def escape_for_file(text: str) -> str:
+    r"""``text`` as a ``-f`` prompt file holds it, so that llama.cpp reads back exactly ``text``.
+
+    llama.cpp processes escapes in the prompt whatever its source (unless
+    ``--no-escape``), so backslashes are doubled.  Line feeds and tabs stay
+    as they are, and the file reads like the prompt; a carriage return is
+    written ``\r`` (a Windows reader in text mode would turn ``\r\n`` into
+    ``\n``) and the other control characters as ``\xHH`` (``\x1a`` ends a
+    text-mode read on Windows).  The caller adds the final newline that
+    ``-f`` drops.
+    """
+    text = text.replace("\\", "\\\\").replace("\r", "\\r") if ("\\" in text or "\r" in text) else text
+    return _FILE_HEX_ESCAPED.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
 def quote(args) -> str:
     """Shell-quote a list of arguments into one line."""
     return " ".join(shlex.quote(str(a)) for a in args)

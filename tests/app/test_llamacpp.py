@@ -28,7 +28,7 @@ from sampler.scatter import ScatterParams
 from sampler.settings import SamplerSettings
 
 DEFAULT = SamplerSettings()
-ARG_CPP = Path("/tmp/sd/llama_cpp_python-0.3.36/vendor/llama.cpp/common/arg.cpp")
+ARG_CPP = Path("/tmp/sdist/llama_cpp_python-0.3.36/vendor/llama.cpp/common/arg.cpp")
 
 # --------------------------------------------------------------------------
 # Export

@@ -1,0 +1,164 @@
+"""A run as ``llama_cpp.Llama`` keyword arguments (llama-cpp-python 0.3.36), and what they cannot say.
+
+``Llama(...)`` takes the model and context options; ``create_completion``
+(plain) or ``create_chat_completion`` (chat) the run's.  ``Llama`` builds a
+fixed chain, ``Llama._init_sampler``: penalties (``last_n_tokens_size`` of
+the constructor), top-k, typical, top-p, min-p (``min_keep`` 1), temperature,
+dist, with greedy instead at temperature 0.  So:
+
+* a stage the playground's chain leaves out is switched off in the kwargs
+  (``top_k=0``, ``top_p=1.0`` ...), which makes it a no-op there too;
+* :func:`llama_gaps` lists what the kwargs cannot express, each only when it
+  changes the text: an active DRY, XTC, top-n-sigma, dynamic temperature or
+  scatter stage (``Llama`` has none of them), active stages in another order,
+  ``min_keep`` above 1, penalties (``Llama`` never shows the prompt to the
+  penalties, llama.cpp does), and in chat mode the template (``Llama``
+  renders it with Python's Jinja2, llama.cpp with its own engine);
+* ``flash_attn=True``: the playground asks llama.cpp for "auto", which is
+  on wherever the backend supports it (the CPU does); ``Llama`` takes only
+  on or off.  ``n_batch``/``n_ubatch`` 512 as in the playground;
+  ``n_gpu_layers=-1`` as the playground's default (all layers where the
+  build can offload).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sampler.settings import SamplerSettings
+
+from .export import MODEL_PLACEHOLDER
+from .run import RunSpec
+
+#: The order of ``Llama``'s fixed chain.
+LLAMA_ORDER = ("penalties", "top_k", "typ_p", "top_p", "min_p", "temperature")
+#: Stage -> the kwargs that switch it off in ``Llama``.
+OFF_KWARGS = {
+    "penalties": {"repeat_penalty": 1.0, "frequency_penalty": 0.0, "presence_penalty": 0.0},
+    "top_k": {"top_k": 0},
+    "typ_p": {"typical_p": 1.0},
+    "top_p": {"top_p": 1.0},
+    "min_p": {"min_p": 0.0},
+    "temperature": {"temperature": 1.0},
+}
+
+
+def active_stages(settings: SamplerSettings) -> list[str]:
+    """The stages of the chain that change anything, in chain order (llama.cpp's no-op rules)."""
+    s = settings
+
+    def active(name: str) -> bool:
+        if name == "penalties":
+            return s.penalty_last_n != 0 and (s.penalty_repeat != 1.0 or s.penalty_freq != 0.0
+                                              or s.penalty_present != 0.0)
+        if name == "dry":
+            return s.dry_multiplier != 0.0 and s.dry_base >= 1.0 and s.dry_penalty_last_n != 0
+        if name == "top_n_sigma":
+            return s.top_n_sigma > 0.0
+        if name == "top_k":
+            return s.top_k > 0
+        if name == "typ_p":
+            return s.typ_p < 1.0
+        if name == "top_p":
+            return s.top_p < 1.0
+        if name == "min_p":
+            return s.min_p > 0.0
+        if name == "xtc":
+            return s.xtc_probability > 0.0 and s.xtc_threshold <= 0.5
+        if name == "scatter":
+            return s.scatter.enabled
+        if name == "temperature":
+            return s.temp != 1.0 or s.dynatemp_range > 0.0
+        return True
+
+    return [name for name in s.samplers if active(name)]
+
+
+def llama_gaps(settings: SamplerSettings) -> list[str]:
+    """What ``Llama``'s kwargs cannot express for these settings (empty: the same text)."""
+    s = settings
+    active = active_stages(s)
+    gaps = []
+    missing = {
+        "dry": "DRY", "top_n_sigma": "top-n-sigma", "xtc": "XTC", "scatter": "scatter",
+    }
+    for name, label in missing.items():
+        if name in active:
+            gaps.append(f"{label}: Llama has no {label} stage")
+    if "temperature" in active and s.dynatemp_range > 0.0:
+        gaps.append("dynamic temperature: Llama has only a plain temperature")
+    ours = [n for n in active if n in LLAMA_ORDER]
+    if len(set(ours)) != len(ours) or ours != sorted(ours, key=LLAMA_ORDER.index):
+        gaps.append("sampler order: Llama's chain is fixed (penalties, top-k, typical, top-p, min-p, temperature)")
+    if "penalties" in active:
+        gaps.append("penalties: Llama does not count the prompt's tokens, llama.cpp does")
+    if s.min_keep > 1:
+        gaps.append(f"min_keep={s.min_keep}: Llama always uses 1")
+    return gaps
+
+
+@dataclass(frozen=True)
+class LlamaExport:
+    """``Llama(**init_kwargs).<method>(**call_kwargs)``, the gaps, and the code as text."""
+
+    init_kwargs: dict
+    method: str
+    call_kwargs: dict
+    gaps: tuple[str, ...]
+
+    @property
+    def code(self) -> str:
+        lines = ["from llama_cpp import Llama", ""]
+        if self.gaps:
+            lines += ["# Not expressible with llama_cpp.Llama (the text will differ):"]
+            lines += [f"#   - {g}" for g in self.gaps]
+            lines.append("")
+        lines.append("llm = Llama(")
+        lines += [f"    {k}={v!r}," for k, v in self.init_kwargs.items()]
+        lines += [")", f"out = llm.{self.method}("]
+        lines += [f"    {k}={v!r}," for k, v in self.call_kwargs.items()]
+        lines.append(")")
+        if self.method == "create_chat_completion":
+            lines.append('print(out["choices"][0]["message"]["content"])')
+        else:
+            lines.append('print(out["choices"][0]["text"])')
+        return "\n".join(lines) + "\n"
+
+
+def llama_kwargs(settings: SamplerSettings, **run) -> LlamaExport:
+    """The ``Llama`` constructor and call kwargs for a run (``run``: the fields of :class:`RunSpec`)."""
+    spec = RunSpec.make(settings, **run)
+    s = settings
+    init = {
+        "model_path": MODEL_PLACEHOLDER if spec.model_path is None else spec.model_path,
+        "n_ctx": spec.n_ctx,
+        "n_batch": 512,
+        "n_ubatch": 512,
+        "n_gpu_layers": -1,
+        "flash_attn": True,
+        "last_n_tokens_size": s.penalty_last_n,
+        "verbose": False,
+    }
+    call: dict = {"messages": spec.chat_messages()} if spec.chat else {"prompt": spec.prompt}
+    call.update(
+        max_tokens=spec.n_predict,
+        temperature=s.temp,  # >= 0 (the flag table's range); Llama is greedy at 0, as llama.cpp
+        top_k=s.top_k,
+        top_p=s.top_p,
+        min_p=s.min_p,
+        typical_p=s.typ_p,
+        repeat_penalty=s.penalty_repeat,
+        frequency_penalty=s.penalty_freq,
+        presence_penalty=s.penalty_present,
+        seed=s.seed,
+        stop=list(spec.stop),
+        mirostat_mode=0,
+    )
+    for stage, off in OFF_KWARGS.items():
+        if stage not in s.samplers:
+            call.update(off)
+    method = "create_chat_completion" if spec.chat else "create_completion"
+    gaps = llama_gaps(s)
+    if spec.chat:
+        gaps.append("chat template: Llama renders the model's template with Jinja2 in Python, llama.cpp with its "
+                    "own engine; the prompt can differ")
+    return LlamaExport(init, method, call, tuple(gaps))
