@@ -9,6 +9,7 @@ values again.
 from __future__ import annotations
 
 from app.actions.analysis import AnalysisActions
+from app.actions.chat import ChatActions
 from app.actions.lanes import LaneActions
 from app.actions.runs import RunActions
 from app.presets import PresetStore
@@ -17,7 +18,7 @@ from app.state import PlaygroundState
 
 class Playground:
     """``runs`` (model, generate, continue, stop), ``lanes`` (settings, presets, seeds),
-    ``analysis`` (fan, match entropy), over one state and one engine."""
+    ``analysis`` (fan, match entropy), ``chat`` (chat mode, special tokens), over one state and one engine."""
 
     def __init__(self, state: PlaygroundState, engine, presets: PresetStore):
         self.state = state
@@ -26,8 +27,9 @@ class Playground:
         self.runs = RunActions(state, engine)
         self.lanes = LaneActions(state, presets, self.runs)
         self.analysis = AnalysisActions(state, engine, self.runs, self.lanes)
+        self.chat = ChatActions(state, engine, self.runs)
         self._handlers: dict[type, list] = {}
-        for part in (self.runs, self.analysis):
+        for part in (self.runs, self.analysis, self.chat):
             self.listen(part.handlers)
 
     def listen(self, handlers: dict) -> None:

@@ -83,7 +83,9 @@ class AnalysisActions:
         self.fan = FanState(fan_id, step, labels, count, prefixes)
         self.state.set_busy("fan")
         self.state.emit("fan")
-        prompts = tuple(self.state.prompt + p for p in prefixes)
+        # each lane's text continues the prompt its run started from (in chat mode, the formatted chat)
+        prompts = tuple((lane.prompt if lane.prompt is not None else self.state.prompt) + p
+                        for lane, p in zip(self.state.lanes, prefixes))
         self.engine.submit(cmd.Fan(fan_id, prompts, tuple(configs), count, options))
 
     def _on_fan(self, e) -> None:

@@ -107,7 +107,8 @@ class RunActions:
         self.state.report("")
         self.state.set_status("running")
         self.state.set_busy("run")
-        self.engine.submit(cmd.Generate(self.run_id, self.state.prompt, lanes, options))
+        self.engine.submit(cmd.Generate(self.run_id, self.state.prompt, lanes, options,
+                                        chat=self.state.chat_request()))  # chat mode: the engine formats
 
     def stop(self) -> None:
         """Stop whatever the engine is doing (a run, a fan, a load) within one step."""
