@@ -39,7 +39,7 @@ class ChatSettings:
 
 
 class DeskState:
-    """Mixed into PlaygroundState (which provides ``emit``, ``model``, ``lanes``)."""
+    """Mixed into PlaygroundState (which provides ``emit``, ``model``, ``prompt``, ``lanes``)."""
 
     def _init_desk(self) -> None:
         self.token_kinds: bytes = b""
@@ -91,6 +91,13 @@ class DeskState:
         if new != self.chat:
             self.chat = new
             self.emit("chat")
+
+    def prompt_for_run(self) -> str:
+        """The prompt a new run starts from as far as the GUI knows (the engine says exactly in
+        RunStarted): the prompt box, or in chat mode the formatted chat ("" until formatted)."""
+        if not self.chat.enabled:
+            return self.prompt
+        return self.chat_prompt if self.chat_prompt_is_current() else ""
 
     def chat_request(self) -> ChatRequest | None:
         """What a Generate sends: the chat request in chat mode, None for plain completion."""

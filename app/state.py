@@ -231,7 +231,7 @@ class PlaygroundState(DeskState):
             if not keep:
                 lane.runs = []
                 lane.revision += 1
-            lane.runs.append(LaneRun(run_id, lane.settings, self.prompt))
+            lane.runs.append(LaneRun(run_id, lane.settings, self.prompt_for_run()))  # chat: app/chat.py
         if not keep:
             self.selected = None
         self.emit("records")

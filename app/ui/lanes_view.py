@@ -6,6 +6,7 @@ from PySide6.QtWidgets import QComboBox, QFrame, QHBoxLayout, QLabel, QRadioButt
 from app.analysis import first_divergence, lane_stats
 
 from .text_pane import TokenTextPane
+from .token_format import TokenChips
 
 STATS_ROWS = (
     ("entropy", "mean entropy", "{:.3f}"), ("mean_rank", "mean chosen rank", "{:.2f}"),
@@ -35,7 +36,7 @@ class LaneColumn(QFrame):
         head.addWidget(self.edit)
         head.addWidget(self.preset, 1)
         head.addWidget(self.remove)
-        self.text = TokenTextPane(state.token_text)
+        self.text = TokenTextPane(state.token_text, chips=TokenChips(state))
         self.text.stepClicked.connect(state.select)
         self.note = QLabel("")
         self.note.setStyleSheet("color: #b00000;")
@@ -77,7 +78,7 @@ class LaneColumn(QFrame):
 
     def show_text(self) -> None:
         lane = self.state.lanes[self.index]
-        prompt = self.state.prompt if lane.prompt is None else lane.prompt
+        prompt = self.state.prompt_for_run() if lane.prompt is None else lane.prompt  # chat: app/chat.py
         self.text.sync(prompt, lane.records, lane.revision)
 
     def show_stats(self) -> None:

@@ -18,7 +18,9 @@ from app.playground import Playground
 from app.presets import PresetStore, default_prompt, find_builtin
 from app.state import Change, PlaygroundState
 
+from .chat_box import PromptArea
 from .controllers.actions import ActionsController
+from .controllers.desk import DeskController
 from .controllers.presets import PresetsController
 from .controllers.redraw import RedrawController
 from .controllers.status import StatusController
@@ -69,12 +71,15 @@ class MainWindow(QMainWindow):
         bar.setMovable(False)
         self.addToolBar(bar)
         self.actions.fill_toolbar(bar)
+        self.desk = DeskController(self, state, playground)  # chat mode, special tokens (View menu later)
+        self.desk.fill_toolbar(bar)
         self.controls = SettingsPanel(state, playground)
         self.controls.model_page.openRequested.connect(self._open_model_dialog)
         self.prompt = QPlainTextEdit(state.prompt)
         self.prompt.setMaximumHeight(90)
         self.prompt.setPlaceholderText("Prompt")
         self.prompt.textChanged.connect(lambda: state.set_prompt(self.prompt.toPlainText()))
+        self.prompt_area = PromptArea(self.prompt, state, playground)  # the prompt, or chat's two fields
         self.lanes_view = LanesView(state, playground)
         self.pre_post = PrePostPanel(state.token_text)
         self.entropy = EntropyPanel()
@@ -112,7 +117,7 @@ class MainWindow(QMainWindow):
         grid.setRowStretch(0, 3)
         grid.setRowStretch(1, 2)
         upper = QSplitter(Qt.Orientation.Vertical)
-        upper.addWidget(self.prompt)
+        upper.addWidget(self.prompt_area)
         upper.addWidget(self.lanes_view)
         upper.setSizes([70, 330])
         right = QSplitter(Qt.Orientation.Vertical)
@@ -152,7 +157,7 @@ class MainWindow(QMainWindow):
             self.controls.model_page.load(path)
 
     def closeEvent(self, event) -> None:
-        for part in (self.redraws, self.actions, self.status, self.controls):
+        for part in (self.redraws, self.actions, self.status, self.controls, self.desk, self.prompt_area):
             part.close_bindings()
         self._unsubscribe()
         self.bridge.close()
