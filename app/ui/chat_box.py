@@ -19,6 +19,7 @@ def _titled(title: str, field: QWidget, note: QLabel | None = None) -> QVBoxLayo
     label.setStyleSheet(NOTE_STYLE + " font-weight: bold;")
     head.addWidget(label)
     head.addStretch(1)
+    head.addSpacing(12)
     if note is not None:
         head.addWidget(note)
     column = QVBoxLayout()
@@ -60,7 +61,12 @@ class ChatPromptBox(QWidget):
                 field.blockSignals(False)
         template = self.state.chat_template
         name = self.state.model.name if self.state.model is not None else "no model"
-        self.template.setText(f"{name}: {template.describe() if template else 'no chat template'}")
+        if template is None:
+            short = "no chat template"
+        else:
+            short = "the model's own template" if template.from_file else f"llama.cpp's \u201c{template.name}\u201d template"
+        self.template.setText(short)
+        self.template.setToolTip(f"{name}: {template.describe() if template else 'no chat template'}")
 
 
 class PromptArea(QStackedWidget):

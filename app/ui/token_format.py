@@ -34,10 +34,14 @@ def chip_label(text: str, token: int) -> str:
 def chip_format(token: int, kind: int, *, href: str = "", dim: bool = False) -> QTextCharFormat:
     fmt = QTextCharFormat()
     colour = QColor(CHIP_COLOURS.get(kind, CHIP_COLOURS[tk.CONTROL]))
-    if dim:
-        colour.setAlpha(110)
-    fmt.setBackground(colour)
-    fmt.setForeground(QColor(255, 255, 255))
+    if dim:  # in the prompt: a pale chip, its label in the chip's colour
+        pale = QColor(colour)
+        pale.setAlpha(45)
+        fmt.setBackground(pale)
+        fmt.setForeground(colour)
+    else:
+        fmt.setBackground(colour)
+        fmt.setForeground(QColor(255, 255, 255))
     fmt.setFontFamilies(["monospace"])
     fmt.setFontStyleHint(QFont.StyleHint.Monospace)
     fmt.setFontPointSize(max(6.0, QFont().pointSizeF() * 0.8))
