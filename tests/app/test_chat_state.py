@@ -9,8 +9,7 @@ from app.chat import ChatSettings, chat_for_export
 from app.engine.chat import ChatRequest, ChatTemplate
 from app.engine.engine import Engine
 from app.engine.fake import FakeModel, fake_loader
-from app.engine.generation import Generation, RunOptions
-from app.engine.lane import LaneConfig
+from app.engine.commands import Fan
 from app.engine.model_info import ModelInfo
 from app.playground import Playground
 from app.presets import PresetStore
@@ -97,14 +96,14 @@ def test_a_chat_run_and_a_fan_start_from_the_formatted_chat(pg):
     pump(pg, lambda: not state.busy)
     lane = state.lane()
     assert lane.prompt == expected and len(lane.records) == 6
+    sent = []
+    submit = pg.engine.submit
+    pg.engine.submit = lambda command: (sent.append(command), submit(command))
     pg.analysis.fan_out(2, 3)
     pump(pg, lambda: not state.busy)
-    fan = pg.analysis.fan
-    assert fan.done and len(fan.results) == 2
-    first = fan.results[0]  # the same continuation, made here from the formatted chat and the lane's text
-    settings = lane.settings.replace(seed=first.seed)
-    alone = Generation(FakeModel(), expected + lane.text, [LaneConfig(settings)], RunOptions(max_tokens=3)).run()
-    assert first.text == alone[0].text
+    assert pg.analysis.fan.done and len(pg.analysis.fan.results) == 2
+    fans = [c for c in sent if isinstance(c, Fan)]
+    assert [f.prompts for f in fans] == [(expected + lane.text,)]  # the formatted chat, then the lane's text
     pump(pg, state.chat_prompt_is_current)
     assert state.chat_prompt == expected
 
