@@ -8,7 +8,8 @@ stays what llama.cpp rendered; the chip is only how the pane draws it.
 from __future__ import annotations
 
 import html
-import re
+
+import numpy as np
 
 from PySide6.QtGui import QColor, QFont, QTextCharFormat, QTextCursor, QTextFormat
 
@@ -60,7 +61,6 @@ class TokenChips:
         self.drawn: dict[int, tuple[int, int]] = {}  # step -> (token, kind) of each chip on screen
         self.hidden: set[int] = set()  # steps of special tokens not drawn (show_special off)
         self.prompt_chips: list[str] = []  # special tokens' texts drawn as chips in the prompt
-        self._pattern: tuple[int, re.Pattern | None] | None = None
         self._chip_end = -1  # where the last chip ends in the document
 
     def key(self) -> tuple:
@@ -115,27 +115,48 @@ class TokenChips:
     # -- the prompt --------------------------------------------------------------------
 
     def draw_prompt(self, cursor: QTextCursor, prompt: str, fmt: QTextCharFormat) -> None:
-        """The prompt in ``fmt``, the special tokens in it (as llama.cpp parses them) as dim chips or hidden."""
-        pattern = self._special_pattern()
+        """The prompt in ``fmt``, the special tokens in it (as llama.cpp parses them) as pale chips or hidden."""
         pos = 0
-        for match in pattern.finditer(prompt) if pattern is not None else ():
-            cursor.insertText(prompt[pos:match.start()], fmt)
-            pos = match.end()
+        for at, text, token in special_spans(prompt, self.state.token_kinds, self.state.token_texts):
+            cursor.insertText(prompt[pos:at], fmt)
+            pos = at + len(text)
             if self.state.show_special:
-                token = self._by_text[match.group()]
-                self._insert_chip(cursor, match.group(), token, self.state.token_kind(token), dim=True)
-                self.prompt_chips.append(match.group())
+                self._insert_chip(cursor, text, token, self.state.token_kind(token), dim=True)
+                self.prompt_chips.append(text)
         cursor.insertText(prompt[pos:], fmt)
 
-    def _special_pattern(self) -> re.Pattern | None:
-        kinds = self.state.token_kinds
-        if self._pattern is None or self._pattern[0] != hash(kinds):
-            self._by_text = {}
-            for token, kind in enumerate(kinds):
-                if kind != tk.NORMAL and kind != tk.BYTE:
-                    text = self.state.token_text(token)
-                    if text and tk.shows_as_chip(kind, text):
-                        self._by_text.setdefault(text, token)
-            texts = sorted(self._by_text, key=len, reverse=True)
-            self._pattern = (hash(kinds), re.compile("|".join(map(re.escape, texts))) if texts else None)
-        return self._pattern[1]
+
+class _SpecialIndex:
+    """The texts of a vocabulary's chip tokens, for finding them in a prompt (longest first, as
+    llama.cpp's tokenizer does)."""
+
+    def __init__(self, kinds: bytes, texts):
+        self.by_text: dict[str, int] = {}
+        for token in np.flatnonzero(~np.isin(np.frombuffer(kinds, dtype=np.uint8), (tk.NORMAL, tk.BYTE))):
+            text = texts[token] if token < len(texts) else ""
+            if text and tk.shows_as_chip(kinds[token], text):
+                self.by_text.setdefault(text, int(token))
+        self.firsts = {text[0] for text in self.by_text}
+        self.lengths = sorted({len(text) for text in self.by_text}, reverse=True)
+
+
+_index: tuple[tuple, _SpecialIndex] | None = None
+
+
+def special_spans(prompt: str, kinds: bytes, texts) -> list[tuple[int, str, int]]:
+    """(position, text, token) of each chip token's text in ``prompt``, left to right."""
+    global _index
+    key = (hash(kinds), id(texts), len(texts))
+    if _index is None or _index[0] != key:  # one index per model, shared by the panes
+        _index = (key, _SpecialIndex(kinds, texts))
+    index = _index[1]
+    found, i = [], 0
+    while i < len(prompt):
+        if prompt[i] in index.firsts:
+            text = next((prompt[i:i + n] for n in index.lengths if prompt[i:i + n] in index.by_text), None)
+            if text is not None:
+                found.append((i, text, index.by_text[text]))
+                i += len(text)
+                continue
+        i += 1
+    return found

@@ -170,3 +170,12 @@ def test_loading_a_model_without_a_template_turns_chat_mode_off(qtbot, config):
         assert "plain.gguf" in w.state.problem and w.prompt_area.currentIndex() == PLAIN
     finally:
         w.close()
+
+
+def test_special_tokens_in_the_prompt_are_chips_too(window):
+    window.prompt.setPlainText("the cat<start_of_image> sat")  # parsed as the one token, as llama.cpp does
+    pane = window.lanes_view.columns[0].text
+    assert pane.chips.prompt_chips == ["<start_of_image>"]
+    assert [token for token, _ in chips_in_document(pane)] == [SPECIAL]
+    window.desk.show_special.trigger()
+    assert pane.chips.prompt_chips == [] and pane.toPlainText() == "the cat sat"
