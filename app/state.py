@@ -13,6 +13,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Callable
 
+from app.chat import DeskState
 from app.engine.generation import MAX_LANES
 from app.engine.model_info import ModelInfo
 from app.engine.records import LaneResult, StepRecord
@@ -85,7 +86,7 @@ class Lane:
 Listener = Callable[[Change], None]
 
 
-class PlaygroundState:
+class PlaygroundState(DeskState):
     """Prompt, lanes, run options, selection, model and engine status; emits a Change per edit."""
 
     def __init__(self, prompt: str = "", first_lane: SamplerSettings | None = None, preset: str | None = None):
@@ -103,6 +104,7 @@ class PlaygroundState:
         self.problem = ""
         self.status = ""  # the last run's end, or what a task found
         self.tokens_per_s = 0.0
+        self._init_desk()  # token kinds, special tokens shown, chat mode (app/chat.py)
 
     # -- listeners ---------------------------------------------------------------
 

@@ -95,7 +95,7 @@ class RunActions:
         run_id = self.engine.next_id()
         configs = []
         for i, lane in enumerate(self.state.lanes):
-            self.state.begin_run(run_id, i, lane.tree.add_branch(None, 0, prompt=self.state.prompt))
+            self.state.begin_run(run_id, i, lane.tree.add_branch(None, 0, prompt=self.state.prompt_for_run()))
             configs.append(LaneConfig(lane.settings, f"lane {i + 1}", key=i))
         self._start(run_id, tuple(configs))
 
@@ -148,7 +148,8 @@ class RunActions:
         self.state.report("")
         self.state.set_status("running")
         self.state.set_busy("run")
-        self.engine.submit(cmd.Generate(run_id, self.state.prompt, lanes, options))
+        self.engine.submit(cmd.Generate(run_id, self.state.prompt, lanes, options,
+                                        chat=self.state.chat_request()))  # chat mode: the engine formats
 
     def stop(self) -> None:
         """Stop whatever the engine is doing (a run, a fan, a load) within one step."""

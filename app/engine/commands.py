@@ -11,6 +11,7 @@ from typing import Any, Callable, NamedTuple
 
 from sampler import SamplerSettings
 
+from .chat import ChatRequest
 from .generation import RunOptions
 from .lane import LaneConfig
 from .model_info import LoadRequest
@@ -26,12 +27,17 @@ class LoadModel:
 
 @dataclass(frozen=True)
 class Generate:
-    """Generate in every lane from ``prompt`` (or each lane's own start, see LaneConfig)."""
+    """Generate in every lane from ``prompt`` (or each lane's own start, see LaneConfig).
+
+    With ``chat``, the prompt is the chat request in the model's chat template instead
+    (formatted on the engine thread; the run does not start if the model has none).
+    """
 
     run_id: int
     prompt: str
     lanes: tuple[LaneConfig, ...]
     options: RunOptions
+    chat: ChatRequest | None = None
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from .chat import ChatTemplate
 from .model_info import ModelInfo
 from .records import LaneResult, StepRecord
 
@@ -24,6 +25,8 @@ class ModelLoaded:
     load_id: int
     info: ModelInfo
     token_texts: tuple[str, ...]  # every token's text, for labels (replacement characters where not UTF-8)
+    token_kinds: bytes = b""  # every token's kind, one byte each (app.engine.token_kinds)
+    chat_template: ChatTemplate | None = None  # what chat mode formats with (None: the model has none)
 
 
 @dataclass(frozen=True)
@@ -39,6 +42,7 @@ class RunStarted:
 
     run_id: int
     starts: tuple[tuple[int, tuple[int, ...]], ...]
+    chat_prompt: str = ""  # the prompt the engine formatted from the run's chat request ("" for none)
 
 
 @dataclass(frozen=True)

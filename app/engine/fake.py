@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from . import token_kinds
+from .chat import ChatRequest, ChatTemplate, ChatTemplateError, no_template_message
 from .model_info import ModelInfo, ModelLoadError
 
 WORDS = (
@@ -27,6 +29,10 @@ WORDS = (
     " there", " was", " light", " rain", " fell", " softly", " é", "\u00e9t\u00e9", " river", " sang",
 )
 BOS, EOS, SPECIAL = 0, 1, 2
+#: As in Gemma 3: <bos> and <eos> are control tokens, <start_of_image> is user-defined (rendered as its text).
+CONTROL_TOKENS = (BOS, EOS)
+#: The fake's chat template: "role: content" lines, then "assistant:".
+FAKE_CHAT_TEMPLATE = ChatTemplate("model", "{role}: {content}\n ... assistant:")
 
 
 class FakeVocab:
@@ -39,7 +45,7 @@ class FakeVocab:
         self.eos_bias = eos_bias
 
     def piece(self, token: int, *, special: bool = True) -> bytes:
-        if token in (BOS, EOS, SPECIAL) and not special:
+        if token in CONTROL_TOKENS and not special:
             return b""
         return self.texts[token]
 
@@ -53,7 +59,14 @@ class FakeVocab:
         return token == EOS
 
     def is_control(self, token: int) -> bool:
-        return token in (BOS, EOS, SPECIAL)
+        return token in CONTROL_TOKENS
+
+    def token_kinds(self) -> bytes:
+        kinds = bytearray([token_kinds.NORMAL]) * self.n_tokens
+        for t in CONTROL_TOKENS:
+            kinds[t] = token_kinds.CONTROL
+        kinds[SPECIAL] = token_kinds.USER_DEFINED
+        return bytes(kinds)
 
     def tokenize(self, text: bytes, *, add_special: bool, parse_special: bool) -> list[int]:
         out = [BOS] if add_special and self.add_bos else []
@@ -62,7 +75,7 @@ class FakeVocab:
         while i < len(text):
             for t in candidates:
                 piece = self.texts[t]
-                if t in (BOS, EOS, SPECIAL) and not parse_special:
+                if t in CONTROL_TOKENS and not parse_special:  # user-defined tokens are always matched
                     continue
                 if piece and text.startswith(piece, i):
                     out.append(t)
@@ -76,13 +89,13 @@ class FakeVocab:
         return self.tokenize(text, add_special=False, parse_special=False)
 
 
-def fake_logits(history: tuple[int, ...], n_vocab: int, eos_bias: float) -> np.ndarray:
+def fake_logits(history: tuple[int, ...], n_vocab: int, eos_bias: float, special_bias: float = -3.0) -> np.ndarray:
     """Deterministic float32 logits for the next token after ``history``."""
     digest = hashlib.blake2b(np.asarray(history[-3:], dtype=np.int64).tobytes(), digest_size=8).digest()
     rng = np.random.default_rng(int.from_bytes(digest, "little"))
     logits = rng.normal(0.0, 2.0, n_vocab).astype(np.float32)
     logits[BOS] = -30.0
-    logits[SPECIAL] -= 3.0
+    logits[SPECIAL] += np.float32(special_bias)
     logits[EOS] += np.float32(eos_bias)
     return logits
 
@@ -113,7 +126,7 @@ class FakeContext:
             model.counters.contexts += 1
 
     def _logits(self, seq: int) -> np.ndarray:
-        return fake_logits(tuple(self.seqs[seq]), self.n_vocab, self.model.vocab.eos_bias)
+        return fake_logits(tuple(self.seqs[seq]), self.n_vocab, self.model.vocab.eos_bias, self.model.special_bias)
 
     def _count(self, n_tokens: int) -> None:
         self.model.before_decode()
@@ -158,11 +171,17 @@ class FakeContext:
 
 
 class FakeModel:
-    """A model with the fake vocabulary; ``step_delay_s`` slows each decode (for stop tests)."""
+    """A model with the fake vocabulary; ``step_delay_s`` slows each decode (for stop tests).
+
+    ``special_bias`` is added to <start_of_image>'s logit; ``chat_template`` None: a model without one.
+    """
 
     def __init__(self, path: str = "fake.gguf", *, step_delay_s: float = 0.0, eos_bias: float = -4.0,
-                 fail_after_decodes: int | None = None):
+                 fail_after_decodes: int | None = None, special_bias: float = -3.0,
+                 chat_template: ChatTemplate | None = FAKE_CHAT_TEMPLATE):
         self.vocab = FakeVocab(eos_bias)
+        self.special_bias = special_bias
+        self.chat_template = chat_template
         self.step_delay_s = step_delay_s
         self.fail_after_decodes = fail_after_decodes
         self.counters = FakeCounters()
@@ -177,6 +196,11 @@ class FakeModel:
             raise RuntimeError("fake decode failure")
         if self.step_delay_s:
             time.sleep(self.step_delay_s)
+
+    def format_chat(self, request: ChatRequest) -> str:
+        if self.chat_template is None:
+            raise ChatTemplateError(no_template_message(self.info.name))
+        return "".join(f"{role}: {content}\n" for role, content in request.messages()) + "assistant:"
 
     def new_context(self, n_seq: int, options) -> FakeContext:
         return FakeContext(self, n_seq, int(options.n_ctx))

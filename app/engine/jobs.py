@@ -48,10 +48,10 @@ def load_model(engine, cmd: LoadModel) -> None:
 
 
 def announce_model(engine, load_id: int) -> None:
-    """Tell the views about the engine's model (its token texts included, for labels)."""
+    """Tell the views about the engine's model (its token texts and kinds included, for labels and chips)."""
     model = engine.model
     texts = tuple(t.decode("utf-8", "replace") for t in model.vocab.token_texts())
-    engine.emit(ModelLoaded(load_id, model.info, texts))
+    engine.emit(ModelLoaded(load_id, model.info, texts, model.vocab.token_kinds(), model.chat_template))
 
 
 def _no_model(engine) -> str | None:
@@ -67,14 +67,16 @@ def generate(engine, cmd: Generate) -> None:
         engine.emit(RunEnded(cmd.run_id, error=problem))
         return
     try:
+        prompt, chat_prompt = run_prompt(engine.model, cmd)
         keys = [c.key for c in cmd.lanes if c.key is not None]
         workspace = engine.workspace_for(max([len(cmd.lanes)] + [k + 1 for k in keys]), cmd.options.context)
-        gen = Generation(engine.model, cmd.prompt, cmd.lanes, cmd.options, workspace=workspace,
+        gen = Generation(engine.model, prompt, cmd.lanes, cmd.options, workspace=workspace,
                          should_stop=engine.cancelled)
-    except (ValueError, DecodeError) as exc:  # a prompt longer than the context, no memory for it ...
+    except (ValueError, DecodeError) as exc:  # no chat template, a prompt longer than the context, no memory ...
         engine.emit(RunEnded(cmd.run_id, error=str(exc)))
         return
-    engine.emit(RunStarted(cmd.run_id, tuple((lane.key, tuple(lane.prompt_tokens)) for lane in gen.lanes)))
+    starts = tuple((lane.key, tuple(lane.prompt_tokens)) for lane in gen.lanes)
+    engine.emit(RunStarted(cmd.run_id, starts, chat_prompt))
     try:
         _step_until_done(engine, gen, cmd.run_id)
     except Exception as exc:  # a crash inside a step: report it, keep what was made
@@ -88,6 +90,16 @@ def generate(engine, cmd: Generate) -> None:
     tokens = sum(len(lane.tokens) for lane in gen.lanes)
     tps = tokens / gen.wall_s if gen.wall_s else 0.0
     engine.emit(RunEnded(cmd.run_id, tuple(gen.results()), tps, gen.wall_s))
+
+
+def run_prompt(model, cmd: Generate) -> tuple[str, str]:
+    """(the run's prompt, the formatted chat prompt or ""): with a chat request (and a lane that
+    starts from the prompt) both are the request in the model's chat template, else the command's
+    text and "".  ChatTemplateError (a ValueError naming the model) when the model has none."""
+    if cmd.chat is None or all(lane.prefix is not None for lane in cmd.lanes):
+        return cmd.prompt, ""
+    formatted = model.format_chat(cmd.chat)
+    return formatted, formatted
 
 
 def _step_until_done(engine, gen: Generation, run_id: int) -> None:

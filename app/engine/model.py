@@ -11,6 +11,7 @@ from typing import Callable
 import llama_cpp as ll
 
 from . import llama_log
+from .chat_template import choose_template, file_template, format_chat
 from .model_info import ModelInfo, ModelLoadError
 from .vocab import ModelVocabulary
 
@@ -125,6 +126,12 @@ class LoadedModel:
             description=desc.value.decode("utf-8", "replace"),
             gpu_layers=int(gpu_layers) if supports_gpu_offload() else 0,
         )
+        #: The chat template chat mode formats with (None: the model has none llama.cpp can apply).
+        self.chat_template = choose_template(file_template(handle), self.info.architecture, self.vocab)
+
+    def format_chat(self, request) -> str:
+        """The prompt for a ChatRequest in the model's chat template (ChatTemplateError if it has none)."""
+        return format_chat(self.chat_template, request, self.info.name)
 
     def new_context(self, n_seq: int, options):
         """A decoding context of ``n_seq`` sequences (``options``: a ContextOptions).

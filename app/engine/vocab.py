@@ -5,6 +5,8 @@ import ctypes
 
 import llama_cpp as ll
 
+from .token_kinds import kind_from_attr
+
 
 class ModelVocabulary:
     """Wraps a ``llama_vocab`` pointer; satisfies ``sampler.stages.dry.Vocabulary``."""
@@ -41,6 +43,11 @@ class ModelVocabulary:
         if self._texts is None:
             self._texts = [self.detokenize_one(t) for t in range(self.n_tokens)]
         return self._texts
+
+    def token_kinds(self) -> bytes:
+        """Each token's kind (:mod:`app.engine.token_kinds`) from llama.cpp's attributes, one byte per token."""
+        get_attr, ptr = ll.llama_vocab_get_attr, self.ptr
+        return bytes(kind_from_attr(get_attr(ptr, t)) for t in range(self.n_tokens))
 
     def tokenize(self, text: bytes, *, add_special: bool, parse_special: bool) -> list[int]:
         n_max = len(text) + 8

@@ -10,6 +10,7 @@ from app.analysis import first_divergence, lane_stats
 
 from .branch_bar import BranchBar
 from .text_pane import TokenTextPane
+from .token_format import TokenChips
 from .token_menu import token_menu
 
 STATS_ROWS = (
@@ -36,7 +37,7 @@ class LaneColumn(QFrame):
         self.remove.setText("\u00d7")
         self.remove.setToolTip("Remove this lane")
         self.remove.clicked.connect(lambda: playground.lanes.remove(self.index))
-        self.text = TokenTextPane(state.token_text)
+        self.text = TokenTextPane(state.token_text, chips=TokenChips(state))
         self.text.stepClicked.connect(state.select)
         self.text.menuRequested.connect(self._menu)
         self.editor = QPlainTextEdit()
@@ -125,7 +126,7 @@ class LaneColumn(QFrame):
 
     def show_text(self) -> None:
         lane = self.state.lanes[self.index]
-        prompt = self.state.prompt if lane.prompt is None else lane.prompt
+        prompt = self.state.prompt_for_run() if lane.prompt is None else lane.prompt  # chat: app/chat.py
         self.text.sync(prompt, lane.tree.pieces(), lane.revision)
         self.branches.refresh()
 

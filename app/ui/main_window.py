@@ -18,7 +18,9 @@ from app.playground import Playground
 from app.presets import PresetStore, default_prompt, find_builtin
 from app.state import Change, PlaygroundState
 
+from .chat_box import PromptArea
 from .controllers.actions import ActionsController
+from .controllers.desk import DeskController
 from .controllers.menus import fill_menu_bar
 from .controllers.presets import PresetsController
 from .controllers.redraw import RedrawController
@@ -75,13 +77,18 @@ class MainWindow(QMainWindow):
         bar.setMovable(False)
         self.addToolBar(bar)
         self.actions.fill_toolbar(bar)
+        self.desk = DeskController(self, state, playground)  # chat mode, special tokens
+        self.desk.fill_toolbar(bar)
         fill_menu_bar(self.menuBar(), self, self.actions, self.presets)
+        for action in self.desk.view_actions():
+            self.view_menu.addAction(action)
         self.controls = SettingsPanel(state, playground)
         self.controls.model_page.openRequested.connect(self._open_model_dialog)
         self.prompt = QPlainTextEdit(state.prompt)
         self.prompt.setMaximumHeight(90)
         self.prompt.setPlaceholderText("Prompt")
         self.prompt.textChanged.connect(lambda: state.set_prompt(self.prompt.toPlainText()))
+        self.prompt_area = PromptArea(self.prompt, state, playground)  # the prompt, or chat's two fields
         self.lanes_view = LanesView(state, playground)
         self.pre_post = PrePostPanel(state.token_text)
         self.pre_post.tokenChosen.connect(self._branch_with)
@@ -120,7 +127,7 @@ class MainWindow(QMainWindow):
         grid.setRowStretch(0, 3)
         grid.setRowStretch(1, 2)
         upper = QSplitter(Qt.Orientation.Vertical)
-        upper.addWidget(self.prompt)
+        upper.addWidget(self.prompt_area)
         upper.addWidget(self.lanes_view)
         upper.setSizes([70, 330])
         right = QSplitter(Qt.Orientation.Vertical)
@@ -173,7 +180,7 @@ class MainWindow(QMainWindow):
             self.controls.model_page.load(path)
 
     def closeEvent(self, event) -> None:
-        for part in (self.redraws, self.actions, self.status, self.controls):
+        for part in (self.redraws, self.actions, self.status, self.controls, self.desk, self.prompt_area):
             part.close_bindings()
         self._unsubscribe()
         self.bridge.close()

@@ -46,16 +46,17 @@ class TokenTextPane(QTextBrowser):
     stepClicked = Signal(int)
     menuRequested = Signal(int, object)
 
-    def __init__(self, token_text: Callable[[int], str], parent=None):
+    def __init__(self, token_text: Callable[[int], str], parent=None, chips=None):
         super().__init__(parent)
         self.token_text = token_text
+        self.chips = chips  # special tokens as chips (app/ui/token_format.py), None: as text
         self.setOpenLinks(False)
         self.setMouseTracking(True)
         self.setReadOnly(True)
         self.shown = 0  # how many of the lane's records are drawn
         self.spans: dict[int, tuple[int, int]] = {}  # step -> character range in the document
         self.records_by_step: dict[int, StepRecord] = {}
-        self._drawn: tuple[int, str] | None = None  # (lane revision, prompt) on screen
+        self._drawn: tuple | None = None  # (lane revision, prompt, chips' key) on screen
         self.anchorClicked.connect(self._on_anchor)
 
     def show_prompt(self, prompt: str) -> None:
@@ -66,14 +67,20 @@ class TokenTextPane(QTextBrowser):
         self.records_by_step = {}
         fmt = QTextCharFormat()
         fmt.setForeground(QColor(110, 110, 110))
-        self.textCursor().insertText(prompt, fmt)
+        if self.chips is not None:  # special tokens: chips (token_format.py)
+            self.chips.reset()
+            self.chips.draw_prompt(self.textCursor(), prompt, fmt)
+        else:
+            self.textCursor().insertText(prompt, fmt)
 
     def sync(self, prompt: str, pieces: list, revision: int) -> None:
         """Draw the lane's ``pieces`` (step records and written text): only the new ones, or all
-        again when the lane's text was replaced (``revision`` changed) or the prompt changed."""
-        if (revision, prompt) != self._drawn:
+        again when the lane's text was replaced (``revision`` changed), the prompt changed, or
+        special tokens are now drawn another way."""
+        drawn = (revision, prompt, self.chips.key() if self.chips is not None else None)
+        if drawn != self._drawn:
             self.show_prompt(prompt)
-            self._drawn = (revision, prompt)
+            self._drawn = drawn
         self._append(pieces[self.shown:])
 
     def _append(self, pieces: list) -> None:
@@ -87,6 +94,11 @@ class TokenTextPane(QTextBrowser):
                 cursor.insertText(rec.text, WRITTEN)
                 continue
             self.records_by_step[rec.step] = rec
+            chip = self.chips.draw(cursor, rec) if self.chips is not None else None  # special tokens
+            if chip is not None:
+                if chip[1] > chip[0]:
+                    self.spans[rec.step] = chip
+                continue
             if not rec.text:
                 continue
             fmt = QTextCharFormat()
@@ -145,5 +157,6 @@ class TokenTextPane(QTextBrowser):
             mark = "\u25b6 " if tid == rec.token else ""
             rows.append(f"<tr><td>{mark}{html.escape(repr(self.token_text(tid)))}</td>"
                         f"<td align='right'>{rec.final_p[i]:.1%}</td></tr>")
-        return (f"<b>step {rec.step}</b>: rank {rec.raw_rank + 1} among the raw logits, "
+        special = self.chips.describe(rec.token) if self.chips is not None else ""
+        return (f"{special}<b>step {rec.step}</b>: rank {rec.raw_rank + 1} among the raw logits, "
                 f"p = {rec.chosen_p:.1%}<table>{''.join(rows)}</table>")
