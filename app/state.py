@@ -162,6 +162,26 @@ class PlaygroundState:
         self.emit("lanes")
         self.emit("current_lane")
 
+    def replace_all(self, prompt: str, lanes: list[Lane], run_settings: RunSettings, current_lane: int = 0,
+                    selected: int | None = None) -> None:
+        """Everything at once (an opened session); checked first: ValueError changes nothing."""
+        if self.busy:
+            raise ValueError("the engine is busy: stop it first")
+        if not 1 <= len(lanes) <= MAX_LANES or not all(isinstance(lane, Lane) for lane in lanes):
+            raise ValueError(f"lanes: expected 1 to {MAX_LANES} lanes, got {len(lanes)}")
+        if not isinstance(run_settings, RunSettings) or not 0 <= current_lane < len(lanes):
+            raise ValueError(f"expected run settings and a lane from 1 to {len(lanes)}, got {current_lane + 1}")
+        revision = max(lane.revision for lane in self.lanes) + 1  # every view draws its lane's text again
+        for lane in lanes:
+            lane.revision, lane.run_id, lane.run_branch = revision, None, None
+        self.prompt, self.lanes, self.run_settings = prompt, list(lanes), run_settings
+        self.current_lane, self.selected = current_lane, selected
+        for what in ("prompt", "run_settings", "lanes", "current_lane", "selection"):
+            self.emit(what)
+        for index in range(len(lanes)):
+            self.emit("records", index)
+            self.emit("branch", index)
+
     def set_current_lane(self, index: int) -> None:
         if not 0 <= index < len(self.lanes):
             raise ValueError(f"lane: expected 1 to {len(self.lanes)}, got {index + 1}")
