@@ -1,0 +1,77 @@
+"""The last session, kept in the config folder: saved when the window closes and when a run ends,
+put back when the next window opens.
+
+``last-session.scatter`` in :func:`app.config.config_dir` is an ordinary
+session file, written atomically.  A file that cannot be restored (damaged,
+from a newer version, unreadable) never stops the window from opening: it
+is renamed aside (``last-session.scatter.damaged-<time>`` or ``.newer-<time>``),
+the window starts afresh and says so.  If it cannot be moved aside, the
+autosave stays off for this window rather than overwrite it.
+"""
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+from app.config import config_dir
+from app.fileio import aside_name
+from app.state import PlaygroundState
+
+from .errors import NewerSessionFile, SessionFileError
+from .files import open_session, save_session
+
+FILE_NAME = "last-session.scatter"
+#: Deflate level of the autosave: fast, and within a few per cent of the smallest.
+LEVEL = 6
+#: A temporary file of an interrupted autosave older than this is removed on start.
+STALE_TEMP_S = 600.0
+
+
+def autosave_path() -> Path:
+    return config_dir() / FILE_NAME
+
+
+class Autosave:
+    def __init__(self, path: str | os.PathLike | None = None):
+        self.path = Path(path) if path is not None else autosave_path()
+        self.blocked = ""  # why saving would overwrite a file that must be kept
+
+    def save(self, state: PlaygroundState) -> int:
+        """Save the state (SessionFileError if it cannot be); the bytes written."""
+        if self.blocked:
+            raise SessionFileError(self.path, self.blocked)
+        return save_session(state, self.path, level=LEVEL)
+
+    def restore(self, state: PlaygroundState) -> str:
+        """Put the last session into ``state``; what the user should know ("" if all is well)."""
+        self._remove_stale_temps()
+        if not os.path.lexists(self.path):
+            return ""
+        try:
+            open_session(state, self.path)
+            return ""
+        except NewerSessionFile as exc:
+            problem, tag = exc.reason, "newer"
+        except SessionFileError as exc:
+            problem, tag = exc.reason, "damaged"
+        target = aside_name(self.path, tag)
+        try:
+            os.rename(self.path, target)
+        except OSError as exc:
+            self.blocked = (f"the last session could not be restored and could not be moved aside "
+                            f"({exc.strerror or exc}); it is not saved over")
+            return f"The last session could not be restored ({problem}); {self.blocked}."
+        return f"The last session could not be restored ({problem}); it was kept as {target}. Starting afresh."
+
+    def _remove_stale_temps(self) -> None:
+        try:
+            temps = list(self.path.parent.glob(f".{self.path.name}.*.tmp"))
+        except OSError:
+            return
+        for tmp in temps:
+            try:
+                if time.time() - tmp.stat().st_mtime > STALE_TEMP_S:
+                    tmp.unlink()
+            except OSError:
+                pass

@@ -1,0 +1,254 @@
+"""Step records to columns and back (see :mod:`app.session.columns`).
+
+Everything a record holds is kept exactly (same values, same dtypes), with
+one exception: a final distribution of more than :data:`FINAL_KEEP`
+candidates (top-k off: up to the whole vocabulary) keeps its
+:data:`FINAL_KEEP` most likely candidates (ties: the earlier one) and the
+chosen token, in their order; ``chosen_index`` then counts among those.
+What is left out is summed up in the record's ``final_tail`` (how many, their
+mass, their sum of ``p log p``), so the post-chain entropy stays exact
+(:func:`app.analysis.final_entropy`).  Every panel reads at most the 64 most
+likely final candidates, so nothing on screen changes.
+
+Shared values are stored once: the settings (a table, each record naming
+its row) and the stages' names (a table of name lists).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from app.engine.records import FinalTail, StepRecord
+from sampler import settings_from_dict, settings_to_dict
+from sampler.chain import StageCount
+from sampler.scatter import ScatterTrace
+
+from .columns import BOOL_KINDS, FLOAT_KINDS, INT_KINDS, ColumnReader, ColumnWriter
+
+#: How many of a large final distribution's candidates a session keeps (the most likely).
+FINAL_KEEP = 64
+SCATTER_ARRAYS = ("ids", "p_before", "q", "p_diffused", "absorption_factors", "p_final")
+_EMPTY_I = np.empty(0, dtype=np.int32)
+_EMPTY_F = np.empty(0, dtype=np.float64)
+
+
+def kept_final(rec: StepRecord) -> tuple[np.ndarray, np.ndarray, int, FinalTail | None]:
+    """``(final_ids, final_p, chosen_index, final_tail)`` as a session keeps them."""
+    ids, p = np.asarray(rec.final_ids), np.asarray(rec.final_p)
+    if len(p) <= FINAL_KEEP:
+        return ids, p, rec.chosen_index, rec.final_tail
+    keep = np.argsort(-p.astype(np.float64), kind="stable")[:FINAL_KEEP]
+    if 0 <= rec.chosen_index < len(p) and rec.chosen_index not in keep:
+        keep = np.append(keep, rec.chosen_index)
+    keep.sort()
+    dropped = np.ones(len(p), dtype=bool)
+    dropped[keep] = False
+    rest = p[dropped].astype(np.float64)
+    nz = rest[rest > 0]
+    old = rec.final_tail or FinalTail(0, 0.0, 0.0)
+    tail = FinalTail(old.n + int(dropped.sum()), old.mass + float(rest.sum()),
+                     old.plogp + float((nz * np.log(nz)).sum()))
+    chosen = int(np.searchsorted(keep, rec.chosen_index)) if 0 <= rec.chosen_index < len(p) else rec.chosen_index
+    return ids[keep], p[keep], chosen, tail
+
+
+def _table_index(table: list, index: dict, value) -> int:
+    try:
+        found = index.get(value)
+    except TypeError:  # unhashable: compare one by one
+        found = next((i for i, v in enumerate(table) if v == value), None)
+    if found is None:
+        found = len(table)
+        table.append(value)
+        try:
+            index[value] = found
+        except TypeError:
+            pass
+    return found
+
+
+def _chain_state(state) -> tuple[list[int], list[int]]:
+    if state is None:
+        return [], []
+    try:
+        pairs = [(int(seed), int(drawn)) for seed, drawn in state]
+    except (TypeError, ValueError):
+        raise ValueError(f"a record's chain state cannot be stored: {state!r}") from None
+    return [s for s, _ in pairs], [d for _, d in pairs]
+
+
+def encode_records(records: list[StepRecord]) -> tuple[dict, dict[str, np.ndarray]]:
+    """``(meta, arrays)``: the JSON part (tables) and the columns of ``records``."""
+    settings, settings_index, stage_sets, stage_index = [], {}, [], {}
+    w = ColumnWriter()
+    kept = [kept_final(r) for r in records]
+    for name in ("lane", "step", "token", "raw_rank"):
+        w.scalars(name, (getattr(r, name) for r in records), np.int64)
+    w.scalars("chosen_index", (k[2] for k in kept), np.int64)
+    for name in ("chosen_p", "decode_ms", "chain_ms", "temperature"):
+        w.scalars(name, (getattr(r, name) for r in records), np.float64)
+    w.scalars("forced", (r.forced for r in records), bool)
+    w.scalars("settings", (_table_index(settings, settings_index, r.settings) for r in records), np.int64)
+    w.ragged("piece", [np.frombuffer(r.piece, dtype=np.uint8) for r in records], np.uint8)
+    w.ragged("text", [np.frombuffer(r.text.encode("utf-8", "surrogatepass"), dtype=np.uint8) for r in records],
+             np.uint8)
+    w.ragged("top_ids", [r.top_ids for r in records], np.int32)
+    w.ragged("top_logits", [r.top_logits for r in records], np.float32)
+    w.ragged("final_ids", [k[0] for k in kept], np.int32)
+    w.ragged("final_p", [k[1] for k in kept], np.float32)
+    tails = [k[3] for k in kept]
+    w.scalars("final_tail", (t is not None for t in tails), bool)
+    w.scalars("final_tail.n", (t.n if t else 0 for t in tails), np.int64)
+    w.scalars("final_tail.mass", (t.mass if t else 0.0 for t in tails), np.float64)
+    w.scalars("final_tail.plogp", (t.plogp if t else 0.0 for t in tails), np.float64)
+    w.scalars("stages", (_table_index(stage_sets, stage_index, tuple(s.name for s in r.stages)) for r in records),
+              np.int64)
+    for name in ("n_in", "n_out"):
+        w.ragged(f"stages.{name}", [np.array([getattr(s, name) for s in r.stages], np.int64) for r in records],
+                 np.int64)
+    w.ragged("stages.active", [np.array([s.active for s in r.stages], bool) for r in records], bool)
+    chains = [_chain_state(r.chain_state) for r in records]
+    w.scalars("chain_state", (r.chain_state is not None for r in records), bool)
+    w.ragged("chain_state.seed", [np.array(c[0], np.int64) for c in chains], np.int64)
+    w.ragged("chain_state.drawn", [np.array(c[1], np.int64) for c in chains], np.int64)
+    _encode_scatter(w, [r.scatter for r in records])
+    meta = {
+        "count": len(records),
+        "final_keep": FINAL_KEEP,
+        "settings": [settings_to_dict(s) for s in settings],
+        "stage_sets": [list(names) for names in stage_sets],
+    }
+    return meta, w.arrays
+
+
+def _encode_scatter(w: ColumnWriter, traces: list) -> None:
+    w.scalars("scatter", (t is not None for t in traces), bool)
+    for name in ("step", "m"):
+        w.scalars(f"scatter.{name}", (getattr(t, name) if t else 0 for t in traces), np.int64)
+    for name in ("enabled", "gate_drawn", "fired"):
+        w.scalars(f"scatter.{name}", (getattr(t, name) if t else False for t in traces), bool)
+    w.scalars("scatter.gate_u", (t.gate_u if t and t.gate_u is not None else 0.0 for t in traces), np.float64)
+    w.scalars("scatter.gate_u_set", (t is not None and t.gate_u is not None for t in traces), bool)
+    for name in ("entropy", "strength", "mass_outside"):
+        w.scalars(f"scatter.{name}", (getattr(t, name) if t else 0.0 for t in traces), np.float64)
+    for name in SCATTER_ARRAYS:
+        empty = _EMPTY_I if name == "ids" else _EMPTY_F
+        w.ragged(f"scatter.{name}", [getattr(t, name) if t else empty for t in traces], empty.dtype)
+
+
+def _check_list(where: str, value, item_check) -> list:
+    if not isinstance(value, list):
+        raise ValueError(f"{where}: expected a list, got {type(value).__name__}")
+    for i, item in enumerate(value):
+        if not item_check(item):
+            raise ValueError(f"{where}[{i}]: not the right kind of value ({item!r:.60})")
+    return value
+
+
+def decode_records(meta, arrays: dict[str, np.ndarray]) -> list[StepRecord]:
+    """The records ``encode_records`` described; ValueError names the first problem."""
+    if not isinstance(meta, dict):
+        raise ValueError(f"records: expected an object, got {type(meta).__name__}")
+    count = meta.get("count")
+    if isinstance(count, bool) or not isinstance(count, int) or count < 0:
+        raise ValueError(f"records.count: expected a whole number, got {count!r:.60}")
+    settings = [settings_from_dict(d, f"records.settings[{i}]")
+                for i, d in enumerate(_check_list("records.settings", meta.get("settings"), lambda d: True))]
+    stage_sets = [tuple(names) for names in _check_list(
+        "records.stage_sets", meta.get("stage_sets"),
+        lambda names: isinstance(names, list) and all(isinstance(n, str) for n in names))]
+    r = ColumnReader(arrays, count)
+    lane, step, token, raw_rank = (r.ints(n, lo=-(2**31), hi=2**31 - 1) for n in ("lane", "step", "token", "raw_rank"))
+    chosen_index = r.ints("chosen_index", lo=-1)
+    chosen_p, decode_ms, chain_ms, temperature = (r.floats(n) for n in ("chosen_p", "decode_ms", "chain_ms",
+                                                                         "temperature"))
+    forced = r.bools("forced")
+    which_settings = r.ints("settings", lo=0, hi=len(settings) - 1)
+    pieces = [a.tobytes() for a in r.ragged("piece", INT_KINDS, dtype=np.uint8)]
+    texts = [_text(a) for a in r.ragged("text", INT_KINDS, dtype=np.uint8)]
+    top_ids, top_logits = r.ragged("top_ids", INT_KINDS), r.ragged("top_logits", FLOAT_KINDS)
+    final_ids, final_p = r.ragged("final_ids", INT_KINDS), r.ragged("final_p", FLOAT_KINDS)
+    tails = _tails(r)
+    stages = _stages(r, stage_sets)
+    chains = _chains(r)
+    scatter = _scatter(r)
+    out = []
+    for i in range(count):
+        if len(top_ids[i]) != len(top_logits[i]) or len(final_ids[i]) != len(final_p[i]):
+            raise ValueError(f"records: record {i}'s ids and values differ in length")
+        if chosen_index[i] >= len(final_ids[i]):
+            raise ValueError(f"records: record {i}'s chosen index is beyond its final candidates")
+        if not np.all(np.isfinite(final_p[i])) or np.any(final_p[i] < 0):
+            raise ValueError(f"records: record {i}'s final probabilities are not all finite and non-negative")
+        out.append(StepRecord(
+            lane=lane[i], step=step[i], token=token[i], piece=pieces[i], text=texts[i], raw_rank=raw_rank[i],
+            chosen_index=chosen_index[i], chosen_p=chosen_p[i], top_ids=top_ids[i], top_logits=top_logits[i],
+            stages=stages[i], scatter=scatter[i], final_ids=final_ids[i], final_p=final_p[i],
+            decode_ms=decode_ms[i], chain_ms=chain_ms[i], temperature=temperature[i],
+            settings=settings[which_settings[i]], forced=forced[i], chain_state=chains[i], final_tail=tails[i],
+        ))
+    return out
+
+
+def _text(a: np.ndarray) -> str:
+    try:
+        return a.tobytes().decode("utf-8", "surrogatepass")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"records: a record's text is not UTF-8 ({exc.reason})") from None
+
+
+def _tails(r: ColumnReader) -> list[FinalTail | None]:
+    has = r.bools("final_tail")
+    n = r.ints("final_tail.n", lo=0)
+    mass, plogp = r.floats("final_tail.mass"), r.floats("final_tail.plogp")
+    for i in range(r.count):
+        if has[i] and not (np.isfinite(mass[i]) and mass[i] >= 0 and np.isfinite(plogp[i]) and plogp[i] <= 0):
+            raise ValueError(f"records: record {i}'s left-out candidates have a bad mass or entropy")
+    return [FinalTail(n[i], mass[i], plogp[i]) if has[i] else None for i in range(r.count)]
+
+
+def _stages(r: ColumnReader, stage_sets: list[tuple[str, ...]]) -> list[tuple[StageCount, ...]]:
+    which = r.ints("stages", lo=0, hi=len(stage_sets) - 1)
+    n_in, n_out = r.ragged("stages.n_in", INT_KINDS), r.ragged("stages.n_out", INT_KINDS)
+    active = r.ragged("stages.active", BOOL_KINDS)
+    out = []
+    for i, k in enumerate(which):
+        names = stage_sets[k]
+        if not len(names) == len(n_in[i]) == len(n_out[i]) == len(active[i]):
+            raise ValueError(f"records: record {i}'s stage counts do not match its stages")
+        out.append(tuple(StageCount(name, a, b, c) for name, a, b, c in
+                         zip(names, n_in[i].tolist(), n_out[i].tolist(), active[i].tolist())))
+    return out
+
+
+def _chains(r: ColumnReader) -> list:
+    has = r.bools("chain_state")
+    seeds, drawn = r.ragged("chain_state.seed", INT_KINDS), r.ragged("chain_state.drawn", INT_KINDS)
+    out = []
+    for i in range(r.count):
+        if len(seeds[i]) != len(drawn[i]) or np.any(drawn[i] < 0) or (not has[i] and len(seeds[i])):
+            raise ValueError(f"records: record {i}'s chain state is damaged")
+        out.append(tuple(zip(seeds[i].tolist(), drawn[i].tolist())) if has[i] else None)
+    return out
+
+
+def _scatter(r: ColumnReader) -> list[ScatterTrace | None]:
+    has = r.bools("scatter")
+    step, m = r.ints("scatter.step"), r.ints("scatter.m", lo=0)
+    enabled, gate_drawn, fired = (r.bools(f"scatter.{n}") for n in ("enabled", "gate_drawn", "fired"))
+    gate_u, gate_u_set = r.floats("scatter.gate_u"), r.bools("scatter.gate_u_set")
+    entropy, strength, outside = (r.floats(f"scatter.{n}") for n in ("entropy", "strength", "mass_outside"))
+    arrays = {n: r.ragged(f"scatter.{n}", INT_KINDS if n == "ids" else FLOAT_KINDS) for n in SCATTER_ARRAYS}
+    out = []
+    for i in range(r.count):
+        if not has[i]:
+            out.append(None)
+            continue
+        a = {n: arrays[n][i] for n in SCATTER_ARRAYS}
+        live = len(a["p_before"])
+        if any(len(a[n]) != live for n in SCATTER_ARRAYS[1:]) or live > len(a["ids"]):
+            raise ValueError(f"records: record {i}'s scatter trace has arrays of different lengths")
+        out.append(ScatterTrace(
+            step=step[i], enabled=enabled[i], gate_drawn=gate_drawn[i], gate_u=gate_u[i] if gate_u_set[i] else None,
+            fired=fired[i], m=m[i], entropy=entropy[i], strength=strength[i], mass_outside=outside[i], **a,
+        ))
+    return out
