@@ -59,9 +59,9 @@ class Autosave:
         try:
             os.rename(self.path, target)
         except OSError as exc:
-            self.blocked = (f"the last session could not be restored and could not be moved aside "
-                            f"({exc.strerror or exc}); it is not saved over")
-            return f"The last session could not be restored ({problem}); {self.blocked}."
+            self.blocked = f"it could not be restored nor moved aside ({exc.strerror or exc}); it is not saved over"
+            return f"The last session {self.path} could not be restored ({problem}) nor moved aside " \
+                   f"({exc.strerror or exc}); it is not saved over."
         return f"The last session could not be restored ({problem}); it was kept as {target}. Starting afresh."
 
     def _remove_stale_temps(self) -> None:

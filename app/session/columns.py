@@ -4,8 +4,17 @@ A session stores its step records column by column: one array per scalar
 field (a value per record), and for a field that holds an array per record
 the arrays laid end to end (``NAME``) with their lengths (``NAME.len``).
 Columns compress far better than records one by one, and read back exactly.
+
+Float arrays laid end to end (logits, probabilities) are stored as bytes
+that deflate better, and still exactly: each value's bits as a little-endian
+unsigned integer, minus the previous value's (wrapping), then the bytes
+regrouped by their place in the value (all first bytes, then all second
+bytes ...): a ``uint8`` array of shape ``(itemsize, n)``.  Sorted logits
+then shrink by a third.
 """
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import numpy as np
 
@@ -13,6 +22,25 @@ import numpy as np
 INT_KINDS = "iu"
 FLOAT_KINDS = "f"
 BOOL_KINDS = "b"
+
+
+_UINT = {2: "<u2", 4: "<u4", 8: "<u8"}
+_FLOAT = {2: "<f2", 4: "<f4", 8: "<f8"}
+
+
+def pack_floats(a: np.ndarray) -> np.ndarray:
+    """Float values as delta-coded, byte-regrouped ``uint8`` rows (see the module docstring)."""
+    size = a.dtype.itemsize
+    bits = np.ascontiguousarray(a, dtype=_FLOAT[size]).view(_UINT[size])
+    delta = bits.copy()
+    delta[1:] -= bits[:-1]  # wraps
+    return np.ascontiguousarray(delta.view(np.uint8).reshape(len(a), size).T)
+
+
+def unpack_floats(rows: np.ndarray) -> np.ndarray:
+    size = rows.shape[0]
+    delta = np.ascontiguousarray(rows.T).view(_UINT[size]).reshape(-1)
+    return np.cumsum(delta, dtype=_UINT[size]).view(_FLOAT[size]).astype(_FLOAT[size][1:])
 
 
 class ColumnWriter:
@@ -26,10 +54,11 @@ class ColumnWriter:
 
     def ragged(self, name: str, arrays: list, default_dtype) -> None:
         """Arrays end to end, in the dtype that holds all of them exactly (``default_dtype`` if none)."""
-        arrays = [np.asarray(a).reshape(-1) for a in arrays]
-        dtype = np.result_type(*arrays) if arrays else np.dtype(default_dtype)
-        self.arrays[name] = np.concatenate(arrays).astype(dtype, copy=False) if arrays else np.empty(0, dtype)
-        self.arrays[f"{name}.len"] = np.fromiter((len(a) for a in arrays), dtype=np.int64, count=len(arrays))
+        arrays = [a if isinstance(a, np.ndarray) and a.ndim == 1 else np.asarray(a).reshape(-1) for a in arrays]
+        dtype = np.result_type(*{a.dtype for a in arrays}) if arrays else np.dtype(default_dtype)
+        flat = np.concatenate(arrays).astype(dtype, copy=False) if arrays else np.empty(0, dtype)
+        self.arrays[name] = pack_floats(flat) if dtype.kind == "f" else flat
+        self.arrays[f"{name}.len"] = np.array([len(a) for a in arrays], dtype=np.int64)
 
 
 class ColumnReader:
@@ -49,6 +78,15 @@ class ColumnReader:
         if not isinstance(a, np.ndarray) or a.ndim != 1 or a.dtype.kind not in kinds or a.dtype.hasobject:
             raise ValueError(f"records: the column {name!r} has the wrong type ({getattr(a, 'dtype', type(a))})")
         return a
+
+    def _floats(self, name: str) -> np.ndarray:
+        rows = self.arrays.get(name)
+        if rows is None:
+            raise ValueError(f"records: the column {name!r} is missing")
+        if not isinstance(rows, np.ndarray) or rows.dtype != np.uint8 or rows.ndim != 2 or rows.shape[0] not in _FLOAT:
+            raise ValueError(f"records: the column {name!r} has the wrong type ({getattr(rows, 'dtype', type(rows))}, "
+                             f"shape {getattr(rows, 'shape', None)})")
+        return unpack_floats(rows)
 
     def scalars(self, name: str, kinds: str, length: int | None = None) -> np.ndarray:
         a = self._array(name, kinds)
@@ -71,13 +109,34 @@ class ColumnReader:
     def bools(self, name: str, length: int | None = None) -> list[bool]:
         return self.scalars(name, BOOL_KINDS, length).tolist()
 
-    def ragged(self, name: str, kinds: str, length: int | None = None, dtype=None) -> list[np.ndarray]:
-        """The arrays of a ragged column, each a copy of its own (``dtype``: only that one will do)."""
-        flat = self._array(name, kinds)
+    def ragged(self, name: str, kinds: str, length: int | None = None, dtype=None) -> "Ragged":
+        """A ragged column: its values end to end and each record's count (``dtype``: only that one will do)."""
+        flat = self._floats(name) if kinds == FLOAT_KINDS else self._array(name, kinds)
         if dtype is not None and flat.dtype != np.dtype(dtype):
             raise ValueError(f"records: the column {name!r} has the wrong type ({flat.dtype}, expected {np.dtype(dtype)})")
-        lengths = np.asarray(self.ints(f"{name}.len", lo=0, length=length), dtype=np.int64)
-        if int(lengths.sum()) != len(flat):
-            raise ValueError(f"records: the column {name!r} holds {len(flat)} values, its lengths say {int(lengths.sum())}")
-        ends = np.cumsum(lengths)
-        return [flat[end - n:end].copy() for n, end in zip(lengths.tolist(), ends.tolist())]
+        lengths = np.asarray(self.scalars(f"{name}.len", INT_KINDS, length), dtype=np.int64)
+        if len(lengths) and (int(lengths.min()) < 0 or int(lengths.max()) > len(flat)
+                             or int(lengths.sum()) != len(flat)):
+            raise ValueError(f"records: the column {name!r} holds {len(flat)} values, its lengths say otherwise")
+        if not len(lengths) and len(flat):
+            raise ValueError(f"records: the column {name!r} holds values for no record")
+        return Ragged(flat, lengths)
+
+
+class Ragged(NamedTuple):
+    flat: np.ndarray
+    lengths: np.ndarray
+
+    def split(self) -> list[np.ndarray]:
+        """Each record's array (a view of ``flat``, which nothing else holds)."""
+        flat, ends = self.flat, np.cumsum(self.lengths).tolist()
+        return [flat[end - n:end] for n, end in zip(self.lengths.tolist(), ends)]
+
+
+def same_lengths(what: str, *columns: Ragged) -> None:
+    """ValueError naming the first record whose arrays in ``columns`` differ in length."""
+    first = columns[0].lengths
+    for other in columns[1:]:
+        bad = np.flatnonzero(other.lengths != first)
+        if len(bad):
+            raise ValueError(f"records: record {int(bad[0])}'s {what} differ in length")

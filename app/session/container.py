@@ -83,6 +83,8 @@ def unpack(raw: bytes, check_header=None) -> tuple[object, dict[str, np.ndarray]
         zf = zipfile.ZipFile(io.BytesIO(raw))
     except zipfile.BadZipFile:
         raise ValueError("not a session file (not a zip archive, or a truncated one)") from None
+    except Exception as exc:  # NotImplementedError for a bad version field, struct.error ...
+        raise ValueError(f"damaged archive ({type(exc).__name__}: {exc})") from None
     with zf:
         infos = {info.filename: info for info in zf.infolist()}
         if JSON_MEMBER not in infos:

@@ -20,15 +20,12 @@ import numpy as np
 from app.engine.records import FinalTail, StepRecord
 from sampler import settings_from_dict, settings_to_dict
 from sampler.chain import StageCount
-from sampler.scatter import ScatterTrace
 
-from .columns import BOOL_KINDS, FLOAT_KINDS, INT_KINDS, ColumnReader, ColumnWriter
+from .columns import BOOL_KINDS, FLOAT_KINDS, INT_KINDS, ColumnReader, ColumnWriter, same_lengths
+from .scatter_columns import decode_scatter, encode_scatter
 
 #: How many of a large final distribution's candidates a session keeps (the most likely).
 FINAL_KEEP = 64
-SCATTER_ARRAYS = ("ids", "p_before", "q", "p_diffused", "absorption_factors", "p_final")
-_EMPTY_I = np.empty(0, dtype=np.int32)
-_EMPTY_F = np.empty(0, dtype=np.float64)
 
 
 def kept_final(rec: StepRecord) -> tuple[np.ndarray, np.ndarray, int, FinalTail | None]:
@@ -110,29 +107,15 @@ def encode_records(records: list[StepRecord]) -> tuple[dict, dict[str, np.ndarra
     w.scalars("chain_state", (r.chain_state is not None for r in records), bool)
     w.ragged("chain_state.seed", [np.array(c[0], np.int64) for c in chains], np.int64)
     w.ragged("chain_state.drawn", [np.array(c[1], np.int64) for c in chains], np.int64)
-    _encode_scatter(w, [r.scatter for r in records])
+    xor = encode_scatter(w, [r.scatter for r in records])
     meta = {
         "count": len(records),
         "final_keep": FINAL_KEEP,
+        "p_final_xor_p_diffused": xor,
         "settings": [settings_to_dict(s) for s in settings],
         "stage_sets": [list(names) for names in stage_sets],
     }
     return meta, w.arrays
-
-
-def _encode_scatter(w: ColumnWriter, traces: list) -> None:
-    w.scalars("scatter", (t is not None for t in traces), bool)
-    for name in ("step", "m"):
-        w.scalars(f"scatter.{name}", (getattr(t, name) if t else 0 for t in traces), np.int64)
-    for name in ("enabled", "gate_drawn", "fired"):
-        w.scalars(f"scatter.{name}", (getattr(t, name) if t else False for t in traces), bool)
-    w.scalars("scatter.gate_u", (t.gate_u if t and t.gate_u is not None else 0.0 for t in traces), np.float64)
-    w.scalars("scatter.gate_u_set", (t is not None and t.gate_u is not None for t in traces), bool)
-    for name in ("entropy", "strength", "mass_outside"):
-        w.scalars(f"scatter.{name}", (getattr(t, name) if t else 0.0 for t in traces), np.float64)
-    for name in SCATTER_ARRAYS:
-        empty = _EMPTY_I if name == "ids" else _EMPTY_F
-        w.ragged(f"scatter.{name}", [getattr(t, name) if t else empty for t in traces], empty.dtype)
 
 
 def _check_list(where: str, value, item_check) -> list:
@@ -156,6 +139,9 @@ def decode_records(meta, arrays: dict[str, np.ndarray]) -> list[StepRecord]:
     stage_sets = [tuple(names) for names in _check_list(
         "records.stage_sets", meta.get("stage_sets"),
         lambda names: isinstance(names, list) and all(isinstance(n, str) for n in names))]
+    xor = meta.get("p_final_xor_p_diffused")
+    if not isinstance(xor, bool):
+        raise ValueError(f"records.p_final_xor_p_diffused: expected true or false, got {xor!r:.60}")
     r = ColumnReader(arrays, count)
     lane, step, token, raw_rank = (r.ints(n, lo=-(2**31), hi=2**31 - 1) for n in ("lane", "step", "token", "raw_rank"))
     chosen_index = r.ints("chosen_index", lo=-1)
@@ -163,30 +149,29 @@ def decode_records(meta, arrays: dict[str, np.ndarray]) -> list[StepRecord]:
                                                                          "temperature"))
     forced = r.bools("forced")
     which_settings = r.ints("settings", lo=0, hi=len(settings) - 1)
-    pieces = [a.tobytes() for a in r.ragged("piece", INT_KINDS, dtype=np.uint8)]
-    texts = [_text(a) for a in r.ragged("text", INT_KINDS, dtype=np.uint8)]
+    pieces = [a.tobytes() for a in r.ragged("piece", INT_KINDS, dtype=np.uint8).split()]
+    texts = [_text(a) for a in r.ragged("text", INT_KINDS, dtype=np.uint8).split()]
     top_ids, top_logits = r.ragged("top_ids", INT_KINDS), r.ragged("top_logits", FLOAT_KINDS)
     final_ids, final_p = r.ragged("final_ids", INT_KINDS), r.ragged("final_p", FLOAT_KINDS)
-    tails = _tails(r)
-    stages = _stages(r, stage_sets)
-    chains = _chains(r)
-    scatter = _scatter(r)
-    out = []
-    for i in range(count):
-        if len(top_ids[i]) != len(top_logits[i]) or len(final_ids[i]) != len(final_p[i]):
-            raise ValueError(f"records: record {i}'s ids and values differ in length")
-        if chosen_index[i] >= len(final_ids[i]):
-            raise ValueError(f"records: record {i}'s chosen index is beyond its final candidates")
-        if not np.all(np.isfinite(final_p[i])) or np.any(final_p[i] < 0):
-            raise ValueError(f"records: record {i}'s final probabilities are not all finite and non-negative")
-        out.append(StepRecord(
+    same_lengths("top ids and logits", top_ids, top_logits)
+    same_lengths("final ids and probabilities", final_ids, final_p)
+    if not np.all(np.isfinite(final_p.flat)) or np.any(final_p.flat < 0):
+        raise ValueError("records: final probabilities are not all finite and non-negative")
+    beyond = np.flatnonzero(np.asarray(chosen_index, dtype=np.int64) >= final_ids.lengths)
+    if len(beyond):
+        raise ValueError(f"records: record {int(beyond[0])}'s chosen index is beyond its final candidates")
+    columns = (top_ids.split(), top_logits.split(), final_ids.split(), final_p.split(), _tails(r),
+               _stages(r, stage_sets), _chains(r), decode_scatter(r, xor))
+    return [
+        StepRecord(
             lane=lane[i], step=step[i], token=token[i], piece=pieces[i], text=texts[i], raw_rank=raw_rank[i],
-            chosen_index=chosen_index[i], chosen_p=chosen_p[i], top_ids=top_ids[i], top_logits=top_logits[i],
-            stages=stages[i], scatter=scatter[i], final_ids=final_ids[i], final_p=final_p[i],
-            decode_ms=decode_ms[i], chain_ms=chain_ms[i], temperature=temperature[i],
-            settings=settings[which_settings[i]], forced=forced[i], chain_state=chains[i], final_tail=tails[i],
-        ))
-    return out
+            chosen_index=chosen_index[i], chosen_p=chosen_p[i], top_ids=t_ids, top_logits=t_logits,
+            stages=stages, scatter=scatter, final_ids=f_ids, final_p=f_p, decode_ms=decode_ms[i],
+            chain_ms=chain_ms[i], temperature=temperature[i], settings=settings[which_settings[i]], forced=forced[i],
+            chain_state=chain, final_tail=tail,
+        )
+        for i, (t_ids, t_logits, f_ids, f_p, tail, stages, chain, scatter) in enumerate(zip(*columns))
+    ]
 
 
 def _text(a: np.ndarray) -> str:
@@ -197,58 +182,49 @@ def _text(a: np.ndarray) -> str:
 
 
 def _tails(r: ColumnReader) -> list[FinalTail | None]:
-    has = r.bools("final_tail")
+    has = r.scalars("final_tail", BOOL_KINDS)
     n = r.ints("final_tail.n", lo=0)
-    mass, plogp = r.floats("final_tail.mass"), r.floats("final_tail.plogp")
-    for i in range(r.count):
-        if has[i] and not (np.isfinite(mass[i]) and mass[i] >= 0 and np.isfinite(plogp[i]) and plogp[i] <= 0):
-            raise ValueError(f"records: record {i}'s left-out candidates have a bad mass or entropy")
-    return [FinalTail(n[i], mass[i], plogp[i]) if has[i] else None for i in range(r.count)]
+    mass, plogp = r.scalars("final_tail.mass", FLOAT_KINDS), r.scalars("final_tail.plogp", FLOAT_KINDS)
+    ok = np.isfinite(mass) & (mass >= 0) & np.isfinite(plogp) & (plogp <= 0)
+    bad = np.flatnonzero(has & ~ok)
+    if len(bad):
+        raise ValueError(f"records: record {int(bad[0])}'s left-out candidates have a bad mass or entropy")
+    return [FinalTail(k, m, e) if h else None for h, k, m, e in zip(has.tolist(), n, mass.tolist(), plogp.tolist())]
 
 
 def _stages(r: ColumnReader, stage_sets: list[tuple[str, ...]]) -> list[tuple[StageCount, ...]]:
     which = r.ints("stages", lo=0, hi=len(stage_sets) - 1)
     n_in, n_out = r.ragged("stages.n_in", INT_KINDS), r.ragged("stages.n_out", INT_KINDS)
     active = r.ragged("stages.active", BOOL_KINDS)
-    out = []
-    for i, k in enumerate(which):
+    same_lengths("stage counts", n_in, n_out, active)
+    sizes = np.array([len(names) for names in stage_sets], dtype=np.int64)
+    bad = np.flatnonzero(sizes[np.asarray(which, dtype=np.int64)] != n_in.lengths) if which else []
+    if len(bad):
+        raise ValueError(f"records: record {int(bad[0])}'s stage counts do not match its stages")
+    made: dict[tuple, StageCount] = {}  # the same counts recur: one object each
+    flat = list(zip(n_in.flat.tolist(), n_out.flat.tolist(), active.flat.tolist()))
+    out, at = [], 0
+    for k in which:
         names = stage_sets[k]
-        if not len(names) == len(n_in[i]) == len(n_out[i]) == len(active[i]):
-            raise ValueError(f"records: record {i}'s stage counts do not match its stages")
-        out.append(tuple(StageCount(name, a, b, c) for name, a, b, c in
-                         zip(names, n_in[i].tolist(), n_out[i].tolist(), active[i].tolist())))
+        row = []
+        for name, counts in zip(names, flat[at:at + len(names)]):
+            key = (name, *counts)
+            stage = made.get(key)
+            if stage is None:
+                stage = made[key] = StageCount(*key)
+            row.append(stage)
+        out.append(tuple(row))
+        at += len(names)
     return out
 
 
 def _chains(r: ColumnReader) -> list:
-    has = r.bools("chain_state")
+    has = r.scalars("chain_state", BOOL_KINDS)
     seeds, drawn = r.ragged("chain_state.seed", INT_KINDS), r.ragged("chain_state.drawn", INT_KINDS)
-    out = []
-    for i in range(r.count):
-        if len(seeds[i]) != len(drawn[i]) or np.any(drawn[i] < 0) or (not has[i] and len(seeds[i])):
-            raise ValueError(f"records: record {i}'s chain state is damaged")
-        out.append(tuple(zip(seeds[i].tolist(), drawn[i].tolist())) if has[i] else None)
-    return out
-
-
-def _scatter(r: ColumnReader) -> list[ScatterTrace | None]:
-    has = r.bools("scatter")
-    step, m = r.ints("scatter.step"), r.ints("scatter.m", lo=0)
-    enabled, gate_drawn, fired = (r.bools(f"scatter.{n}") for n in ("enabled", "gate_drawn", "fired"))
-    gate_u, gate_u_set = r.floats("scatter.gate_u"), r.bools("scatter.gate_u_set")
-    entropy, strength, outside = (r.floats(f"scatter.{n}") for n in ("entropy", "strength", "mass_outside"))
-    arrays = {n: r.ragged(f"scatter.{n}", INT_KINDS if n == "ids" else FLOAT_KINDS) for n in SCATTER_ARRAYS}
-    out = []
-    for i in range(r.count):
-        if not has[i]:
-            out.append(None)
-            continue
-        a = {n: arrays[n][i] for n in SCATTER_ARRAYS}
-        live = len(a["p_before"])
-        if any(len(a[n]) != live for n in SCATTER_ARRAYS[1:]) or live > len(a["ids"]):
-            raise ValueError(f"records: record {i}'s scatter trace has arrays of different lengths")
-        out.append(ScatterTrace(
-            step=step[i], enabled=enabled[i], gate_drawn=gate_drawn[i], gate_u=gate_u[i] if gate_u_set[i] else None,
-            fired=fired[i], m=m[i], entropy=entropy[i], strength=strength[i], mass_outside=outside[i], **a,
-        ))
-    return out
+    same_lengths("chain state seeds and draws", seeds, drawn)
+    bad = np.flatnonzero(~has & (seeds.lengths > 0))
+    if len(bad) or np.any(drawn.flat < 0):
+        raise ValueError(f"records: record {int(bad[0]) if len(bad) else '?'}'s chain state is damaged")
+    pairs = list(zip(seeds.flat.tolist(), drawn.flat.tolist()))
+    ends = np.cumsum(seeds.lengths).tolist()
+    return [tuple(pairs[end - n:end]) if h else None for h, n, end in zip(has.tolist(), seeds.lengths.tolist(), ends)]

@@ -16,7 +16,7 @@ from app.session.records_codec import FINAL_KEEP, decode_records, encode_records
 from app.state import PlaygroundState
 from app.text_tree import Written
 from session_helpers import (
-    assert_same_record, assert_same_state, new_playground, pump, rich_session, run,
+    assert_same_record, assert_same_state, new_playground, rich_session, run,
 )
 
 
