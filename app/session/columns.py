@@ -113,7 +113,8 @@ class ColumnReader:
         """A ragged column: its values end to end and each record's count (``dtype``: only that one will do)."""
         flat = self._floats(name) if kinds == FLOAT_KINDS else self._array(name, kinds)
         if dtype is not None and flat.dtype != np.dtype(dtype):
-            raise ValueError(f"records: the column {name!r} has the wrong type ({flat.dtype}, expected {np.dtype(dtype)})")
+            raise ValueError(f"records: the column {name!r} has the wrong type "
+                             f"({flat.dtype}, expected {np.dtype(dtype)})")
         lengths = np.asarray(self.scalars(f"{name}.len", INT_KINDS, length), dtype=np.int64)
         if len(lengths) and (int(lengths.min()) < 0 or int(lengths.max()) > len(flat)
                              or int(lengths.sum()) != len(flat)):

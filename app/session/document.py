@@ -28,6 +28,7 @@ import numpy as np
 from app.engine.generation import MAX_LANES
 from app.engine.model_info import ModelInfo
 from app.state import Lane, PlaygroundState, RunSettings
+from app.text_tree import TextTree
 from sampler import settings_from_dict, settings_to_dict
 
 from .parts import PARTS, SessionPart
@@ -45,7 +46,7 @@ class NewerVersion(ValueError):
 
 @dataclass
 class Session:
-    """What a session file holds, checked and ready to go into a state."""
+    """What a session file holds: read and checked, ready to go into a state, or taken from one to be saved."""
 
     prompt: str
     lanes: list[Lane]
@@ -53,7 +54,8 @@ class Session:
     current_lane: int = 0
     selected: int | None = None
     model: dict | None = None  # the model it was made with (name, path, vocabulary size)
-    parts: dict[str, object] = field(default_factory=dict)  # by name: what each part's from_json made
+    #: by name: what each part's from_json made (read), or its JSON (a snapshot to save)
+    parts: dict[str, object] = field(default_factory=dict)
     skipped: list[str] = field(default_factory=list)  # parts in the file this version does not know
 
 
@@ -61,25 +63,42 @@ def _model_json(info: ModelInfo | None):
     return None if info is None else {"name": info.name, "path": info.path, "n_vocab": info.n_vocab}
 
 
-def capture(state: PlaygroundState, parts: list[SessionPart] = PARTS) -> tuple[dict, dict[str, np.ndarray]]:
-    """``(session.json's object, record columns)`` for the state as it is."""
-    table = RecordTable()
-    lanes = [{"settings": settings_to_dict(lane.settings), "preset": lane.preset, "tree": encode_tree(lane.tree, table)}
-             for lane in state.lanes]
-    meta, arrays = encode_records(table.records)
-    rs = state.run_settings
+def snapshot(state: PlaygroundState, parts: list[SessionPart] = PARTS) -> Session:
+    """The state as it is now, copied (cheap: step records are immutable and shared), with each
+    part's JSON; :func:`encode` may then run on another thread."""
+    lanes = []
+    for lane in state.lanes:
+        tree = TextTree()
+        tree.restore(lane.tree.snapshot())
+        lanes.append(Lane(lane.settings, lane.preset, tree))
     saved_parts = {}
     for part in parts:
         value = part.to_json(state)
         if value is not None:
             saved_parts[part.name] = value
+    return Session(state.prompt, lanes, state.run_settings, state.current_lane, state.selected,
+                   _model_json(state.model), saved_parts)
+
+
+def encode(session: Session) -> tuple[dict, dict[str, np.ndarray]]:
+    """``(session.json's object, record columns)`` of a :func:`snapshot`."""
+    table = RecordTable()
+    lanes = [{"settings": settings_to_dict(lane.settings), "preset": lane.preset, "tree": encode_tree(lane.tree, table)}
+             for lane in session.lanes]
+    meta, arrays = encode_records(table.records)
+    rs = session.run_settings
     doc = {
-        "format": FORMAT, "version": VERSION, "prompt": state.prompt,
+        "format": FORMAT, "version": VERSION, "prompt": session.prompt,
         "run_settings": {"max_tokens": rs.max_tokens, "stop_strings": list(rs.stop_strings), "n_ctx": rs.n_ctx},
-        "current_lane": state.current_lane, "selected": state.selected, "model": _model_json(state.model),
-        "lanes": lanes, "records": meta, "parts": saved_parts,
+        "current_lane": session.current_lane, "selected": session.selected, "model": session.model,
+        "lanes": lanes, "records": meta, "parts": session.parts,
     }
     return doc, arrays
+
+
+def capture(state: PlaygroundState, parts: list[SessionPart] = PARTS) -> tuple[dict, dict[str, np.ndarray]]:
+    """``(session.json's object, record columns)`` for the state as it is."""
+    return encode(snapshot(state, parts))
 
 
 def check_header(doc) -> None:

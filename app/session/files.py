@@ -24,17 +24,22 @@ from .parts import PARTS, SessionPart
 SUFFIX = ".scatter"
 
 
-def session_bytes(state: PlaygroundState, level: int = 9, parts: list[SessionPart] = PARTS) -> bytes:
-    doc, arrays = document.capture(state, parts)
-    return container.pack(doc, arrays, level)
+def session_bytes(state: PlaygroundState, level: int = container.LEVEL,
+                  parts: list[SessionPart] = PARTS) -> bytes:
+    return container.pack(*document.encode(document.snapshot(state, parts)), level)
 
 
-def save_session(state: PlaygroundState, path: str | os.PathLike, *, level: int = 9,
+def save_session(state: PlaygroundState, path: str | os.PathLike, *, level: int = container.LEVEL,
                  parts: list[SessionPart] = PARTS) -> int:
     """Write the state to ``path`` (atomically); the number of bytes written."""
+    return save_snapshot(document.snapshot(state, parts), path, level=level)
+
+
+def save_snapshot(session: Session, path: str | os.PathLike, *, level: int = container.LEVEL) -> int:
+    """Write a :func:`app.session.document.snapshot` to ``path`` (any thread); the number of bytes written."""
     path = Path(path)
     try:
-        data = session_bytes(state, level, parts)
+        data = container.pack(*document.encode(session), level)
     except (ValueError, TypeError) as exc:
         raise SessionFileError(path, f"could not be written ({exc})") from None
     if len(data) > container.MAX_FILE_BYTES:

@@ -249,7 +249,8 @@ def mutated(doc: dict, arrays: dict, rng) -> tuple[dict, dict]:
     else:
         del arrays[name]
         return doc, arrays
-    arrays[name] = a.reshape(-1) if arrays[name].ndim == 1 or a.size != arrays[name].size else a.reshape(arrays[name].shape)
+    shape = arrays[name].shape
+    arrays[name] = a.reshape(shape) if len(shape) > 1 and a.size == arrays[name].size else a
     return doc, arrays
 
 

@@ -99,6 +99,7 @@ def test_the_last_session_comes_back_in_the_next_window(qtbot, config, run_and_w
     first = new_window(qtbot)
     first.state.set_run_settings(max_tokens=16, n_ctx=512)
     write_a_story(first, qtbot, run_and_wait)
+    first.sessions.autosave.wait()  # it saves in the background
     assert autosave_path().is_file(), "saved when the run ended"
     first.state.select(3)
     first.close()
@@ -150,6 +151,7 @@ def test_an_autosave_that_cannot_be_restored_is_kept_aside_and_the_window_starts
         kept = list(config.glob(f"last-session.scatter.{tag}-*"))
         assert len(kept) == 1 and kept[0].read_bytes() == content, "the damaged file is kept as it was"
         assert kept[0].name in problem
+        w.state.set_prompt("a fresh start")
     finally:
         w.close()
     assert path.is_file() and path.read_bytes() != content, "a new autosave on close"
@@ -169,6 +171,7 @@ def test_a_damaged_autosave_that_cannot_be_moved_is_never_overwritten(qtbot, con
     monkeypatch.undo()
     try:
         assert "not saved over" in w.state.problem and "not saved over" in w.sessions.notice.text()
+        w.state.set_prompt("something to keep")
     finally:
         w.close()
     assert path.read_bytes() == b"damaged"

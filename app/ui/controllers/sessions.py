@@ -10,6 +10,9 @@ from PySide6.QtWidgets import QFileDialog, QMessageBox
 from app.session import SUFFIX, Autosave, SessionFileError, export_file, open_session, save_session
 from app.state import Change
 
+#: Changes of what a session holds (the last session is saved again on close only after one).
+SAVED_CHANGES = {"prompt", "run_settings", "lanes", "lane_settings", "current_lane", "records", "branch", "selection",
+                 "run_ended"}
 SESSION_FILTER = f"Scatter Playground sessions (*{SUFFIX});;All files (*)"
 TEXT_FILTERS = {"Plain text (*.txt)": ".txt", "Markdown (*.md)": ".md"}
 
@@ -37,6 +40,7 @@ class SessionsController:
                 menu.insertAction(first_separator, action)
         self._unsubscribe = state.subscribe(self._on_change)
         self._autosave_failed = False
+        self._dirty = False  # changed since the last session was saved
 
     def _action(self, text: str, tip: str, slot, keys: str) -> QAction:
         action = QAction(text, self.window)
@@ -47,10 +51,12 @@ class SessionsController:
         return action
 
     def _on_change(self, change: Change) -> None:
+        if change.what in SAVED_CHANGES:
+            self._dirty = True
         if change.what == "busy":
             self.open.setEnabled(not self.state.busy)
         elif change.what == "run_ended":
-            self.save_last()
+            self.save_last(soon=True)
 
     def _say(self, message: str) -> None:
         self.window.statusBar().showMessage(message, 6000)
@@ -65,6 +71,7 @@ class SessionsController:
         if self.autosave is None:
             return
         problem = self.autosave.restore(self.state)
+        self._dirty = False
         self.window.redraws.redraw(full=True)
         if problem:  # also in a box of its own: loading the model clears the window's problem line
             self.state.report(problem)
@@ -73,17 +80,23 @@ class SessionsController:
             self.notice.setModal(False)
             self.notice.show()
 
-    def save_last(self) -> None:
-        """Keep the session for the next window (a failure is reported once, then only retried)."""
+    def save_last(self, *, soon: bool = False) -> None:
+        """Keep the session for the next window: ``soon`` in the background (a copy taken now), else
+        at once.  A failure is reported once, then only retried."""
         if self.autosave is None:
             return
+        failed = self.autosave.error  # of the last background save
         try:
-            self.autosave.save(self.state)
-            self._autosave_failed = False
+            if soon:
+                self.autosave.save_soon(self.state)
+            else:
+                self.autosave.save(self.state)
+            self._dirty = False
         except SessionFileError as exc:
-            if not self._autosave_failed:
-                self.state.report(f"The session is not kept for next time: {exc}")
-            self._autosave_failed = True
+            failed = exc
+        if failed is not None and not self._autosave_failed:
+            self.state.report(f"The session is not kept for next time: {failed}")
+        self._autosave_failed = failed is not None
 
     # -- files -----------------------------------------------------------------------------
 
@@ -157,6 +170,9 @@ class SessionsController:
         return str(folder / name) if name else str(folder)
 
     def close(self) -> None:
-        """Keep the session for the next window and let go of the state."""
-        self.save_last()
+        """Keep the session for the next window (if it changed) and let go of the state."""
+        if self.autosave is not None:
+            self.autosave.wait()
+            if self._dirty or self.autosave.error is not None:
+                self.save_last()
         self._unsubscribe()
