@@ -28,15 +28,24 @@ from .scatter_columns import decode_scatter, encode_scatter
 FINAL_KEEP = 64
 
 
+def top_indices(p: np.ndarray, k: int) -> np.ndarray:
+    """The positions of the ``k`` largest values, ascending; of equal values the earlier ones
+    (what a stable sort by descending value would take first), in linear time."""
+    if len(p) <= k:
+        return np.arange(len(p))
+    kth = np.partition(p, len(p) - k)[len(p) - k]  # the k-th largest
+    above = np.flatnonzero(p > kth)
+    return np.sort(np.concatenate([above, np.flatnonzero(p == kth)[: k - len(above)]]))
+
+
 def kept_final(rec: StepRecord) -> tuple[np.ndarray, np.ndarray, int, FinalTail | None]:
     """``(final_ids, final_p, chosen_index, final_tail)`` as a session keeps them."""
     ids, p = np.asarray(rec.final_ids), np.asarray(rec.final_p)
     if len(p) <= FINAL_KEEP:
         return ids, p, rec.chosen_index, rec.final_tail
-    keep = np.argsort(-p.astype(np.float64), kind="stable")[:FINAL_KEEP]
+    keep = top_indices(p, FINAL_KEEP)
     if 0 <= rec.chosen_index < len(p) and rec.chosen_index not in keep:
-        keep = np.append(keep, rec.chosen_index)
-    keep.sort()
+        keep = np.sort(np.append(keep, rec.chosen_index))
     dropped = np.ones(len(p), dtype=bool)
     dropped[keep] = False
     rest = p[dropped].astype(np.float64)

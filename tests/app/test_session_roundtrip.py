@@ -205,3 +205,13 @@ def test_a_dropped_chosen_token_keeps_its_index(pg):
     rec = dataclasses.replace(rec, chosen_index=-1, chosen_p=0.0, forced=True)
     (back,) = decode_records(*encode_records([rec]))
     assert back.chosen_index == -1 and len(back.final_ids) == FINAL_KEEP
+
+
+def test_the_kept_candidates_are_those_a_stable_sort_puts_first():
+    from app.session.records_codec import top_indices
+
+    rng = np.random.default_rng(3)
+    for n in (1, 63, 64, 65, 300, 5000):
+        p = rng.choice(np.array([0.0, 0.1, 0.2, 0.25, 0.5], np.float32), n)  # many ties
+        expected = np.sort(np.argsort(-p.astype(np.float64), kind="stable")[:FINAL_KEEP])
+        np.testing.assert_array_equal(top_indices(p, FINAL_KEEP), expected)

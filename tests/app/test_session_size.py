@@ -48,6 +48,7 @@ def pump(pg: Playground, until, timeout: float = 1200.0) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1800)
 def test_a_2000_token_session_of_the_bundled_model_stays_small(default_model, tmp_path, monkeypatch):
     monkeypatch.setattr(runs_module, "ContextOptions", functools.partial(ContextOptions, n_threads=1))
     creative = find_builtin("creative-writing")
