@@ -87,6 +87,9 @@ def encode_records(records: list[StepRecord]) -> tuple[dict, dict[str, np.ndarra
     settings, settings_index, stage_sets, stage_index = [], {}, [], {}
     w = ColumnWriter()
     kept = [kept_final(r) for r in records]
+    for r, (ids, p, chosen, _) in zip(records, kept):  # what a reader would refuse is not written
+        if not (-1 <= chosen < len(ids) == len(p)) or not np.all(np.isfinite(p)) or np.any(p < 0):
+            raise ValueError(f"lane {r.lane + 1}, step {r.step}: a record with a damaged final distribution")
     for name in ("lane", "step", "token", "raw_rank"):
         w.scalars(name, (getattr(r, name) for r in records), np.int64)
     w.scalars("chosen_index", (k[2] for k in kept), np.int64)

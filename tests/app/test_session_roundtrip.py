@@ -215,3 +215,18 @@ def test_the_kept_candidates_are_those_a_stable_sort_puts_first():
         p = rng.choice(np.array([0.0, 0.1, 0.2, 0.25, 0.5], np.float32), n)  # many ties
         expected = np.sort(np.argsort(-p.astype(np.float64), kind="stable")[:FINAL_KEEP])
         np.testing.assert_array_equal(top_indices(p, FINAL_KEEP), expected)
+
+
+def test_a_record_a_reader_would_refuse_is_not_written(pg, tmp_path):
+    from app.session import SessionFileError
+
+    run(pg)
+    path = tmp_path / "s.scatter"
+    save_session(pg.state, path)
+    before = path.read_bytes()
+    branch = pg.state.lane().branch
+    bad = branch.pieces[3]
+    branch.pieces[3] = dataclasses.replace(bad, final_p=np.full_like(bad.final_p, np.nan))
+    with pytest.raises(SessionFileError, match="step 3"):
+        save_session(pg.state, path)
+    assert path.read_bytes() == before
