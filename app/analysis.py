@@ -36,8 +36,7 @@ from sampler.rng import DEFAULT_SEED
 
 __all__ = [
     "EntropyMatch", "baseline_chain_settings", "baseline_entropy", "distinct_n", "final_entropy", "first_divergence",
-    "lane_stats",
-    "match_entropy", "normalised_entropy", "post_chain_entropy", "repeated_ngrams",
+    "lane_stats", "match_entropy", "normalised_entropy", "post_chain_entropy", "repeated_ngrams",
 ]
 
 #: The seed a replay uses when the settings ask for a random one (llama.cpp's
