@@ -35,8 +35,8 @@ from sampler import Candidates, SamplerChain, SamplerSettings, ScatterParams
 from sampler.rng import DEFAULT_SEED
 
 __all__ = [
-    "EntropyMatch", "baseline_chain_settings", "baseline_entropy", "distinct_n", "first_divergence", "lane_stats",
-    "match_entropy", "normalised_entropy", "post_chain_entropy", "repeated_ngrams",
+    "EntropyMatch", "baseline_chain_settings", "baseline_entropy", "distinct_n", "final_entropy", "first_divergence",
+    "lane_stats", "match_entropy", "normalised_entropy", "post_chain_entropy", "repeated_ngrams",
 ]
 
 #: The seed a replay uses when the settings ask for a random one (llama.cpp's
@@ -70,12 +70,29 @@ def _mean(values: Iterable[float]) -> float:
     return float(sum(values) / len(values)) if values else float("nan")
 
 
+def final_entropy(rec) -> float:
+    """Normalised entropy of what dist sampled from: the record's ``final_p``, and the candidates a
+    saved session left out of it (``rec.final_tail``: their count, mass and sum of ``p log p``)."""
+    tail = getattr(rec, "final_tail", None)
+    if tail is None:
+        return normalised_entropy(rec.final_p)
+    p = np.asarray(rec.final_p, dtype=np.float64).ravel()
+    n = len(p) + int(tail.n)
+    total = float(p.sum()) + float(tail.mass)
+    if n <= 1 or total <= 0:
+        return 0.0
+    nz = p[p > 0]
+    plogp = float((nz * np.log(nz)).sum()) + float(tail.plogp)
+    h = math.log(total) - plogp / total  # H(p / total) with the sums of p and p log p
+    return min(max(h / math.log(n), 0.0), 1.0)
+
+
 def post_chain_entropy(records: Sequence) -> float:
-    """Mean normalised entropy of each record's ``final_p`` (what dist sampled from).
+    """Mean normalised entropy of what dist sampled from at each step (:func:`final_entropy`).
 
     NaN when there are no records.
     """
-    return _mean(normalised_entropy(rec.final_p) for rec in records)
+    return _mean(final_entropy(rec) for rec in records)
 
 
 def baseline_chain_settings(settings: SamplerSettings, temperature: float) -> SamplerSettings:

@@ -17,6 +17,7 @@ from app.chat import DeskState
 from app.engine.generation import MAX_LANES
 from app.engine.model_info import ModelInfo
 from app.engine.records import LaneResult, StepRecord
+from app.run_settings import RunSettings
 from app.text_tree import Branch, TextTree
 from sampler import SamplerSettings
 
@@ -27,23 +28,6 @@ class Change:
 
     what: str
     lane: int | None = None
-
-
-@dataclass(frozen=True)
-class RunSettings:
-    """How runs go: tokens per run, stop strings, context size per lane."""
-
-    max_tokens: int = 200
-    stop_strings: tuple[str, ...] = ()
-    n_ctx: int = 4096
-
-    def __post_init__(self):
-        if isinstance(self.max_tokens, bool) or not isinstance(self.max_tokens, int) or self.max_tokens < 1:
-            raise ValueError(f"max tokens: expected a whole number of at least 1, got {self.max_tokens!r}")
-        if isinstance(self.n_ctx, bool) or not isinstance(self.n_ctx, int) or not 16 <= self.n_ctx <= 2**31 - 1:
-            raise ValueError(f"context size: expected 16 to 2147483647 tokens, got {self.n_ctx!r}")
-        if any(not isinstance(s, str) or not s for s in self.stop_strings):
-            raise ValueError(f"stop strings: each must be non-empty text, got {self.stop_strings!r}")
 
 
 @dataclass
@@ -163,6 +147,26 @@ class PlaygroundState(DeskState):
         self.current_lane = min(self.current_lane, len(self.lanes) - 1)
         self.emit("lanes")
         self.emit("current_lane")
+
+    def replace_all(self, prompt: str, lanes: list[Lane], run_settings: RunSettings, current_lane: int = 0,
+                    selected: int | None = None) -> None:
+        """Everything at once (an opened session); checked first: ValueError changes nothing."""
+        if self.busy:
+            raise ValueError("the engine is busy: stop it first")
+        if not 1 <= len(lanes) <= MAX_LANES or not all(isinstance(lane, Lane) for lane in lanes):
+            raise ValueError(f"lanes: expected 1 to {MAX_LANES} lanes, got {len(lanes)}")
+        if not isinstance(run_settings, RunSettings) or not 0 <= current_lane < len(lanes):
+            raise ValueError(f"expected run settings and a lane from 1 to {len(lanes)}, got {current_lane + 1}")
+        revision = max(lane.revision for lane in self.lanes) + 1  # every view draws its lane's text again
+        for lane in lanes:
+            lane.revision, lane.run_id, lane.run_branch = revision, None, None
+        self.prompt, self.lanes, self.run_settings = prompt, list(lanes), run_settings
+        self.current_lane, self.selected = current_lane, selected
+        for what in ("prompt", "run_settings", "lanes", "current_lane", "selection"):
+            self.emit(what)
+        for index in range(len(lanes)):
+            self.emit("records", index)
+            self.emit("branch", index)
 
     def set_current_lane(self, index: int) -> None:
         if not 0 <= index < len(self.lanes):

@@ -1,6 +1,7 @@
 """``scatter-playground``: the window by default, or a headless command.
 
-    scatter-playground                      open the window on the bundled model
+    scatter-playground                      open the window on the bundled model (and the last session)
+    scatter-playground --new                the same, without the last session
     scatter-playground generate [flags]     a headless run (``generate --help``)
 """
 from __future__ import annotations

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
+from typing import NamedTuple
 
 import numpy as np
 
@@ -18,6 +19,16 @@ class StopReason(str, Enum):
     CONTEXT_FULL = "context full"
     CANCELLED = "cancelled"
     ERROR = "error"
+
+
+class FinalTail(NamedTuple):
+    """What a record's ``final_ids``/``final_p`` leave out (a saved session keeps only the most
+    likely candidates of a large final distribution): how many candidates, their probability
+    mass and their sum of ``p * log(p)``, enough for the distribution's entropy."""
+
+    n: int
+    mass: float
+    plogp: float
 
 
 @dataclass(frozen=True, eq=False)
@@ -44,6 +55,7 @@ class StepRecord:
     settings: SamplerSettings  # what this step was sampled with (the seed included)
     forced: bool = False  # the writer chose this token (a branch), not the chain
     chain_state: object = None  # the chain's state before this step (to branch from it later)
+    final_tail: FinalTail | None = None  # None: final_ids/final_p are the whole final distribution
 
     def to_json(self) -> dict:
         sc = self.scatter

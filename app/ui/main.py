@@ -9,8 +9,11 @@ def run_app(argv: list[str] | None = None) -> int:
 
     from .main_window import MainWindow
 
-    app = QApplication.instance() or QApplication([sys.argv[0]] + list(argv or []))
+    argv = list(argv or [])
+    fresh = "--new" in argv  # start without the last session
+    argv = [a for a in argv if a != "--new"]
+    app = QApplication.instance() or QApplication([sys.argv[0]] + argv)
     app.setApplicationName("Scatter Playground")
-    window = MainWindow()
+    window = MainWindow(restore_session=not fresh)
     window.show()
     return app.exec()

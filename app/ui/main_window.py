@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
 
 from app.playground import Playground
 from app.presets import PresetStore, default_prompt, find_builtin
+from app.session import Autosave
 from app.state import Change, PlaygroundState
 
 from .chat_box import PromptArea
@@ -24,6 +25,7 @@ from .controllers.desk import DeskController
 from .controllers.menus import fill_menu_bar
 from .controllers.presets import PresetsController
 from .controllers.redraw import RedrawController
+from .controllers.sessions import SessionsController
 from .controllers.status import StatusController
 from .controls.settings_panel import SettingsPanel
 from .engine_bridge import EngineBridge
@@ -51,8 +53,10 @@ def first_state() -> PlaygroundState:
 
 
 class MainWindow(QMainWindow):
-    def __init__(self, *, load_default: bool = True, loader=None, model=None, state: PlaygroundState | None = None):
-        """``loader``/``model`` choose the engine's backend (tests pass a fake one or a loaded model)."""
+    def __init__(self, *, load_default: bool = True, loader=None, model=None, state: PlaygroundState | None = None,
+                 restore_session: bool = True):
+        """``loader``/``model`` choose the engine's backend (tests pass a fake one or a loaded model).
+        The last session comes back unless a ``state`` is given or ``restore_session`` is False."""
         super().__init__()
         self.setWindowTitle("Scatter Playground")
         self.resize(1500, 940)
@@ -62,6 +66,8 @@ class MainWindow(QMainWindow):
         self.playground = Playground(self.state, self.bridge.engine, PresetStore())
         self.presets = PresetsController(self, self.state, self.playground)
         self._build()
+        if restore_session and state is None:
+            self.sessions.restore_last()
         if model is not None:
             self.playground.runs.expect_adopted_model()
         self.bridge.start(self.playground)
@@ -82,6 +88,7 @@ class MainWindow(QMainWindow):
         fill_menu_bar(self.menuBar(), self, self.actions, self.presets)
         for action in self.desk.view_actions():
             self.view_menu.addAction(action)
+        self.sessions = SessionsController(self, state, autosave=Autosave())
         self.controls = SettingsPanel(state, playground)
         self.controls.model_page.openRequested.connect(self._open_model_dialog)
         self.prompt = QPlainTextEdit(state.prompt)
@@ -180,6 +187,7 @@ class MainWindow(QMainWindow):
             self.controls.model_page.load(path)
 
     def closeEvent(self, event) -> None:
+        self.sessions.close()  # the last session, kept for the next window
         for part in (self.redraws, self.actions, self.status, self.controls, self.desk, self.prompt_area):
             part.close_bindings()
         self._unsubscribe()
