@@ -8,6 +8,7 @@ values again.
 """
 from __future__ import annotations
 
+from app.actions.ab import ABActions
 from app.actions.analysis import AnalysisActions
 from app.actions.lanes import LaneActions
 from app.actions.runs import RunActions
@@ -17,7 +18,7 @@ from app.state import PlaygroundState
 
 class Playground:
     """``runs`` (model, generate, continue, stop), ``lanes`` (settings, presets, seeds),
-    ``analysis`` (fan, match entropy), over one state and one engine."""
+    ``analysis`` (fan, match entropy), ``ab`` (blind A/B tests), over one state and one engine."""
 
     def __init__(self, state: PlaygroundState, engine, presets: PresetStore):
         self.state = state
@@ -29,6 +30,8 @@ class Playground:
         self._handlers: dict[type, list] = {}
         for part in (self.runs, self.analysis):
             self.listen(part.handlers)
+        self.ab = ABActions(state, engine, self.runs, presets)
+        self.listen(self.ab.handlers)
 
     def listen(self, handlers: dict) -> None:
         """Also give these events (type -> handler) to a part that runs work of its own."""

@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QInputDialog, QMenu, QToolBar, QToolButton
 from app.engine.generation import MAX_LANES
 from app.state import Change
 
+from ..ab import ABDialog
 from ..dialogs import ExportDialog, FanDialog, ImportDialog
 
 FAN_TOKENS = 48
@@ -39,6 +40,9 @@ class ActionsController:
         self.import_ = self._action("Import flags …", "Apply a pasted llama.cpp command line to the edited lane",
                                     self.open_import, "Ctrl+Shift+I")
         self.new_seeds = self._action("New seeds", "A fresh seed for every lane", lanes.new_seeds, "Ctrl+Shift+S")
+        self.ab = self._action("Blind A/B \u2026", "Compare two presets blind: unlabelled pairs from one seed, "
+                               "then the tally", self.open_ab, "Ctrl+Shift+A")
+        self.ab_dialog = None
         self._unsubscribe = state.subscribe(self._on_change)
         self.update()
 
@@ -54,7 +58,7 @@ class ActionsController:
         for action in (self.generate, self.stop, self.continue_, self.follow):
             bar.addAction(action)
         bar.addSeparator()
-        for action in (self.add_lane, self.baseline, self.match, self.fan):
+        for action in (self.add_lane, self.baseline, self.match, self.fan, self.ab):
             bar.addAction(action)
         bar.addSeparator()
         button = QToolButton()
@@ -82,6 +86,7 @@ class ActionsController:
             action.setEnabled(not busy and len(self.state.lanes) < MAX_LANES)
         self.match.setEnabled(not busy and len(self.state.lanes) > 1)
         self.fan.setEnabled(ready and has_text)
+        self.ab.setEnabled(self.state.model is not None and not self.state.loading)
 
     def open_fan(self, count: int | None = None, tokens: int = FAN_TOKENS) -> None:
         if count is None:
@@ -92,6 +97,17 @@ class ActionsController:
         if self.playground.analysis.fan is not None and self.state.busy == "fan":
             self.fan_dialog = FanDialog(self.state, self.playground.analysis, self.window)
             self.fan_dialog.show()
+
+    def open_ab(self) -> None:
+        """The blind A/B window (one at a time; it shows the test kept in the state)."""
+        if self.ab_dialog is not None and self.ab_dialog.isVisible():
+            self.ab_dialog.raise_()
+            self.ab_dialog.activateWindow()
+            return
+        if self.ab_dialog is not None:
+            self.ab_dialog.deleteLater()
+        self.ab_dialog = ABDialog(self.state, self.playground.ab, self.window)
+        self.ab_dialog.show()
 
     def open_export(self) -> None:
         model = self.state.model
