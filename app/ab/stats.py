@@ -43,7 +43,10 @@ def wilson_interval(wins: int, n: int, z: float = Z95) -> tuple[float, float]:
     denom = 1.0 + z2 / n
     centre = (p + z2 / (2 * n)) / denom
     half = z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / denom
-    return (max(0.0, centre - half), min(1.0, centre + half))
+    # 0 and n wins give exactly 0 and 1 at the open end (the formula does, but for rounding)
+    low = 0.0 if wins == 0 else max(0.0, centre - half)
+    high = 1.0 if wins == n else min(1.0, centre + half)
+    return (low, high)
 
 
 @dataclass(frozen=True)

@@ -102,7 +102,7 @@ class ABActions:
             return False
         self.state.report("")
         self.draw = ABDraw(rng)
-        self.state.ab = ABSession(plan)
+        self.state.ab = ABSession(plan, ABPhase.WAITING)
         if plan.matched_baseline:
             self._calibrate()
         else:
@@ -172,10 +172,11 @@ class ABActions:
     # -- rounds --------------------------------------------------------------------------------
 
     def next_round(self) -> bool:
-        """Generate the next round (a fresh seed for both sides, a fresh order); False if it cannot start."""
+        """Generate the next round (a fresh seed for both sides, a fresh order) when the test waits for
+        one; False if it cannot start."""
         s = self.session
-        if s.plan is None or s.plan.b is None or s.phase in (ABPhase.GENERATING, ABPhase.CALIBRATING):
-            return False
+        if s.plan is None or s.plan.b is None or s.phase is not ABPhase.WAITING:
+            return False  # nothing to go on with, or a round is being written or is on show
         if s.remaining == 0:
             self._phase(ABPhase.DONE)
             return False
@@ -230,6 +231,7 @@ class ABActions:
         if s.remaining == 0:
             self._phase(ABPhase.DONE, "")
         else:
+            s.phase = ABPhase.WAITING
             self.next_round()
         return True
 
