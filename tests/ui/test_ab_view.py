@@ -48,7 +48,7 @@ def test_three_rounds_by_keyboard_show_the_tally(window, qtbot, tmp_path):
     assert [r.outcome for r in window.state.ab.rounds] == credited
     a_wins, b_wins = credited.count("A"), credited.count("B")
     shown = dialog.result.view.toPlainText()
-    assert "3 rounds decided: 2 decisive, 1 both fine, 0 both bad." in shown
+    assert "3 of 3 rounds decided: 2 decisive, 1 both fine, 0 both bad." in shown
     assert "No clear winner" in shown  # 2 decisive rounds can never clear 50%
     rows = [line for line in shown.splitlines() if line.strip()]
     a_row = rows.index("Creative writing") if "Creative writing" in rows else None

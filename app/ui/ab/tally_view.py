@@ -58,7 +58,8 @@ class ABTallyView(QWidget):
         head = "<tr><th></th><th align=left>settings</th><th>wins</th><th>share</th><th>95% interval</th></tr>"
         parts = [
             f"<h2>{html.escape(t.verdict())}</h2>",
-            f"<p>{t.rounds} rounds decided: {t.decisive} decisive, {t.both_fine} both fine, {t.both_bad} both bad.</p>",
+            f"<p>{t.rounds} of {plan.rounds if plan else t.rounds} rounds decided: {t.decisive} decisive, "
+            f"{t.both_fine} both fine, {t.both_bad} both bad.</p>",
             f"<table cellpadding=6 cellspacing=0 border=1>{head}{''.join(rows)}</table>",
             f"<p style='color:#666'>{NOTE}</p>",
             self._rounds(s.rounds),
