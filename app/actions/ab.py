@@ -236,9 +236,16 @@ class ABActions:
         return True
 
     def stop(self) -> None:
-        """Stop the round being generated (or the calibration); decided rounds stay."""
-        if self.session.phase in (ABPhase.GENERATING, ABPhase.CALIBRATING):
+        """Stop the round being generated (the test then waits), or the search for the matched
+        baseline (back to the set-up: a task cannot be cut short, so its result is dropped)."""
+        phase = self.session.phase
+        if phase is ABPhase.GENERATING:
             self.engine.stop()
+        elif phase is ABPhase.CALIBRATING:
+            self.engine.stop()
+            self._calibration.clear()
+            self._task_id, self._records = None, {}
+            self._phase(ABPhase.SETUP, "Finding the matched baseline was stopped.")
 
     def finish(self) -> None:
         """End the test now: the tally of the rounds decided so far."""

@@ -213,3 +213,21 @@ def test_export_writes_the_rounds_or_reports_why_not(pg, tmp_path):
     assert "2 A/B rounds written" in pg.state.status
     assert not pg.ab.export_csv(tmp_path)  # a folder
     assert "Could not write" in pg.state.problem
+
+
+@pytest.mark.parametrize("steps_before_stop", [0, 3])
+def test_stopping_the_search_for_the_baseline_goes_back_to_the_set_up(pg, steps_before_stop):
+    pg.engine.model.step_delay_s = 0.01
+    assert pg.ab.start(CREATIVE.name, None, PROMPTS, 2, 400, rng=6)
+    pump(pg, lambda: sum(len(e.records) for e in pg.steps) >= steps_before_stop)
+    pg.ab.stop()
+    assert pg.state.ab.phase is ABPhase.SETUP and "stopped" in pg.state.ab.message
+    assert pg.state.busy == ""
+    pg.engine.model.step_delay_s = 0.0
+    for _ in range(50):  # whatever the engine still says about the stopped work changes nothing
+        pg.handle_all()
+        time.sleep(0.002)
+    assert pg.state.ab.phase is ABPhase.SETUP and pg.state.ab.shown is None
+    assert pg.ab.start(CREATIVE.name, OFF.name, PROMPTS, 1, TOKENS, rng=6)
+    play(pg, [Pick.LEFT])
+    assert pg.state.ab.phase is ABPhase.DONE and pg.state.ab.rounds[0].b.name == OFF.name
