@@ -41,7 +41,9 @@ def _kind_order(name: str) -> tuple[int, str]:
     return (KINDS.index(name) if name in KINDS else len(KINDS), name)
 
 
-def read_example_prompts(root: str | os.PathLike | None = None) -> tuple[dict[str, tuple[ExamplePrompt, ...]], list[str]]:
+def read_example_prompts(
+    root: str | os.PathLike | None = None,
+) -> tuple[dict[str, tuple[ExamplePrompt, ...]], list[str]]:
     """``({kind: prompts in NN order}, problems)`` from ``root`` (the app's ``assets/prompts`` by default).
 
     A missing folder gives no prompts and no problem.

@@ -62,7 +62,8 @@ class ABRound:
             raise ValueError(f"order: expected ('A', 'B') or ('B', 'A'), got {self.order!r}")
         for side in (self.a, self.b):
             if side.settings.seed != self.seed:
-                raise ValueError(f"{side.name}: its settings carry seed {side.settings.seed}, the round's is {self.seed}")
+                raise ValueError(
+                    f"{side.name}: its settings carry seed {side.settings.seed}, the round's is {self.seed}")
 
     def side(self, key: str) -> ABSide:
         return self.a if key == "A" else self.b

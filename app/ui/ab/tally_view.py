@@ -52,7 +52,8 @@ class ABTallyView(QWidget):
             shown = "\u2013" if share is None else _pct(share)
             rows.append(
                 f"<tr><td><b>{side}</b></td><td>{html.escape(t.name(side))}{lead}"
-                f"<br><span style='color:#666'>{html.escape(flags.get(side, ''))}</span></td><td align=right>{t.wins(side)}</td>"
+                f"<br><span style='color:#666'>{html.escape(flags.get(side, ''))}</span></td>"
+                f"<td align=right>{t.wins(side)}</td>"
                 f"<td align=right>{shown}</td>"
                 f"<td align=right>{_pct(lo)} \u2013 {_pct(hi)}</td></tr>")
         head = "<tr><th></th><th align=left>settings</th><th>wins</th><th>share</th><th>95% interval</th></tr>"
@@ -73,7 +74,8 @@ class ABTallyView(QWidget):
             return ""
         items = "".join(
             f"<tr><td>{r.number}</td><td>{html.escape(r.prompt_id)}</td><td>{r.seed}</td>"
-            f"<td>{r.left} | {r.right}</td><td>{html.escape(r.pick.value)}</td><td><b>{html.escape(r.outcome)}</b></td></tr>"
+            f"<td>{r.left} | {r.right}</td><td>{html.escape(r.pick.value)}</td>"
+            f"<td><b>{html.escape(r.outcome)}</b></td></tr>"
             for r in rounds)
         head = "<tr><th>round</th><th>prompt</th><th>seed</th><th>left | right</th><th>pick</th><th>credited</th></tr>"
         return f"<h3>Rounds</h3><table cellpadding=4 cellspacing=0>{head}{items}</table>"
