@@ -8,6 +8,7 @@ values again.
 """
 from __future__ import annotations
 
+from app.actions.ab import ABActions
 from app.actions.analysis import AnalysisActions
 from app.actions.chat import ChatActions
 from app.actions.lanes import LaneActions
@@ -21,7 +22,7 @@ from app.state import PlaygroundState
 class Playground:
     """``runs`` (model, generate, continue, branch, stop), ``text`` (edits, branches, undo),
     ``lanes`` (settings, presets, seeds), ``analysis`` (fan, match entropy), ``chat`` (chat mode,
-    special tokens), over one state and one engine."""
+    special tokens), ``ab`` (blind A/B tests), over one state and one engine."""
 
     def __init__(self, state: PlaygroundState, engine, presets: PresetStore):
         self.state = state
@@ -36,6 +37,8 @@ class Playground:
         self._handlers: dict[type, list] = {}
         for part in (self.runs, self.analysis, self.chat):
             self.listen(part.handlers)
+        self.ab = ABActions(state, engine, self.runs, presets)
+        self.listen(self.ab.handlers)
 
     def listen(self, handlers: dict) -> None:
         """Also give these events (type -> handler) to a part that runs work of its own."""

@@ -2,7 +2,8 @@
 
 It holds the prompt, the lanes (each with its settings, seed included, the
 preset it came from and the records of its runs), the run options, the
-selected step, the model and what the engine is busy with.  Every change is
+selected step, the model, what the engine is busy with and the blind A/B test
+(``ab``, an :class:`app.ab.ABSession`).  Every change is
 announced to subscribers as a :class:`Change`; widgets redraw from the state
 and hold nothing of their own.  Methods that take user values check them and
 raise ValueError (naming the value) before anything changes.
@@ -14,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from app.chat import DeskState
+from app.ab.session import ABSession
 from app.engine.generation import MAX_LANES
 from app.engine.model_info import ModelInfo
 from app.engine.records import LaneResult, StepRecord
@@ -82,13 +84,15 @@ class PlaygroundState(DeskState):
         self.selected: int | None = None  # the step every panel shows; None follows the newest
         self.model: ModelInfo | None = None
         self.token_texts: tuple[str, ...] = ()
-        self.busy = ""  # what the engine runs: "", "run", "fan" or "task"
+        self.busy = ""  # what the engine runs: "", "run", "fan", "task" or "ab"
         self.loading = False
         self.load_progress = (0.0, "")
         self.problem = ""
         self.status = ""  # the last run's end, or what a task found
         self.tokens_per_s = 0.0
         self._init_desk()  # token kinds, special tokens shown, chat mode (app/chat.py)
+        #: The blind A/B test: its plan, its decided rounds (frozen records) and the round on show.
+        self.ab = ABSession()
 
     # -- listeners ---------------------------------------------------------------
 

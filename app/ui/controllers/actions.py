@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QMenu, QToolBar, QToolButton
 from app.engine.generation import MAX_LANES
 from app.state import Change
 
+from ..ab import ABDialog
 from ..dialogs import ExportDialog, FanDialog, ImportDialog
 from ..dialogs.fan_dialog import FanSetupDialog
 
@@ -49,6 +50,9 @@ class ActionsController:
                                             lambda: text.switch(state.current_lane, -1), "Alt+Left")
         self.next_branch = self._action("Next branch", "The edited lane's next branch at the selected step",
                                         lambda: text.switch(state.current_lane, +1), "Alt+Right")
+        self.ab = self._action("Blind A/B \u2026", "Compare two presets blind: unlabelled pairs from one seed, "
+                               "then the tally", self.open_ab, "Ctrl+Shift+A")
+        self.ab_dialog = None
         self._unsubscribe = state.subscribe(self._on_change)
         self.update()
 
@@ -64,7 +68,7 @@ class ActionsController:
         for action in (self.generate, self.stop, self.continue_, self.follow):
             bar.addAction(action)
         bar.addSeparator()
-        for action in (self.add_lane, self.baseline, self.match, self.fan):
+        for action in (self.add_lane, self.baseline, self.match, self.fan, self.ab):
             bar.addAction(action)
         bar.addSeparator()
         button = QToolButton()
@@ -100,6 +104,7 @@ class ActionsController:
         self.undo.setEnabled(not busy and bool(history.undos))
         self.redo.setEnabled(not busy and bool(history.redos))
         self.edit_text.setEnabled(not busy and has_text)
+        self.ab.setEnabled(self.state.model is not None and not self.state.loading)
 
     def open_fan(self, count: int | None = None, tokens: int = FAN_TOKENS) -> None:
         if count is None:
@@ -111,6 +116,17 @@ class ActionsController:
         if self.playground.analysis.fan is not None and self.state.busy == "fan":
             self.fan_dialog = FanDialog(self.state, self.playground.analysis, self.window)
             self.fan_dialog.show()
+
+    def open_ab(self) -> None:
+        """The blind A/B window (one at a time; it shows the test kept in the state)."""
+        if self.ab_dialog is not None and self.ab_dialog.isVisible():
+            self.ab_dialog.raise_()
+            self.ab_dialog.activateWindow()
+            return
+        if self.ab_dialog is not None:
+            self.ab_dialog.deleteLater()
+        self.ab_dialog = ABDialog(self.state, self.playground.ab, self.window)
+        self.ab_dialog.show()
 
     def open_export(self) -> None:
         model = self.state.model
