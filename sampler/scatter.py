@@ -163,6 +163,7 @@ class Scatter(Stage):
         self._write_back(cur, trace, m, live)
         self.last_trace = trace
 
+    @np.errstate(under="ignore")  # tiny probabilities become 0 in float32 ``p``: right
     def _write_back(self, cur: Candidates, trace: ScatterTrace, m: int, live: int) -> None:
         """Step 6: ``log(max(p, 1e-10))`` for the medium in rank order, ``-inf`` kept, the rest dropped."""
         p_final = trace.p_final
@@ -175,6 +176,7 @@ class Scatter(Stage):
         cur.p = p_final.astype(F32)
         cur.sorted = self.params.absorption == 0 or bool(np.all(out[1:] <= out[:-1]))
 
+    @np.errstate(under="ignore")  # products of tiny probabilities may underflow to 0: right
     def _scatter(self, step: int, gate_u, ids: np.ndarray, logits: np.ndarray, m: int, every) -> ScatterTrace:
         """Steps 2-5 of the spec on the medium's live logits (descending, none ``-inf``).
 
@@ -189,7 +191,7 @@ class Scatter(Stage):
             s = min(max(s, prm.strength_min), prm.strength_max)
         else:
             s = prm.strength
-        q = self._diffuse(p, live)
+        q = diffusion_matrix(live, prm.radius, prm.steps) @ p
         diffused = (1.0 - s) * p + s * q
         diffused /= diffused.sum()
         if prm.absorption > 0:
@@ -205,11 +207,6 @@ class Scatter(Stage):
             step, True, gate_u is not None, gate_u, True, m, ids, p, q, diffused, factors, final, entropy, float(s),
             outside,
         )
-
-    def _diffuse(self, p: np.ndarray, live: int) -> np.ndarray:
-        """``q = W^steps p`` (products may underflow to 0, which is right)."""
-        with np.errstate(under="ignore"):
-            return diffusion_matrix(live, self.params.radius, self.params.steps) @ p
 
     def _noop(self, step: int, *, gate_drawn: bool, gate_u) -> ScatterTrace:
         return ScatterTrace(

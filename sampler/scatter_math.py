@@ -15,9 +15,8 @@ Decisions where the spec is silent:
   the float range (possible only when the least-repeated candidates hold
   almost no mass), it is reweighted in logs instead, so the result is the
   same distribution without 0/0.
-* The absorption exponent uses ``min(absorption, 1000)``: ``exp(-a * c)``
-  is exactly 0 for every ``a >= 1000`` and count ``c >= 1`` either way, and
-  ``a * c`` cannot overflow.
+* ``c_min`` is taken over the candidates that hold mass after diffusion
+  (with a tiny radius some may hold none): the others get 0 either way.
 """
 from __future__ import annotations
 
@@ -25,8 +24,6 @@ import math
 
 import numpy as np
 
-#: Beyond this absorption every repeated candidate's factor is exactly 0 anyway.
-ABSORPTION_CAP = 1000.0
 #: Below this total, absorption reweights in logs (see the module docstring).
 _LOG_REWEIGHT_BELOW = 1e-280
 _KERNELS: dict[tuple[int, float, int], np.ndarray] = {}
@@ -37,7 +34,7 @@ def diffusion_matrix(m: int, radius: float, steps: int) -> np.ndarray:
 
     ``(i - j) / radius`` may overflow to ``inf`` for a subnormal radius and
     ``K`` may underflow: both give the right 0, so a tiny radius gives the
-    identity.  ``matrix_power`` squares, so any int32 ``steps`` is cheap.
+    identity.  The power is taken by squaring, so any int32 ``steps`` is cheap.
     """
     key = (m, float(radius), steps)
     w = _KERNELS.get(key)
@@ -45,12 +42,33 @@ def diffusion_matrix(m: int, radius: float, steps: int) -> np.ndarray:
         with np.errstate(over="ignore", under="ignore"):
             r = np.arange(m, dtype=np.float64)
             k = np.exp(-np.square(np.subtract.outer(r, r) / radius) / 2.0)
-            w = np.linalg.matrix_power(k / k.sum(axis=1, keepdims=True), steps)
+            w = _stochastic_power(k / k.sum(axis=1, keepdims=True), steps)
         w.setflags(write=False)
         if len(_KERNELS) > 256:
             _KERNELS.clear()
         _KERNELS[key] = w
     return w
+
+
+def _stochastic_power(w: np.ndarray, n: int) -> np.ndarray:
+    """``w ** n`` for a row-stochastic ``w`` by squaring, each product's rows renormalised.
+
+    A product of row-stochastic matrices is row-stochastic; renormalising
+    keeps rounding from compounding over the ~62 products of ``n = 2^31 - 1``
+    (without it the row sums drift by ``n`` times the rounding error).
+    """
+    result = None
+    while n:
+        if n & 1:
+            result = w if result is None else _renormalised(result @ w)
+        n >>= 1
+        if n:
+            w = _renormalised(w @ w)
+    return np.eye(len(w)) if result is None else result
+
+
+def _renormalised(w: np.ndarray) -> np.ndarray:
+    return w / w.sum(axis=1, keepdims=True)
 
 
 @np.errstate(under="ignore")
@@ -89,26 +107,32 @@ def exp_sum(logits: np.ndarray, top: float) -> float:
     return total
 
 
-@np.errstate(under="ignore")
+@np.errstate(under="ignore", over="ignore")  # absorption * count may overflow: exp(-inf) = 0 is the limit
 def absorb(diffused: np.ndarray, repeats: np.ndarray, absorption: float) -> tuple[np.ndarray, np.ndarray]:
     """``(factors, final)``: the reported ``exp(-absorption * c_i)`` and the absorbed distribution.
 
-    ``final`` is ``diffused * exp(-absorption * (c_i - c_min))``, normalised
-    (the spec's form, which cannot be 0/0 when every candidate is repeated).
+    ``final`` is ``diffused * exp(-absorption * (c_i - c_min))``, normalised,
+    with ``c_min`` the fewest repeats among the candidates that hold mass (the
+    spec's form: it cannot be 0/0 when every candidate is repeated).
     """
-    a = min(absorption, ABSORPTION_CAP)
-    factors = np.exp(-a * repeats)
-    exponent = -a * (repeats - repeats.min())
-    final = diffused * np.exp(exponent)
+    factors = np.exp(-absorption * repeats)
+    held = diffused > 0
+    if held.all():
+        extra = repeats - repeats.min()
+        final = diffused * np.exp(-absorption * extra)
+    else:  # a candidate without mass must not set c_min (its weight could overflow)
+        extra = np.zeros_like(repeats)
+        extra[held] = repeats[held] - repeats[held].min()
+        final = np.where(held, diffused * np.exp(-absorption * extra), 0.0)
     total = float(final.sum())
     if total < _LOG_REWEIGHT_BELOW:
-        return factors, _reweight_in_logs(diffused, exponent)
+        return factors, _reweight_in_logs(diffused, -absorption * extra)
     final /= total
     return factors, final
 
 
 def _reweight_in_logs(p: np.ndarray, log_weight: np.ndarray) -> np.ndarray:
-    """``normalise(p * exp(log_weight))`` computed in logs (no 0/0); p has a positive entry."""
+    """``normalise(p * exp(log_weight))`` in logs (no 0/0); some ``p > 0`` has weight 0."""
     held = p > 0
     logs = np.log(p[held]) + log_weight[held]
     out = np.zeros_like(p)
