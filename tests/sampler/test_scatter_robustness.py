@@ -103,6 +103,10 @@ def candidates(draw, max_n=40, odd=True):
 @example(prm=ScatterParams(k=64, strength=1.0, steps=INT32_MAX, radius=5e-324, absorption=1e300, adaptive=True,
                            absorption_last_n=INT32_MAX),
          steps=[([3, 4, 5, 6], [3e38, -3e38, NAN, POS_INF], False)], history=[3, 4, 5, 6, 3], seed=2)
+@example(prm=ScatterParams(k=2, adaptive=True, strength_min=5e-324, strength_max=1.0, entropy_target=0.0),
+         steps=[([3, 4], [0.0, 0.0], False)], history=[], seed=0)  # s = 5e-324: s * q underflows
+@example(prm=ScatterParams(k=3, strength=0.5, radius=0.3), steps=[([3, 4, 5], [0.0, -300.0, -740.0], True)],
+         history=[], seed=0)  # tiny p times tiny kernel entries
 def test_any_accepted_params_give_finite_logits_and_trace(prm, steps, history, seed):
     stage = Scatter(prm, seed=seed)
     for t in history:
