@@ -1,10 +1,11 @@
 """Scatter's arithmetic, robust for every accepted value (spec: "Numerical robustness").
 
-All in float64.  No function here produces NaN or a floating-point warning
-for accepted parameters and any incoming logits: where IEEE arithmetic gives
-the right limit (an overflow to ``inf`` whose ``exp(-inf)`` is 0, an
-underflow to 0) the warning is silenced locally; every other case is
-computed so that it cannot happen.
+All in float64.  No function here produces NaN for accepted parameters and
+any incoming logits.  Where IEEE arithmetic gives the right limit (an
+overflow to ``inf`` whose ``exp(-inf)`` is 0, an underflow to 0) the warning
+is silenced locally; underflow in the per-step path is silenced once by the
+caller (``Scatter`` runs a firing step under ``np.errstate(under="ignore")``);
+every other case is computed so that it cannot happen.
 
 Decisions where the spec is silent:
 
@@ -15,8 +16,9 @@ Decisions where the spec is silent:
   the float range (possible only when the least-repeated candidates hold
   almost no mass), it is reweighted in logs instead, so the result is the
   same distribution without 0/0.
-* ``c_min`` is taken over the candidates that hold mass after diffusion
-  (with a tiny radius some may hold none): the others get 0 either way.
+* If ``c_min``'s candidates hold (almost) no mass after diffusion, ``c_min``
+  is taken over the candidates that hold mass (in logs): the others get 0
+  either way.
 """
 from __future__ import annotations
 
@@ -24,6 +26,9 @@ import math
 
 import numpy as np
 
+#: ``exp(-a * c)`` is exactly 0 beyond this ``a`` for every count ``c >= 1``, and
+#: ``a * c`` cannot overflow below it (``c < 2^31``): capping changes no result.
+_ABSORPTION_CAP = 1e290
 #: Below this total, absorption reweights in logs (see the module docstring).
 _LOG_REWEIGHT_BELOW = 1e-280
 _KERNELS: dict[tuple[int, float, int], np.ndarray] = {}
@@ -71,15 +76,18 @@ def _renormalised(w: np.ndarray) -> np.ndarray:
     return w / w.sum(axis=1, keepdims=True)
 
 
-@np.errstate(under="ignore")
 def softmax_entropy(logits: np.ndarray) -> tuple[np.ndarray, float, float]:
     """``(p, H, total)`` of finite-or-``+inf`` logits sorted descending, at least two.
 
     ``p`` is the stable softmax, ``H`` the entropy normalised by
-    ``log(len)`` with ``0 log 0 = 0``, ``total`` the sum of ``exp(logit - top)``.
+    ``log(len)`` with ``0 log 0 = 0``, ``total`` the sum of ``exp(logit - top)``
+    (NaN if a logit is NaN).  Small ``p`` underflow to 0: call it under
+    ``np.errstate(under="ignore")``.
     """
     live = len(logits)
     if logits[0] == np.inf:
+        if np.isnan(logits).any():
+            return logits.astype(np.float64), math.nan, math.nan  # NaN: the caller cleans and retries
         top = logits == np.inf
         count = int(np.count_nonzero(top))
         return top / float(count), math.log(count) / math.log(live), float(count)
@@ -107,34 +115,30 @@ def exp_sum(logits: np.ndarray, top: float) -> float:
     return total
 
 
-@np.errstate(under="ignore", over="ignore")  # absorption * count may overflow: exp(-inf) = 0 is the limit
 def absorb(diffused: np.ndarray, repeats: np.ndarray, absorption: float) -> tuple[np.ndarray, np.ndarray]:
     """``(factors, final)``: the reported ``exp(-absorption * c_i)`` and the absorbed distribution.
 
-    ``final`` is ``diffused * exp(-absorption * (c_i - c_min))``, normalised,
-    with ``c_min`` the fewest repeats among the candidates that hold mass (the
-    spec's form: it cannot be 0/0 when every candidate is repeated).
+    ``final`` is ``diffused * exp(-absorption * (c_i - c_min))``, normalised
+    (the spec's form: it cannot be 0/0 when every candidate is repeated).
+    Factors may underflow to 0: call it under ``np.errstate(under="ignore")``.
     """
-    factors = np.exp(-absorption * repeats)
-    held = diffused > 0
-    if held.all():
-        extra = repeats - repeats.min()
-        final = diffused * np.exp(-absorption * extra)
-    else:  # a candidate without mass must not set c_min (its weight could overflow)
-        extra = np.zeros_like(repeats)
-        extra[held] = repeats[held] - repeats[held].min()
-        final = np.where(held, diffused * np.exp(-absorption * extra), 0.0)
+    a = min(absorption, _ABSORPTION_CAP)
+    factors = np.exp(-a * repeats)
+    c_min = repeats.min()
+    final = diffused * (factors if c_min == 0 else np.exp(-a * (repeats - c_min)))
     total = float(final.sum())
     if total < _LOG_REWEIGHT_BELOW:
-        return factors, _reweight_in_logs(diffused, -absorption * extra)
+        return factors, _reweight_in_logs(diffused, repeats, a)
     final /= total
     return factors, final
 
 
-def _reweight_in_logs(p: np.ndarray, log_weight: np.ndarray) -> np.ndarray:
-    """``normalise(p * exp(log_weight))`` in logs (no 0/0); some ``p > 0`` has weight 0."""
+def _reweight_in_logs(p: np.ndarray, repeats: np.ndarray, a: float) -> np.ndarray:
+    """``normalise(p * exp(-a * c))`` in logs, relative to the fewest repeats among the
+    candidates that hold mass (no 0/0 however small their mass)."""
     held = p > 0
-    logs = np.log(p[held]) + log_weight[held]
+    extra = repeats[held] - repeats[held].min()
+    logs = np.log(p[held]) - a * extra
     out = np.zeros_like(p)
     out[held] = np.exp(logs - logs.max())
     return out / out.sum()
