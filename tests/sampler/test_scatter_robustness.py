@@ -297,3 +297,19 @@ def test_mass_outside_ignores_nan_beyond_the_medium():
     e = np.exp([2.0, 1.0, 0.0])
     assert stage.last_trace.mass_outside == pytest.approx(e[2] / e.sum(), abs=1e-6)
     assert Counter(cur.ids.tolist()) == Counter([1, 2])
+
+
+@pytest.mark.parametrize("logits,expected_ids", [
+    ([3.0, NAN, 1.0, 0.0], [1, 3, 4, 2]),
+    ([POS_INF, NAN, 1.0, 0.0], [1, 3, 4, 2]),
+    ([3.0, NAN, NAN, NEG_INF], None),  # one live candidate: a no-op
+])
+def test_nan_inside_candidates_marked_sorted(logits, expected_ids):
+    """A caller may mark candidates sorted with NaN among them: NaN still holds no mass."""
+    stage = Scatter(ScatterParams(k=8, strength=0.5), seed=1)
+    cur = make([1, 2, 3, 4], logits, is_sorted=True)
+    assert_robust_step(stage, cur)
+    if expected_ids is None:
+        assert not stage.last_trace.fired
+    else:
+        assert cur.ids.tolist() == expected_ids and cur.logits[-1] == NEG_INF
