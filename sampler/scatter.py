@@ -16,6 +16,11 @@ Gaussian kernel over rank distance.  Decisions where the spec is silent
   hold no mass and are written back as ``-inf``.  ``+inf`` logits are the
   softmax's limit (see :mod:`sampler.scatter_math`).
 * A negative ``radius`` is rejected like the other out-of-range values.
+* A no-op step's trace has ``entropy = nan`` (not computed); every number in
+  a fired step's trace is finite.
+* The kernel is a dense ``m x m`` matrix, as the spec describes it: a
+  medium of tens of thousands of candidates (``--top-k 0`` with a huge
+  ``--scatter-k``) costs ``O(m^2)`` memory.
 * After absorption the medium may no longer be in descending order; the
   candidates keep rank order (as the spec's write-back says) and the array is
   flagged unsorted so later stages sort again if they need to.
