@@ -212,8 +212,8 @@ class Scatter(Stage):
         diffused = (1.0 - s) * p + s * q
         diffused /= diffused.sum()
         if prm.absorption > 0:
-            repeats = np.fromiter((self._counts.get(t, 0) for t in ids[:live].tolist()), dtype=np.float64, count=live)
-            factors, final = absorb(diffused, repeats, prm.absorption)
+            counts = [self._counts.get(t, 0) for t in ids[:live].tolist()]
+            factors, final = absorb(diffused, np.array(counts, dtype=np.float64), prm.absorption, min(counts))
         else:
             factors = _ones(live)
             # Rank order is preserved in exact arithmetic; clamp float64 rounding

@@ -120,16 +120,16 @@ def exp_sum(logits: np.ndarray, top: float) -> float:
     return total
 
 
-def absorb(diffused: np.ndarray, repeats: np.ndarray, absorption: float) -> tuple[np.ndarray, np.ndarray]:
+def absorb(diffused: np.ndarray, repeats: np.ndarray, absorption: float, c_min: int) -> tuple[np.ndarray, np.ndarray]:
     """``(factors, final)``: the reported ``exp(-absorption * c_i)`` and the absorbed distribution.
 
     ``final`` is ``diffused * exp(-absorption * (c_i - c_min))``, normalised
-    (the spec's form: it cannot be 0/0 when every candidate is repeated).
-    Factors may underflow to 0: call it under ``np.errstate(under="ignore")``.
+    (the spec's form: it cannot be 0/0 when every candidate is repeated);
+    ``c_min = min(repeats)``.  Factors may underflow to 0: call it under
+    ``np.errstate(under="ignore")``.
     """
     a = min(absorption, _ABSORPTION_CAP)
     factors = np.exp(-a * repeats)
-    c_min = repeats.min()
     final = diffused * (factors if c_min == 0 else np.exp(-a * (repeats - c_min)))
     total = float(final.sum())
     if total < _LOG_REWEIGHT_BELOW:
