@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable
+from typing import Iterable, NamedTuple
 
 import numpy as np
 
@@ -15,9 +15,8 @@ from .stages import Dist, Dry, MinP, Penalties, Temperature, TopK, TopNSigma, To
 from .stages.dry import Vocabulary
 
 
-@dataclass(frozen=True)
-class StageCount:
-    """How many candidates went into and came out of one stage."""
+class StageCount(NamedTuple):
+    """How many candidates went into and came out of one stage (a NamedTuple: made per stage per step)."""
 
     name: str
     n_in: int

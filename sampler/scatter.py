@@ -16,6 +16,11 @@ Gaussian kernel over rank distance.  Decisions where the spec is silent
   hold no mass and are written back as ``-inf``.  ``+inf`` logits are the
   softmax's limit (see :mod:`sampler.scatter_math`).
 * A negative ``radius`` is rejected like the other out-of-range values.
+* A no-op step's trace has ``entropy = nan`` (not computed); every number in
+  a fired step's trace is finite.
+* The kernel is a dense ``m x m`` matrix, as the spec describes it: a
+  medium of tens of thousands of candidates (``--top-k 0`` with a huge
+  ``--scatter-k``) costs ``O(m^2)`` memory.
 * After absorption the medium may no longer be in descending order; the
   candidates keep rank order (as the spec's write-back says) and the array is
   flagged unsorted so later stages sort again if they need to.
@@ -77,19 +82,23 @@ def _ones(n: int) -> np.ndarray:
     return ones
 
 
-def _medium(cur: Candidates, m: int) -> tuple[np.ndarray | None, np.ndarray]:
-    """``(order, logits)`` of the medium: its positions in ``cur`` (None: the first ``m``)
-    and its logits, descending, ties in incoming order, NaN read as ``-inf``."""
-    order = None if cur.sorted or m < 2 else top_order(cur.logits, m)
-    logits = cur.logits[:m] if order is None else cur.logits[order]
-    if len(logits) == m and not np.isnan(logits).any():
-        return order, logits
-    clean = np.where(np.isnan(cur.logits), F32(-np.inf), cur.logits)
-    if cur.sorted:  # sorted but for the NaN: keep the first m, NaN moved behind
-        order = np.argsort(-clean[:m], kind="stable")
+def _medium(cur: Candidates, m: int, clean: bool = False) -> tuple[np.ndarray | None, np.ndarray, int]:
+    """``(order, logits, live)`` of the medium: its positions in ``cur`` (None: the first ``m``),
+    its logits, descending, ties in incoming order, and how many are not ``-inf`` (or NaN).
+
+    NaN logits sort last, so they are read like ``-inf``; ``clean`` first
+    replaces them by ``-inf`` (needed only when a caller marked candidates
+    with NaN among them as sorted).
+    """
+    logits = cur.logits
+    if clean:
+        logits = np.where(np.isnan(logits), F32(-np.inf), logits)
+        order = np.argsort(-logits[:m], kind="stable") if cur.sorted else top_order(logits, m)
     else:
-        order = top_order(clean, m)
-    return order, clean[order]
+        order = None if cur.sorted or m < 2 else top_order(logits, m)
+    medium = logits[:m] if order is None else logits[order]
+    live = m if m and medium[-1] > -np.inf else int(np.count_nonzero(medium > -np.inf))
+    return order, medium, live
 
 
 class Scatter(Stage):
@@ -149,19 +158,29 @@ class Scatter(Stage):
             if gate_u >= prm.collision:
                 self.last_trace = self._noop(step, gate_drawn=True, gate_u=gate_u)
                 return
-        m = min(prm.k, len(cur))
-        order, logits = _medium(cur, m)
-        live = m if m and logits[-1] > -np.inf else int(np.count_nonzero(logits > -np.inf))
-        if live < 2:  # a no-op: no sort, no truncation
-            self.last_trace = self._noop(step, gate_drawn=gate_u is not None, gate_u=gate_u)
-            return
+        trace = self._fire(cur, step, gate_u, min(prm.k, len(cur)))
+        self.last_trace = trace or self._noop(step, gate_drawn=gate_u is not None, gate_u=gate_u)
+
+    @np.errstate(under="ignore")  # tiny probabilities and their products may underflow to 0: right
+    def _fire(self, cur: Candidates, step: int, gate_u, m: int) -> ScatterTrace | None:
+        """Steps 2-6 on a medium of ``m`` candidates; None (a no-op, nothing touched) if
+        fewer than two of them are live."""
+        order, logits, live = _medium(cur, m)
+        if live < 2:
+            return None
+        soft = softmax_entropy(logits[:live])
+        if soft[2] != soft[2]:  # NaN inside candidates given as sorted
+            order, logits, live = _medium(cur, m, clean=True)
+            if live < 2:
+                return None
+            soft = softmax_entropy(logits[:live])
         # the share of probability the medium drops (float32 exp is plenty here)
         every = exp_sum(cur.logits, float(logits[0])) if len(cur) > m else None
         if order is not None:
             cur.take(order, sorted=True)
-        trace = self._scatter(step, gate_u, cur.ids[:m], logits[:live], m, every)
+        trace = self._scatter(step, gate_u, cur.ids[:m], soft, m, every)
         self._write_back(cur, trace, m, live)
-        self.last_trace = trace
+        return trace
 
     def _write_back(self, cur: Candidates, trace: ScatterTrace, m: int, live: int) -> None:
         """Step 6: ``log(max(p, 1e-10))`` for the medium in rank order, ``-inf`` kept, the rest dropped."""
@@ -175,26 +194,26 @@ class Scatter(Stage):
         cur.p = p_final.astype(F32)
         cur.sorted = self.params.absorption == 0 or bool(np.all(out[1:] <= out[:-1]))
 
-    def _scatter(self, step: int, gate_u, ids: np.ndarray, logits: np.ndarray, m: int, every) -> ScatterTrace:
-        """Steps 2-5 of the spec on the medium's live logits (descending, none ``-inf``).
+    def _scatter(self, step: int, gate_u, ids: np.ndarray, soft: tuple, m: int, every) -> ScatterTrace:
+        """Steps 3-5 of the spec, given ``soft = softmax_entropy(live logits)`` (step 2).
 
         ``every`` is the sum of ``exp(logit - top)`` over all incoming candidates
         when some lie beyond the medium (None otherwise).
         """
         prm = self.params
-        live = len(logits)
-        p, entropy, total = softmax_entropy(logits)
+        p, entropy, total = soft
+        live = len(p)
         if prm.adaptive:
             s = prm.strength + (prm.entropy_target - entropy) * (prm.strength_max - prm.strength_min)
             s = min(max(s, prm.strength_min), prm.strength_max)
         else:
             s = prm.strength
-        q = self._diffuse(p, live)
+        q = diffusion_matrix(live, prm.radius, prm.steps) @ p
         diffused = (1.0 - s) * p + s * q
         diffused /= diffused.sum()
         if prm.absorption > 0:
-            repeats = np.fromiter((self._counts.get(t, 0) for t in ids[:live].tolist()), dtype=np.float64, count=live)
-            factors, final = absorb(diffused, repeats, prm.absorption)
+            counts = [self._counts.get(t, 0) for t in ids[:live].tolist()]
+            factors, final = absorb(diffused, np.array(counts, dtype=np.float64), prm.absorption, min(counts))
         else:
             factors = _ones(live)
             # Rank order is preserved in exact arithmetic; clamp float64 rounding
@@ -205,11 +224,6 @@ class Scatter(Stage):
             step, True, gate_u is not None, gate_u, True, m, ids, p, q, diffused, factors, final, entropy, float(s),
             outside,
         )
-
-    def _diffuse(self, p: np.ndarray, live: int) -> np.ndarray:
-        """``q = W^steps p`` (products may underflow to 0, which is right)."""
-        with np.errstate(under="ignore"):
-            return diffusion_matrix(live, self.params.radius, self.params.steps) @ p
 
     def _noop(self, step: int, *, gate_drawn: bool, gate_u) -> ScatterTrace:
         return ScatterTrace(

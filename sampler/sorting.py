@@ -28,14 +28,22 @@ def top_order(logits: np.ndarray, k: int) -> np.ndarray:
         return desc_order(logits)
     if k <= 0:
         return np.empty(0, dtype=np.intp)
-    if n >= _PREFILTER_MIN:
-        stride = max(1, min(64, n // (4 * k)))
-        if stride > 1:
-            sample = logits[::stride]
-            bound = np.partition(sample, len(sample) - k)[len(sample) - k]
-            pool = np.flatnonzero(logits >= bound)
-            return pool[_top_in_pool(logits[pool], k)]
-    return _top_in_pool(logits, k)
+    order = _prefiltered_top(logits, k) if n >= _PREFILTER_MIN else None
+    if order is None:
+        order = _top_in_pool(logits, k)
+    if len(order) < k:  # NaN logits compare false everywhere: fall back to the full sort (NaN last)
+        return desc_order(logits)[:k]
+    return order
+
+
+def _prefiltered_top(logits: np.ndarray, k: int) -> np.ndarray | None:
+    stride = max(1, min(64, len(logits) // (4 * k)))
+    if stride == 1:
+        return None
+    sample = logits[::stride]
+    bound = np.partition(sample, len(sample) - k)[len(sample) - k]
+    pool = np.flatnonzero(logits >= bound)
+    return pool[_top_in_pool(logits[pool], k)]
 
 
 def _top_in_pool(values: np.ndarray, k: int) -> np.ndarray:
