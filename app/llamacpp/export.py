@@ -73,7 +73,9 @@ from sampler.flags import FLAG_BY_NAME
 from sampler.flags import needs_scatter_build as _args_need_scatter_build
 from sampler.flags import to_flags
 from sampler.rng import DEFAULT_SEED
+from sampler.flagtable import ROW_BY_FIELD
 from sampler.settings import SamplerSettings
+from sampler.stageargs import scatter_ext_args
 
 from .options import BREAKER
 from .prompt_file import PROMPT_STEM, SYSTEM_STEM, PromptFile, pick_path, prompt_file_text, system_file_text
@@ -164,27 +166,25 @@ def export_text(settings: SamplerSettings, *, only_changed: bool = True, **kwarg
     return "\n".join(notes + [line])
 
 
-def _c_float(value: float) -> str:
-    text = repr(float(value))
-    if "e" not in text and "." not in text and "n" not in text:
-        text += ".0"
-    return text + "f"
+def c_literal(value, ctype: str | None) -> str:
+    """``value`` as a C literal of its type: ``true``/``false``, ``1.5f`` for a float, ``1.5`` for a double."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if ctype in ("float32", "double"):
+        text = repr(float(value))
+        if "e" not in text and "." not in text and "n" not in text:
+            text += ".0"
+        return text + ("f" if ctype == "float32" else "")
+    return str(value)
 
 
 def scatter_ext_call(settings: SamplerSettings) -> str:
     """``llama_sampler_init_scatter_ext(k, strength, radius, steps, adaptive, strength_min,
-    strength_max, entropy_target, absorption, absorption_last_n, collision, seed)``.
-
-    Floats carry an ``f`` suffix, booleans are ``true``/``false``; the seed
-    4294967295 is ``LLAMA_DEFAULT_SEED`` (a random one).
-    """
-    p = settings.scatter
-    values = [
-        str(p.k), _c_float(p.strength), _c_float(p.radius), str(p.steps), "true" if p.adaptive else "false",
-        _c_float(p.strength_min), _c_float(p.strength_max), _c_float(p.entropy_target), _c_float(p.absorption),
-        str(p.absorption_last_n), _c_float(p.collision), str(settings.seed),
-    ]
-    return f"llama_sampler_init_scatter_ext({', '.join(values)})"
+    strength_max, entropy_target, absorption, absorption_last_n, collision, seed)``: the arguments
+    in the spec's order from the flag table, each written as its C type; the seed 4294967295 is
+    ``LLAMA_DEFAULT_SEED`` (a random one)."""
+    values = [c_literal(value, ROW_BY_FIELD[path].ctype) for path, value in scatter_ext_args(settings)]
+    return "llama_sampler_init_scatter_ext(" + ", ".join(values) + ")"
 
 
 # --------------------------------------------------------------------------

@@ -131,14 +131,14 @@ def test_scatter_ext_call_text():
         k=32, strength=0.25, radius=1.5, steps=2, adaptive=True, strength_min=0.05, strength_max=0.4,
         entropy_target=0.6, absorption=0.1, absorption_last_n=16, collision=0.5))
     assert scatter_ext_call(s) == (
-        "llama_sampler_init_scatter_ext(32, 0.25f, 1.5f, 2, true, 0.05f, 0.4f, 0.6f, 0.1f, 16, 0.5f, 1234)"
+        "llama_sampler_init_scatter_ext(32, 0.25, 1.5, 2, true, 0.05, 0.4, 0.6, 0.1, 16, 0.5, 1234)"
     )
     assert scatter_ext_call(DEFAULT) == (
-        "llama_sampler_init_scatter_ext(64, 0.0f, 2.5f, 1, false, 0.02f, 0.3f, 0.55f, 0.0f, 64, 1.0f, 4294967295)"
+        "llama_sampler_init_scatter_ext(64, 0.0, 2.5, 1, false, 0.02, 0.3, 0.55, 0.0, 64, 1.0, 4294967295)"
     )
 
 
-C_FLOAT = r"(-?(?:\d+\.\d*(?:e[+-]?\d+)?|\d+e[+-]?\d+))f"
+C_FLOAT = r"(-?(?:\d+\.\d*(?:e[+-]?\d+)?|\d+e[+-]?\d+))"  # the scatter floats are C doubles: no f suffix
 C_CALL = re.compile(
     r"llama_sampler_init_scatter_ext\((\d+), " + C_FLOAT + r", " + C_FLOAT + r", (\d+), (true|false), "
     + C_FLOAT + ", " + C_FLOAT + ", " + C_FLOAT + ", " + C_FLOAT + r", (\d+), " + C_FLOAT + r", (\d+)\)"
