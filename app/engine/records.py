@@ -8,6 +8,7 @@ from typing import NamedTuple
 import numpy as np
 
 from sampler import SamplerSettings
+from sampler.codec import settings_for_trace
 from sampler.chain import StageCount
 from sampler.scatter import ScatterTrace
 
@@ -71,6 +72,9 @@ class StepRecord:
                 "absorption_factors": np.round(sc.absorption_factors, 6).tolist(),
             },
             "decode_ms": round(self.decode_ms, 3), "chain_ms": round(self.chain_ms, 3),
+            "forced": self.forced,
+            # what differs from llama.cpp's defaults, by field path (from the sampler's flag table)
+            "settings": settings_for_trace(self.settings, only_changed=True),
         }
 
 

@@ -19,6 +19,7 @@ from sampler import SamplerSettings
 ROOT = Path(__file__).resolve().parents[2]
 PROMPT = "Chapter 1\n\nThe rain had not stopped for three days, and"
 TRACE_KEYS = {
+    "forced", "settings",
     "lane", "step", "token", "text", "raw_rank", "chosen_p", "top_ids", "top_logits", "stages", "scatter",
     "decode_ms", "chain_ms",
 }
@@ -86,6 +87,8 @@ def test_trace_writes_one_json_line_per_step(model_path, tmp_path):
     steps = [json.loads(line, parse_constant=no_nan) for line in lines]
     for i, step in enumerate(steps):
         assert set(step) == TRACE_KEYS
+        assert step["settings"] == {"seed": 11, "scatter.strength": 0.18}  # what differs from the defaults
+        assert step["forced"] is False
         assert step["step"] == i and step["lane"] == 0
         assert 0.0 < step["chosen_p"] <= 1.0
         assert len(step["top_ids"]) == len(step["top_logits"]) == 16
