@@ -22,12 +22,12 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from typing import Iterable, NamedTuple
 
 from sampler import settings_from_dict, settings_to_dict
 from sampler.flags import FlagError, parse_flags
 
+from .entry_text import entry_texts
 from .preset import Preset, clean_name, fold
 
 FILE_FORMAT = "scatter-playground-presets"
@@ -205,56 +205,6 @@ def _load_json(text: str):
         raise ValueError("not JSON (a number with too many digits)") from None
 
 
-_WHITESPACE = re.compile(r"[ \t\n\r]*")  # JSON's (and the json module's)
-
-
-def _entry_texts(text: str, count: int) -> list[str] | None:
-    """The text of each of the ``count`` entries ``json.loads(text)`` found, as written; None if not found."""
-    try:
-        texts = _find_entry_texts(text)
-    except (ValueError, IndexError, RecursionError):
-        return None
-    return texts if texts is not None and len(texts) == count else None
-
-
-def _find_entry_texts(text: str) -> list[str] | None:
-    """Walk a valid JSON document: the items of a top-level list or of its (last) ``"presets"`` list."""
-    decoder = json.JSONDecoder()
-
-    def skip(i: int) -> int:
-        return _WHITESPACE.match(text, i).end()
-
-    def items(i: int) -> tuple[list[str], int]:  # text[i] == "["
-        out, i = [], skip(i + 1)
-        if text[i] == "]":
-            return out, i + 1
-        while True:
-            _, end = decoder.raw_decode(text, i)
-            out.append(text[i:end])
-            i = skip(end)
-            if text[i] == "]":
-                return out, i + 1
-            i = skip(i + 1)  # the comma
-
-    i = skip(0)
-    if text[i] == "[":
-        return items(i)[0]
-    if text[i] != "{":
-        return None
-    found, i = None, skip(i + 1)
-    while text[i] != "}":
-        key, i = decoder.raw_decode(text, i)
-        i = skip(skip(i) + 1)  # the colon
-        if key == "presets" and text[i] == "[":
-            found, i = items(i)  # a repeated key: the last one counts, as in json.loads
-        else:
-            _, i = decoder.raw_decode(text, i)
-        i = skip(i)
-        if text[i] == ",":
-            i = skip(i + 1)
-    return found
-
-
 def _short(reason: str) -> str:
     return reason if len(reason) <= MAX_REASON_CHARS else reason[: MAX_REASON_CHARS - 3] + "..."
 
@@ -319,7 +269,7 @@ def decode(raw: bytes, *, strict: bool) -> Decoded:
         seen[fold(preset.name)] = preset.name
         presets.append(preset)
     if bad:
-        texts = _entry_texts(text, len(entries))
+        texts = entry_texts(text, len(entries))
         if texts is not None:
             bad = [b._replace(text=texts[b.index]) for b in bad]
     return Decoded(presets, bad)

@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 from typing import Callable, Iterable
 
-from filelock import FileLock, Timeout
+from filelock import FileLock
 
 from app.config import config_dir
 from app.fileio import aside_name, atomic_write, read_limited, remove_stale_temps, same_file
@@ -31,14 +31,13 @@ from sampler import SamplerSettings
 
 from . import codec
 from .builtin import builtin_by_fold, builtin_presets
+from .lock import LockGuard
 from .names import Presets, new_name, unique_name, user_preset
 from .preset import Preset, PresetFileError, PresetNotFound, clean_name, fold
 
 FILE_NAME = "presets.json"
 MAX_FILE_BYTES = 16 * 1024 * 1024
 LOCK_TIMEOUT_S = 10.0
-#: How often a waiting store tries the lock.
-LOCK_POLL_S = 0.005
 #: A store that just let go of the lock waits this long before taking it again,
 #: so that another window waiting for it gets its turn (the lock is polled, not queued).
 LOCK_COURTESY_S = 0.01
@@ -87,7 +86,7 @@ class PresetStore:
             wait = self._released_at + LOCK_COURTESY_S - time.monotonic()
             if wait > 0:
                 time.sleep(wait)
-        return _LockGuard(self._lock, self.path, self)
+        return LockGuard(self._lock, self.path, self)
 
     def _read(self, repair: bool = True) -> Presets:
         """The file's presets (the lock held when ``repair``); problems go to ``self.problems``.
@@ -295,24 +294,3 @@ class PresetStore:
             atomic_write(path, codec.encode(chosen))
         except OSError as exc:
             raise PresetFileError(path, f"could not be written ({exc.strerror or exc})") from exc
-
-
-class _LockGuard:
-    """The file lock as a context manager whose timeout is a PresetFileError."""
-
-    def __init__(self, lock: FileLock, path: Path, store: PresetStore):
-        self.lock, self.path, self.store = lock, path, store
-
-    def __enter__(self):
-        try:
-            self.lock.acquire(poll_interval=LOCK_POLL_S)
-        except Timeout:
-            held = f"{self.lock.timeout:g} s"
-            raise PresetFileError(self.path, f"another window has held it for {held}; try again") from None
-        except OSError as exc:
-            raise PresetFileError(self.path, f"cannot be locked ({exc.strerror or exc})") from None
-        return self
-
-    def __exit__(self, *exc):
-        self.lock.release()
-        self.store._released_at = time.monotonic()
