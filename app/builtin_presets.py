@@ -4,11 +4,11 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import Path
 
+from app.resources import assets_dir
 from sampler import SamplerSettings, parse_flags
 
-ASSETS = Path(__file__).resolve().parent.parent / "assets"
+ASSETS = assets_dir()  # the repository's assets/, or app/assets when installed (app/resources.py)
 
 
 @dataclass(frozen=True)
