@@ -65,6 +65,7 @@ class ModelLoader:
                 return not self._cancel.is_set()
 
             model = LoadedModel(path, gpu_layers=self.gpu_layers, progress=progress)
+            model.vocab.token_strs()  # h3: token texts ready off the GUI thread (disk-cached, app/engine/vocab_cache.py)
             self.events.put(LoadDone(model))
         except ModelLoadError as exc:
             self.events.put(LoadFailed(str(path), str(exc)))

@@ -129,7 +129,7 @@ class LoadedModel:
             reason = "cancelled" if cancelled else errors.reason() or "llama.cpp could not load it"
             raise ModelLoadError(f"{p}: {reason}")
         self.handle = handle
-        self.vocab = ModelVocabulary(ll.llama_model_get_vocab(handle))
+        self.vocab = ModelVocabulary(ll.llama_model_get_vocab(handle), model_path=p)
         desc = ctypes.create_string_buffer(256)
         ll.llama_model_desc(handle, desc, len(desc))
         self.info = ModelInfo(
