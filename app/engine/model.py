@@ -11,7 +11,7 @@ from typing import Callable
 
 import llama_cpp as ll
 
-from . import llama_log
+from . import backend, llama_log
 from .vocab import ModelVocabulary
 
 GGUF_MAGIC = b"GGUF"
@@ -49,7 +49,9 @@ def default_model_path(progress: Callable[[str], None] | None = None) -> Path:
 
 
 def supports_gpu_offload() -> bool:
-    return bool(ll.llama_supports_gpu_offload())
+    """Whether the build has a GPU device (llama_supports_gpu_offload() is also true for
+    a CPU-only build with the RPC backend; see app/engine/backend.py)."""
+    return backend.has_gpu()
 
 
 def ensure_backend() -> None:
@@ -100,9 +102,14 @@ class LoadedModel:
         progress: Callable[[float], bool | None] | None = None,
     ):
         """Load ``path``.  ``progress(fraction)`` is called while loading; returning
-        False from it cancels the load (ModelLoadError "cancelled")."""
+        False from it cancels the load (ModelLoadError "cancelled").
+
+        ``self.offload`` says how many layers really went to a GPU, and
+        ``self.backend_message`` is a one-line note when ``gpu_layers`` asked for
+        GPU layers that this build cannot give (else None)."""
         ensure_backend()
         p = check_gguf_file(path)
+        requested_layers = gpu_layers
         if gpu_layers is None:
             gpu_layers = 999 if supports_gpu_offload() else 0
         if gpu_layers < 0:
@@ -132,6 +139,7 @@ class LoadedModel:
         self.vocab = ModelVocabulary(ll.llama_model_get_vocab(handle), model_path=p)
         desc = ctypes.create_string_buffer(256)
         ll.llama_model_desc(handle, desc, len(desc))
+        self.offload = backend.offload_of(handle, int(gpu_layers))
         self.info = ModelInfo(
             path=str(p),
             name=_meta(handle, "general.name") or p.stem,
@@ -141,8 +149,9 @@ class LoadedModel:
             n_vocab=self.vocab.n_tokens,
             n_ctx_train=int(ll.llama_model_n_ctx_train(handle)),
             description=desc.value.decode("utf-8", "replace"),
-            gpu_layers=int(gpu_layers) if supports_gpu_offload() else 0,
+            gpu_layers=self.offload.offloaded,
         )
+        self.backend_message = backend.gpu_request_message(requested_layers)
 
     def close(self) -> None:
         if getattr(self, "handle", None):
