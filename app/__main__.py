@@ -10,6 +10,10 @@ def main(argv: list[str] | None = None) -> int:
         from app.cli import generate
 
         return generate(argv[1:])
+    if "--smoke-test" in argv:  # h3: packaging smoke test (app/ui/smoke.py)
+        from app.ui.smoke import run_smoke_test
+
+        return run_smoke_test([a for a in argv if a != "--smoke-test"])
     from app.ui.main import run_app
 
     return run_app(argv)

