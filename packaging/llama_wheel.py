@@ -146,8 +146,10 @@ def run(cmd: list[str], env: dict | None = None, dry: bool = False) -> None:
         raise Fail(f"command failed (exit {proc.returncode}): {shown}")
 
 
-def find_wheel(folder: Path, version: str, py_tag: str) -> Path | None:
-    wheels = sorted(folder.glob(f"llama_cpp_python-{version}-{py_tag}-*.whl"))
+def find_wheel(folder: Path, version: str) -> Path | None:
+    """The folder's wheel (llama-cpp-python's are ``py3-none-<platform>``: ctypes, no CPython ABI;
+    the folder's key already holds the Python version and the platform)."""
+    wheels = sorted(folder.glob(f"llama_cpp_python-{version}-*.whl"))
     return wheels[-1] if wheels else None
 
 
@@ -165,23 +167,23 @@ def build(spec: dict, python: Path, dry: bool) -> Path:
     if dry:
         run([python, "-m", "pip", "wheel", "--no-deps", "--no-cache-dir", "--no-binary", PACKAGE,
              "-w", "<tmp>", f"{PACKAGE}=={spec['version']}"], dry=True)
-        return folder / f"llama_cpp_python-{spec['version']}-{spec['python']}-<platform>.whl"
+        return folder / f"llama_cpp_python-{spec['version']}-py3-none-<platform>.whl"
     folder.parent.mkdir(parents=True, exist_ok=True)
     t0 = time.monotonic()
     with tempfile.TemporaryDirectory(prefix=f".{spec['key']}-", dir=folder.parent) as tmp:
         # --no-cache-dir: pip must neither reuse a wheel it built with other flags nor keep this one.
         run([python, "-m", "pip", "wheel", "--no-deps", "--no-cache-dir", "--no-binary", PACKAGE,
              "--progress-bar", "off", "-w", tmp, f"{PACKAGE}=={spec['version']}"], env=env)
-        built = find_wheel(Path(tmp), spec["version"], spec["python"])
-        if built is None:
-            raise Fail(f"pip wheel produced no {PACKAGE} wheel for {spec['python']} in {tmp}")
+        built = sorted(Path(tmp).glob("*.whl"))
+        if len(built) != 1 or not built[0].name.startswith(f"llama_cpp_python-{spec['version']}-"):
+            raise Fail(f"pip wheel made {[w.name for w in built]}, not one {PACKAGE} {spec['version']} wheel")
         folder.mkdir(exist_ok=True)
         (Path(tmp) / "build.json").write_text(json.dumps(
             {**spec, "built": time.strftime("%Y-%m-%d %H:%M:%S"), "build_s": round(time.monotonic() - t0)}, indent=1))
         os.replace(Path(tmp) / "build.json", folder / "build.json")
-        os.replace(built, folder / built.name)  # last: a wheel in the folder is a complete one
+        os.replace(built[0], folder / built[0].name)  # last: a wheel in the folder is a complete one
     print(f">>> Built in {time.monotonic() - t0:.0f} s.", flush=True)
-    return folder / built.name
+    return folder / built[0].name
 
 
 def installed_libs(python: Path) -> list[str]:
@@ -201,7 +203,7 @@ def ensure(args) -> int:
     record = read_record(venv)
     if record.get("key") == spec["key"] and installed_libs(python):
         return 0  # up to date
-    wheel = find_wheel(Path(spec["wheel_dir"]), spec["version"], spec["python"])
+    wheel = find_wheel(Path(spec["wheel_dir"]), spec["version"])
     if wheel is None:
         wheel = build(spec, python, args.dry_run)
     else:
