@@ -16,7 +16,7 @@ from pathlib import Path
 
 
 def main(argv: list[str]) -> int:
-    folder = Path(argv[1] if len(argv) > 1 else "dist/scatter-playground")
+    folder = Path(argv[1] if len(argv) > 1 else "dist/scatter-playground").resolve()
     exe = folder / ("scatter-playground.exe" if os.name == "nt" else "scatter-playground")
     if not exe.is_file():
         print(f"smoke test: {exe} does not exist (build with make package)", file=sys.stderr)
