@@ -1,32 +1,61 @@
 # Scatter Playground: every target sets up .venv on first use.
+#
+#   make run                  the window (creates .venv and installs everything first)
+#   make test                 the same set-up, then the import contracts and the test suite
+#   make run GPU=cuda         ... with llama.cpp built for CUDA (or GPU=metal, GPU=vulkan, GPU=cpu)
+#   make package              a one-folder app in dist/scatter-playground (PyInstaller), smoke-tested
+#
+# llama-cpp-python is built from source by packaging/llama_wheel.py, once per backend
+# and flags, into ~/.cache/scatter-playground/wheels/<backend>-<hash>/; every later venv
+# on this machine installs that wheel in seconds.  Without GPU= a venv keeps the backend
+# it has.  NATIVE=1 builds for this CPU only (-march=native; x86-64 builds are portable
+# AVX2 builds by default).  Extra CMake flags: CMAKE_ARGS="..." make run.
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
+GPU ?=
+NATIVE ?=
+LLAMA_WHEEL := $(PYTHON) packaging/llama_wheel.py
 
-.PHONY: run test bench screenshot lint-imports clean-venv
+.PHONY: run test bench screenshot package venv lint-imports desktop-entry clean-venv
 
-$(STAMP): pyproject.toml
-	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
+# The venv, llama-cpp-python for the requested backend (a no-op when the venv has it),
+# then the project itself.  Any step that fails stops make.
+venv:
+	@test -x $(PY) || { echo ">>> Creating $(VENV)"; $(PYTHON) -m venv $(VENV) && $(PY) -m pip install --quiet --upgrade pip; }
+	@$(LLAMA_WHEEL) ensure --venv $(VENV) --gpu '$(GPU)' --native '$(NATIVE)'
+	@$(MAKE) --no-print-directory $(STAMP)
+
+$(STAMP): pyproject.toml setup.py
 	@echo ">>> Installing Scatter Playground into $(VENV)."
-	@echo ">>> llama-cpp-python is built from source: this takes several minutes on 2 cores"
-	@echo ">>> (set CMAKE_ARGS, e.g. CMAKE_ARGS=-DGGML_CUDA=on, for a GPU build)."
 	$(PY) -m pip install --progress-bar off -e '.[test]'
 	@touch $(STAMP)
 
-run: $(STAMP)
+run: venv
 	$(PY) -m app
 
-test: $(STAMP)
+test: venv
 	$(VENV)/bin/lint-imports
 	QT_QPA_PLATFORM=offscreen $(PY) -m pytest
 
-screenshot: $(STAMP)
+# docs/screenshot.png from a run on the bundled model (the tests never write into the repository).
+screenshot: venv
 	QT_QPA_PLATFORM=offscreen $(PY) -m bench.screenshot docs/screenshot.png
 
-bench: $(STAMP)
+bench: venv
 	$(PY) -m bench
+
+# A one-folder app (not part of make test): PyInstaller into .venv, build, then run the
+# built app headless (generate) and its window offscreen (--smoke-test).
+package: venv
+	$(PY) -m pip install --progress-bar off 'pyinstaller>=6.10'
+	$(PY) -m PyInstaller --noconfirm --clean --distpath dist --workpath build/pyinstaller packaging/scatter-playground.spec
+	$(PY) packaging/smoke_test.py dist/scatter-playground
+
+# Add the app to the desktop's menu (Linux, per user).
+desktop-entry: venv
+	packaging/linux/install-desktop-entry.sh $(abspath $(VENV))/bin/scatter-playground
 
 clean-venv:
 	rm -rf $(VENV)

@@ -3,6 +3,7 @@
     scatter-playground                      open the window on the bundled model (and the last session)
     scatter-playground --new                the same, without the last session
     scatter-playground generate [flags]     a headless run (``generate --help``)
+    scatter-playground --smoke-test         open the window, wait for the model, close (packaged builds)
 """
 from __future__ import annotations
 
@@ -18,6 +19,10 @@ def main(argv: list[str] | None = None) -> int:
     if argv and argv[0] in ("-h", "--help"):
         print(__doc__)
         return 0
+    if "--smoke-test" in argv:
+        from app.ui.smoke import run_smoke_test
+
+        return run_smoke_test([a for a in argv if a != "--smoke-test"])
     from app.ui.main import run_app
 
     return run_app(argv)

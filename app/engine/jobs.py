@@ -50,7 +50,11 @@ def load_model(engine, cmd: LoadModel) -> None:
 def announce_model(engine, load_id: int) -> None:
     """Tell the views about the engine's model (its token texts and kinds included, for labels and chips)."""
     model = engine.model
-    texts = tuple(t.decode("utf-8", "replace") for t in model.vocab.token_texts())
+    vocab = model.vocab
+    if hasattr(vocab, "token_strs"):  # llama.cpp's vocabulary: decoded once, cached on disk per model file
+        texts = tuple(vocab.token_strs())
+    else:
+        texts = tuple(t.decode("utf-8", "replace") for t in vocab.token_texts())
     engine.emit(ModelLoaded(load_id, model.info, texts, model.vocab.token_kinds(), model.chat_template))
 
 

