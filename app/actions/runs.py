@@ -60,7 +60,7 @@ class RunActions:
         self.load_id = None
         self.state.set_model(e.info, e.token_texts)
         self.state.set_loading(False)
-        self.state.report("")
+        self.state.report(e.info.note)  # e.g. GPU layers asked for on a build without a GPU
 
     def _on_load_failed(self, e: ev.ModelLoadFailed) -> None:
         if e.load_id != self.load_id:

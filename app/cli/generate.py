@@ -169,12 +169,10 @@ def _say(parsed: GenerateArgs):
 
 
 def _describe_offload(model, gpu_layers: int | None) -> str:
-    from app.engine.model import supports_gpu_offload
-
-    if not supports_gpu_offload():
-        return "backend: llama.cpp on the CPU (this build offloads nothing to a GPU)"
-    asked = "all" if gpu_layers is None else str(gpu_layers)
-    return f"backend: llama.cpp with GPU offload; layers asked on the GPU: {asked} ({model.info.gpu_layers} set)"
+    """One line: the llama.cpp build's backends and where the model's layers went."""
+    info = model.info
+    note = f"; {info.note}" if info.note else ""
+    return f"backend: {info.backend}; layers: {info.offload}{note}"
 
 
 def _run(parsed: GenerateArgs) -> int:

@@ -123,6 +123,8 @@ class LoadedModel:
         desc = ctypes.create_string_buffer(256)
         ll.llama_model_desc(handle, desc, len(desc))
         self.offload = backend.offload_of(handle, int(gpu_layers))
+        #: A note when GPU layers were asked for on a build that has no GPU backend (None otherwise).
+        self.backend_message = backend.gpu_request_message(requested_layers)
         self.info = ModelInfo(
             path=str(p),
             name=meta_value(handle, "general.name") or p.stem,
@@ -133,9 +135,10 @@ class LoadedModel:
             n_ctx_train=int(ll.llama_model_n_ctx_train(handle)),
             description=desc.value.decode("utf-8", "replace"),
             gpu_layers=self.offload.offloaded,
+            backend=backend.backend_info().summary(),
+            offload=self.offload.summary(),
+            note=self.backend_message or "",
         )
-        #: A note when GPU layers were asked for on a build that has no GPU backend ("" otherwise).
-        self.backend_message = backend.gpu_request_message(requested_layers)
         #: The chat template chat mode formats with (None: the model has none llama.cpp can apply).
         self.chat_template = choose_template(file_template(handle), self.info.architecture, self.vocab)
 
@@ -174,7 +177,12 @@ def load_llama_model(request, progress) -> LoadedModel:
     """
     path = request.path
     if path is None:
+        from .bundled import BundledModelError, ensure_bundled_model
+
         progress(0.0, "Preparing the bundled model ...")
-        path = default_model_path(progress=lambda message: progress(0.0, message))
+        try:  # a first run assembles it, with a fraction that moves
+            path = ensure_bundled_model(progress=lambda f: progress(f, ""), message=lambda m: progress(0.0, m))
+        except BundledModelError as exc:
+            raise ModelLoadError(str(exc)) from None
     progress(0.0, f"Loading {Path(path).name} ...")
     return LoadedModel(path, gpu_layers=request.gpu_layers, progress=progress)

@@ -20,7 +20,10 @@ class ModelInfo:
     n_vocab: int
     n_ctx_train: int
     description: str
-    gpu_layers: int
+    gpu_layers: int  # layers llama.cpp really put on GPUs
+    backend: str = ""  # the llama.cpp build's backends, one line ("CPU only (+ RPC)")
+    offload: str = ""  # where the layers went, one line ("CPU only", "25/25 layers on CUDA0")
+    note: str = ""  # a word about the load (GPU layers asked for on a build without a GPU)
 
 
 @dataclass(frozen=True)

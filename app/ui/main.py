@@ -14,6 +14,9 @@ def run_app(argv: list[str] | None = None) -> int:
     argv = [a for a in argv if a != "--new"]
     app = QApplication.instance() or QApplication([sys.argv[0]] + argv)
     app.setApplicationName("Scatter Playground")
+    from .app_icon import app_icon
+
+    app.setWindowIcon(app_icon())
     window = MainWindow(restore_session=not fresh)
     window.show()
     return app.exec()

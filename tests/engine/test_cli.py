@@ -164,4 +164,8 @@ def test_verbose_says_which_backend_runs(model_path):
     proc = generate("-m", model_path, "-p", PROMPT, "-n", "2", "-t", "1", "--verbose")
     assert proc.returncode == 0, proc.stderr
     assert "Traceback" not in proc.stderr
-    assert "backend: llama.cpp" in proc.stderr
+    from app.engine.backend import backend_info
+
+    assert f"backend: {backend_info().summary()}; layers: CPU only" in proc.stderr  # this build has no GPU
+    asked = generate("-m", model_path, "-p", PROMPT, "-n", "1", "-t", "1", "-ngl", "8", "--verbose")
+    assert asked.returncode == 0 and "8 GPU layers requested" in asked.stderr

@@ -43,8 +43,9 @@ class StatusController:
         elif info is None:
             self.model.setText("no model")
         else:
-            self.model.setText(f"{info.name} \u00b7 {info.architecture} \u00b7 {info.size_bytes / 2**20:.0f} MiB"
-                               f" \u00b7 {info.gpu_layers} GPU layers")
+            parts = [info.name, info.architecture, f"{info.size_bytes / 2**20:.0f} MiB",
+                     info.offload or f"{info.gpu_layers} GPU layers", info.backend]
+            self.model.setText(" \u00b7 ".join(p for p in parts if p))
 
     def close_bindings(self) -> None:
         self._unsubscribe()

@@ -53,8 +53,8 @@ class ModelPage(QWidget):
         info = self.state.model
         self.recent_models.add(info.path)
         self._fill_recent()
-        self.info.setText(f"{info.name}\n{info.path}\nvocabulary {info.n_vocab}, trained context {info.n_ctx_train}, "
-                          f"{info.gpu_layers} GPU layers")
+        self.info.setText(f"{info.name}\n{info.path}\nvocabulary {info.n_vocab}, trained context {info.n_ctx_train}\n"
+                          f"layers: {info.offload or info.gpu_layers}\nllama.cpp build: {info.backend or 'unknown'}")
 
     def close_bindings(self) -> None:
         self._unsubscribe()
