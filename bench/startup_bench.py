@@ -43,6 +43,38 @@ print(json.dumps(marks))
 """
 
 
+WINDOW_CHILD = r"""
+import json, os, time
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+from PySide6.QtWidgets import QApplication
+app = QApplication([])
+from app.ui.main_window import MainWindow
+marks = {"imported": time.time()}
+w = MainWindow(restore_session=False)
+w.show()
+app.processEvents()
+marks["shown"] = time.time()
+while w.state.model is None or w.state.loading:
+    app.processEvents()
+    time.sleep(0.005)
+marks["ready"] = time.time()
+w.close()
+print(json.dumps(marks))
+"""
+
+
+def _window_round(env: dict) -> dict[str, float]:
+    """The window: process start to shown, and shown to model ready (labels' texts included)."""
+    t0 = time.time()
+    proc = subprocess.run([sys.executable, "-c", WINDOW_CHILD], cwd=str(ROOT), env=env,
+                          capture_output=True, text=True, timeout=300)
+    if proc.returncode != 0:
+        raise RuntimeError(f"startup window child failed ({proc.returncode}): {proc.stderr.strip()[-2000:]}")
+    marks = json.loads(proc.stdout.strip().splitlines()[-1])
+    return {"window_shown_s": marks["shown"] - t0, "window_to_model_ready_s": marks["ready"] - marks["shown"],
+            "window_model_ready_s": marks["ready"] - t0}
+
+
 def _round(env: dict) -> dict[str, float]:
     t0 = time.time()
     proc = subprocess.run([sys.executable, "-c", CHILD], cwd=str(ROOT), env=env,
@@ -70,6 +102,10 @@ def run_all(rounds: int = ROUNDS) -> dict[str, float]:
     out = {key: statistics.median(r[key] for r in warm) for key in warm[0]}
     out["model_ready_cold_texts_s"] = statistics.median(r["model_ready_s"] for r in cold)
     out["token_texts_cold_s"] = statistics.median(r["token_texts_s"] for r in cold)
+    with tempfile.TemporaryDirectory(prefix="scatter-startup-config-") as config:
+        window_env = {**env, "SCATTER_PLAYGROUND_CONFIG": config}
+        windows = [_window_round(window_env) for _ in range(rounds)]
+    out.update({key: statistics.median(r[key] for r in windows) for key in windows[0]})
     return out
 
 

@@ -64,15 +64,15 @@ class MainWindow(QMainWindow):
         self.state = state or first_state()
         self.bridge = EngineBridge(loader, model=model, owns_model=model is None, parent=self)
         self.playground = Playground(self.state, self.bridge.engine, PresetStore())
+        if model is not None:
+            self.playground.runs.expect_adopted_model()
+        self.bridge.start(self.playground)
+        if model is None and load_default:  # the engine thread loads while the widgets are built
+            self.playground.runs.load_model(None)
         self.presets = PresetsController(self, self.state, self.playground)
         self._build()
         if restore_session and state is None:
             self.sessions.restore_last()
-        if model is not None:
-            self.playground.runs.expect_adopted_model()
-        self.bridge.start(self.playground)
-        if model is None and load_default:
-            self.playground.runs.load_model(None)
 
     # -- layout ----------------------------------------------------------------------
 

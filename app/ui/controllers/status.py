@@ -21,6 +21,7 @@ class StatusController:
         bar.addPermanentWidget(self.speed)
         bar.addPermanentWidget(self.stop)
         self._unsubscribe = state.subscribe(self._on_change)
+        self._show_model()  # a load may have begun before the window was built
 
     def _on_change(self, change: Change) -> None:
         what = change.what
