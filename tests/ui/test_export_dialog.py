@@ -51,7 +51,7 @@ def test_tabs_show_server_json_llama_code_and_c_call(qtbot, window):
     assert "patch adds no request fields" in dialog.server_notes.text()
     compile(dialog.llama_code.toPlainText(), "<llama>", "exec")
     assert "scatter" in dialog.llama_notes.text()
-    assert dialog.c_call.toPlainText().startswith("llama_sampler_init_scatter_ext(64, 0.3f")
+    assert dialog.c_call.toPlainText().startswith("llama_sampler_init_scatter_ext(64, 0.3,")
     dialog.close()
 
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import html
 import os
-import tempfile
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFontDatabase, QGuiApplication
@@ -21,6 +20,7 @@ from PySide6.QtWidgets import (
     QLineEdit, QMessageBox, QPlainTextEdit, QPushButton, QRadioButton, QTabWidget, QVBoxLayout, QWidget,
 )
 
+from app.fileio import atomic_write
 from app.llamacpp import (
     CHAT_PROGRAM, INLINE_PROMPT_MAX, PLAIN_PROGRAM, PromptFileConflict, export_run, llama_kwargs, scatter_ext_call,
     server_request,
@@ -285,16 +285,4 @@ class ExportDialog(QDialog):
 
 def _write_script(path: str, text: str) -> None:
     """Write the script atomically (the save dialog has asked before replacing a file), executable."""
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".run-llama-", suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
-            f.write(text)
-        os.chmod(tmp, 0o755)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    atomic_write(path, text.encode("utf-8"), mode=0o755)
