@@ -108,13 +108,9 @@ class SessionsController:
             path, _ = QFileDialog.getOpenFileName(self.window, "Open a session", self._folder(), SESSION_FILTER)
             if not path:
                 return False
-        try:
-            session = open_session(self.state, path)
-        except SessionFileError as exc:
-            self.state.report(f"Could not open the session: {exc}")
+        session = self._with_file(open_session, path, "open")
+        if session is None:
             return False
-        self.path = Path(path)
-        self._show_path()
         self.window.redraws.redraw(full=True)
         notes = [f"Opened {self.path.name}."]
         made_with, loaded = session.model, self.state.model
@@ -127,6 +123,17 @@ class SessionsController:
         self._say(" ".join(notes))
         return True
 
+    def _with_file(self, fn, path, verb: str):
+        """``fn(state, path)``; on success the window's session file is ``path``, on failure one line says why."""
+        try:
+            result = fn(self.state, path)
+        except SessionFileError as exc:
+            self.state.report(f"Could not {verb} the session: {exc}")
+            return None
+        self.path = Path(path)
+        self._show_path()
+        return result
+
     def save_file(self) -> bool:
         return self.save_file_as(self.path) if self.path is not None else self.save_file_as()
 
@@ -138,13 +145,9 @@ class SessionsController:
                 return False
             if not Path(path).suffix:
                 path += SUFFIX
-        try:
-            size = save_session(self.state, path)
-        except SessionFileError as exc:
-            self.state.report(f"Could not save the session: {exc}")
+        size = self._with_file(save_session, path, "save")
+        if size is None:
             return False
-        self.path = Path(path)
-        self._show_path()
         self._say(f"Saved {self.path.name} ({size / 1024:.0f} KiB).")
         return True
 
