@@ -1,6 +1,7 @@
 """A llama.cpp context for batched, multi-sequence decoding."""
 from __future__ import annotations
 
+import ctypes
 import os
 from dataclasses import dataclass
 
@@ -122,6 +123,15 @@ class DecodeContext:
         """Forget positions [p0, p1) of a sequence (p1 = -1: to the end)."""
         if not ll.llama_memory_seq_rm(self._memory, seq, p0, p1):
             raise DecodeError(f"llama.cpp could not drop positions {p0}.. of sequence {seq}")
+
+    def copy_state_to(self, other: "DecodeContext") -> None:
+        """Give ``other`` (emptied first) exactly the KV state of this context's sequence 0."""
+        size = ll.llama_state_seq_get_size(self.handle, 0)
+        buf = (ctypes.c_uint8 * max(1, size))()
+        written = ll.llama_state_seq_get_data(self.handle, buf, size, 0)
+        other.seq_rm(0, 0)
+        if written and not ll.llama_state_seq_set_data(other.handle, buf, written, 0):
+            raise DecodeError("llama.cpp could not copy a lane's KV state")
 
     def seq_cp(self, src: int, dst: int) -> None:
         """Give sequence ``dst`` everything sequence ``src`` holds."""

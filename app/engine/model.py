@@ -146,6 +146,13 @@ class LoadedModel:
         """The prompt for a ChatRequest in the model's chat template (ChatTemplateError if it has none)."""
         return format_chat(self.chat_template, request, self.info.name)
 
+    def check_context(self, n_ctx: int, n_seq: int) -> None:
+        """ContextTooLarge (a ValueError naming the size) when ``n_seq`` contexts of ``n_ctx`` tokens
+        would not fit in free memory."""
+        from .memory import check_context_fits
+
+        check_context_fits(self, n_ctx, n_seq)
+
     def new_context(self, n_seq: int, options):
         """A decoding context of ``n_seq`` sequences (``options``: a ContextOptions).
 
