@@ -2,6 +2,7 @@
 
     scatter-playground                      open the window on the bundled model
     scatter-playground generate [flags]     a headless run (``generate --help``)
+    scatter-playground sweep [flags]        a sweep into a CSV (``sweep --help``)
 """
 from __future__ import annotations
 
@@ -14,6 +15,10 @@ def main(argv: list[str] | None = None) -> int:
         from .generate import main as generate
 
         return generate(argv[1:])
+    if argv and argv[0] == "sweep":
+        from .sweep import main as sweep
+
+        return sweep(argv[1:])
     if argv and argv[0] in ("-h", "--help"):
         print(__doc__)
         return 0

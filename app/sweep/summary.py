@@ -12,8 +12,10 @@
   of its samples' ``matched_temp``: the baseline chain's temperature with the
   same mean post-chain entropy on the sample's own steps), reads every metric of
   the baseline series at that temperature (linear interpolation between the two
-  baseline temperatures around it; NaN outside the baseline's range: no
-  extrapolation), and gives the difference ``sweep point - baseline at the
+  baseline temperatures around it; no extrapolation: NaN outside the
+  baseline's range, except that a temperature up to :data:`RANGE_SLACK` beyond
+  an end is read at that end, as the bisection's tolerance can put the match
+  of an end point just outside), and gives the difference ``sweep point - baseline at the
   matched temperature``.  Its interval resamples the point's rows and each
   baseline point's rows together.
 """
@@ -28,6 +30,7 @@ from .metrics import METRICS
 from .plan import BASELINE, SWEEP
 
 BOOTSTRAP = 1000
+RANGE_SLACK = 0.01
 SEED = 20240917
 #: Metrics a summary estimates: the CSV's, ``diversity`` and the matched temperature.
 SUMMARY_METRICS = (*METRICS, "diversity", "matched_temp")
@@ -133,7 +136,7 @@ def matched_comparison(points: list[PointSummary], metrics=SUMMARY_METRICS[:-1])
         rng = np.random.default_rng([SEED, 1, i])
         reached = [r["matched_reached"] for r in p.rows if r["matched_reached"] is not None]
         temp = bootstrap_mean(t, rng)
-        in_range = len(base) >= 2 and temps[0] <= temp.mean <= temps[-1]
+        in_range = len(base) >= 2 and _inside(temps, temp.mean)
         mp = MatchedPoint(p, temp, float(np.mean(reached)) if reached else float("nan"), in_range)
         idx = _resamples(len(p.rows), rng)
         t_b = _nanmean(t[idx], axis=1)
@@ -142,6 +145,10 @@ def matched_comparison(points: list[PointSummary], metrics=SUMMARY_METRICS[:-1])
             mp.diffs[m] = _matched_diff(p, base, temps, m, temp.mean, t_b, idx, base_idx)
         out.append(mp)
     return out
+
+
+def _inside(temps: np.ndarray, t: float) -> bool:
+    return bool(temps[0] - RANGE_SLACK <= t <= temps[-1] + RANGE_SLACK)
 
 
 def _matched_diff(p, base, temps, metric, t_mean, t_b, idx, base_idx) -> Estimate:
@@ -153,9 +160,9 @@ def _matched_diff(p, base, temps, metric, t_mean, t_b, idx, base_idx) -> Estimat
     centre = np.array([_nanmean(c) for c in curves])
 
     def at(curve: np.ndarray, t: float) -> float:
-        if not (temps[0] <= t <= temps[-1]) or not np.isfinite(curve).all():
+        if not _inside(temps, t) or not np.isfinite(curve).all():
             return float("nan")
-        return float(np.interp(t, temps, curve))
+        return float(np.interp(t, temps, curve))  # clamps to the ends
 
     mean = float(_nanmean(v)) - at(centre, t_mean)
     boot_points = _nanmean(v[idx], axis=1)
