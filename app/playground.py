@@ -11,6 +11,7 @@ from __future__ import annotations
 from app.actions.analysis import AnalysisActions
 from app.actions.lanes import LaneActions
 from app.actions.runs import RunActions
+from app.actions.sweep import SweepActions
 from app.actions.text import TextActions
 from app.history import History
 from app.presets import PresetStore
@@ -19,7 +20,8 @@ from app.state import PlaygroundState
 
 class Playground:
     """``runs`` (model, generate, continue, branch, stop), ``text`` (edits, branches, undo),
-    ``lanes`` (settings, presets, seeds), ``analysis`` (fan, match entropy), over one state and one engine."""
+    ``lanes`` (settings, presets, seeds), ``analysis`` (fan, match entropy), ``sweep`` (sweeps), over one state
+    and one engine."""
 
     def __init__(self, state: PlaygroundState, engine, presets: PresetStore):
         self.state = state
@@ -30,8 +32,9 @@ class Playground:
         self.text = TextActions(state, self.history)
         self.lanes = LaneActions(state, presets, self.runs)
         self.analysis = AnalysisActions(state, engine, self.runs, self.lanes)
+        self.sweep = SweepActions(state, engine, self.runs, self.lanes)
         self._handlers: dict[type, list] = {}
-        for part in (self.runs, self.analysis):
+        for part in (self.runs, self.analysis, self.sweep):
             self.listen(part.handlers)
 
     def listen(self, handlers: dict) -> None:

@@ -12,17 +12,14 @@ import argparse
 import os
 from dataclasses import dataclass
 
-from app.presets import builtin_presets, find_builtin
-from app.sweep.plan import Axis, SweepPlan
-from app.sweep.prompts import load_prompts
-from app.sweep.ranges import is_range, parse_range
-from sampler import FlagError, parse_flags
+from app.sweep.build import MAX_SEED, build_plan
+from app.sweep.plan import SweepPlan
+from app.sweep.ranges import is_range
 from sampler.flags import FLAG_BY_NAME
 
 from .args import _int_in, _Parser, UsageError, check_utf8
 
 HELP_HINT = "see 'scatter-playground sweep --help'"
-MAX_SEED = 2**32 - 2  # 4294967295 asks for a random seed: a sweep's seeds are fixed
 
 EPILOG = """sampling flags: any numeric llama-cli sampling flag with a range (start:stop:step, stop included,
 or a,b,c) is swept, e.g. --scatter-strength 0:0.5:0.05; give two for a grid. Other sampling flags
@@ -99,54 +96,20 @@ def split_words(argv: list[str]) -> tuple[list[str], list[tuple[str, str]], list
     return own, axes, fixed
 
 
-def _axis(name: str, text: str) -> Axis:
-    flag = FLAG_BY_NAME[name]
-    try:
-        values = tuple(flag.check(v, name) for v in parse_range(text))
-    except ValueError as exc:
-        raise UsageError(f"{name}: {exc}" if not str(exc).startswith(name) else str(exc)) from None
-    return Axis(flag, values)
-
-
 def parse_sweep_args(argv: list[str]) -> SweepArgs:
     """The checked command line; a :class:`UsageError` names the first problem found."""
     check_utf8(argv)
-    own, axis_words, fixed = split_words(argv)
+    own, axes, fixed = split_words(argv)
     args = sweep_parser().parse_args(own)
-    axes = tuple(_axis(name, text) for name, text in axis_words)
-    if len(axes) > 2:
-        raise UsageError(f"at most two swept flags (a grid), got {len(axes)}: {', '.join(n for n, _ in axis_words)}")
-    preset = find_builtin(args.preset)
-    if preset is None:
-        names = ", ".join(p.key for p in builtin_presets())
-        raise UsageError(f"--preset: unknown preset {args.preset!r} (built in: {names})")
-    try:
-        base, extra = parse_flags(fixed, preset.settings)
-    except FlagError as exc:
-        raise UsageError(str(exc)) from None
-    if extra:
-        raise UsageError(f"unexpected argument(s) {' '.join(map(repr, extra))}")
-    fixed_fields = {FLAG_BY_NAME[w.partition("=")[0]].field for w in fixed if w.partition("=")[0] in FLAG_BY_NAME}
-    for axis in axes:
-        if axis.flag.field in fixed_fields:
-            raise UsageError(f"{axis.flag.flag}: given both as a range and as a value")
-    temps: tuple[float, ...] = ()
-    if args.baseline is not None:
-        temps = _axis("--temp", args.baseline).values
     if args.resume and args.force:
         raise UsageError("--resume and --force: choose one (go on with the file, or overwrite it)")
-    if args.seed + args.seeds - 1 > MAX_SEED:
-        raise UsageError(f"--seed {args.seed} --seeds {args.seeds}: the last seed is above {MAX_SEED}")
     try:
-        prompts = load_prompts(args.prompts, args.texts)
-    except ValueError as exc:
-        raise UsageError(f"--prompts: {exc}") from None
-    _check_output(args)
-    try:
-        plan = SweepPlan(axes, base, preset.key, temps, prompts, tuple(range(args.seed, args.seed + args.seeds)),
-                         args.n, args.ctx, not args.no_match)
+        plan = build_plan(axes, preset=args.preset, fixed=fixed, baseline=args.baseline or "",
+                          prompt_paths=args.prompts, prompt_texts=args.texts, seeds=args.seeds, first_seed=args.seed,
+                          tokens=args.n, n_ctx=args.ctx, match=not args.no_match)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
+    _check_output(args)
     return SweepArgs(args, plan)
 
 

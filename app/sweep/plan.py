@@ -21,9 +21,10 @@ from typing import Iterator, Sequence
 from app.analysis import baseline_chain_settings
 from app.engine.generation import MAX_LANES
 from sampler import SamplerSettings
-from sampler.flags import Flag, quote, to_flags
+from sampler.flags import FLAG_BY_NAME, Flag, quote, to_flags
 
 from .prompts import Prompt
+from .ranges import parse_range
 
 SWEEP, BASELINE = "sweep", "baseline"
 
@@ -39,6 +40,19 @@ class Axis:
     def column(self) -> str:
         """Its CSV column: the flag's name without the dashes (``scatter-strength``)."""
         return self.flag.flag.lstrip("-")
+
+
+def make_axis(name: str, text: str) -> Axis:
+    """The axis of flag ``name`` (any spelling of a numeric sampling flag) over the range ``text``;
+    ValueError naming the flag when the flag is not numeric, the range is malformed or a value is out of range."""
+    flag = FLAG_BY_NAME.get(name)
+    if flag is None or not flag.numeric:
+        raise ValueError(f"{name}: not a numeric sampling flag, so it cannot be swept")
+    try:
+        values = tuple(flag.check(v, name) for v in parse_range(text))
+    except ValueError as exc:
+        raise ValueError(str(exc) if str(exc).startswith(name) else f"{name}: {exc}") from None
+    return Axis(flag, values)
 
 
 @dataclass(frozen=True)
