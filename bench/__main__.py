@@ -18,6 +18,7 @@ TARGETS = {
     "engine_vs_native_tps_ratio": ">= 0.97",
     "lanes2_vs_1_throughput_ratio": ">= 0.95 x raw_batch2_vs_1_ratio",
     "gui_vs_headless_tps_ratio": ">= 0.9",
+    "sweep_vs_generate_tps_ratio": ">= 0.95",
 }
 
 
@@ -44,6 +45,11 @@ See `bench/*.py` for exactly what each figure times.
   which wait for each other at every barrier. Each millisecond of painting therefore
   costs about a millisecond of decoding. Without live redraws the window costs about
   0.27 s of CPU per 128 tokens.
+- **Sweep**: 8 samples of 48 tokens (4 points x 2 seeds, batches of 4 lanes) as plain Generate
+  commands and as a sweep (the raw logits' log-sum-exp at every step, metrics, CSV; the entropy
+  match off). Tokens per second end to end, the median of 3 interleaved rounds.
+  `sweep_match_ms_per_sample` is what a sweep sample's entropy match adds on the engine thread;
+  `logsumexp_us` one log-sum-exp over 262,144 float32 logits.
 """
 
 
@@ -54,6 +60,9 @@ def _suites():
     except ImportError:
         return
     yield "engine", engine_bench.run_all
+    from . import sweep_bench
+
+    yield "sweep", sweep_bench.run_all
     try:
         from . import gui_bench
     except ImportError:
@@ -63,7 +72,7 @@ def _suites():
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--only", choices=["sampler", "engine", "gui"], help="run one suite")
+    parser.add_argument("--only", choices=["sampler", "engine", "sweep", "gui"], help="run one suite")
     parser.add_argument("--no-doc", action="store_true", help="do not rewrite docs/benchmarks.md")
     args = parser.parse_args(argv)
     figures: dict[str, float] = {}

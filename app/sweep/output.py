@@ -25,7 +25,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-import math
 import os
 from importlib import metadata
 from pathlib import Path
@@ -207,7 +206,3 @@ def resume(path, header: dict) -> tuple[SweepCsv, list[dict]]:
     out.rows_written = len(rows)
     return out, rows
 
-
-def finite_or_none(x):
-    """A float for JSON: None where it is NaN or infinite."""
-    return x if isinstance(x, (int, float)) and math.isfinite(x) else None
