@@ -47,9 +47,13 @@ See `bench/*.py` for exactly what each figure times.
   0.27 s of CPU per 128 tokens.
 - **Sweep**: 8 samples of 48 tokens (4 points x 2 seeds, batches of 4 lanes) as plain Generate
   commands and as a sweep (the raw logits' log-sum-exp at every step, metrics, CSV; the entropy
-  match off). Tokens per second end to end, the median of 3 interleaved rounds.
-  `sweep_match_ms_per_sample` is what a sweep sample's entropy match adds on the engine thread;
-  `logsumexp_us` one log-sum-exp over 262,144 float32 logits.
+  match off). Tokens per second end to end, the median of 5 interleaved rounds; `_cpu_ratio`
+  uses the process's CPU time instead. On a shared 2-core machine these swing by a factor of 2
+  or more from round to round, so `sweep_overhead_share` counts the sweep's additions instead:
+  the time its event handling takes on the caller's thread plus one log-sum-exp per token, as a
+  share of the sweep's wall time. `sweep_match_ms_per_sample` is what a sweep sample's entropy
+  match adds on the engine thread (`sweep_match_share` of a sample's time); `logsumexp_us` is
+  one log-sum-exp over 262,144 float32 logits.
 """
 
 

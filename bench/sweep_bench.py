@@ -14,6 +14,10 @@ sample's entropy-matched temperature (the bisection's replays, what the match
 task adds per sweep sample), and ``sweep_match_share`` its share of a sweep
 sample's engine time with matching on (``match / (match + 48 tokens at
 sweep_tps)``); ``logsumexp_us`` one log-sum-exp over 262,144 logits.
+``sweep_overhead_share`` counts what the sweep adds instead of timing it end to end:
+the time this thread spends on the sweep's events (records, metrics, rows) plus one
+log-sum-exp per token, as a share of the sweep's wall time (an upper bound: the thread's
+work can overlap the engine's).
 """
 from __future__ import annotations
 
@@ -39,7 +43,7 @@ from app.sweep.runner import MATCH_TOL, SweepRunner
 
 PROMPT = "Write a long story about a lighthouse keeper who finds a letter from the future. Chapter 1.\n\n"
 N_TOKENS = 48
-ROUNDS = 3
+ROUNDS = 5
 
 
 class _Pump:
@@ -91,18 +95,28 @@ def _generate(pump: _Pump, plan, runner_options) -> tuple[float, float]:
     return tokens[0] / (time.perf_counter() - t0), tokens[0] / (time.process_time() - c0)
 
 
-def _sweep(pump: _Pump, plan, folder: Path, info) -> tuple[float, float, SweepRunner]:
+def _sweep(pump: _Pump, plan, folder: Path, info) -> tuple[float, float, float, SweepRunner]:
+    """Tokens per second (of wall time, of CPU time), the share of wall time this thread spent on the
+    sweep's events, and the runner."""
     out = output.create(folder / "bench.csv", output.make_header(plan, output.model_description(info)), force=True)
     runner = SweepRunner(pump.engine, plan, out.write_rows, threads=physical_cores())
+    handling = [0.0]
+
+    def handle(e):  # the sweep's own work on this thread: records, metrics, rows
+        t = time.perf_counter()
+        runner.handle(e)
+        handling[0] += time.perf_counter() - t
+
     t0, c0 = time.perf_counter(), time.process_time()
     runner.start()
-    pump.until(lambda: runner.finished, runner.handle)
+    pump.until(lambda: runner.finished, handle)
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+    share = handling[0] / wall
     _, rows = output.read_sweep(folder / "bench.csv")
     if runner.error or len(rows) != len(plan.samples()):
         raise RuntimeError(f"the bench sweep failed: {runner.error or len(rows)}")
     tokens = sum(r["tokens"] for r in rows)
-    return tokens / wall, tokens / cpu, runner
+    return tokens / wall, tokens / cpu, share, runner
 
 
 def _match_ms(model, plan) -> float:
@@ -144,15 +158,17 @@ def run_all() -> dict[str, float]:
             folder = Path(tmp)
             plan = _plan(folder)
             *_, runner = _sweep(pump, plan, folder, info[0])  # warm-up: the context, the caches
-            ratios, cpu_ratios, sweep_tps, gen_tps = [], [], [], []
+            ratios, cpu_ratios, sweep_tps, gen_tps, handling = [], [], [], [], []
             for _ in range(ROUNDS):
                 g, g_cpu = _generate(pump, plan, runner.options)
-                s, s_cpu, _ = _sweep(pump, plan, folder, info[0])
+                s, s_cpu, share, _ = _sweep(pump, plan, folder, info[0])
+                handling.append(share)
                 ratios.append(s / g)
                 cpu_ratios.append(s_cpu / g_cpu)
                 sweep_tps.append(s)
                 gen_tps.append(g)
         match_ms = _match_ms(model, plan)
+        lse_us = _logsumexp_us()
         sample_ms = N_TOKENS / statistics.median(sweep_tps) * 1e3  # engine time per sample (lanes share a step)
         return {
             "sweep_vs_generate_tps_ratio": statistics.median(ratios),
@@ -163,7 +179,10 @@ def run_all() -> dict[str, float]:
             "sweep_generate_tps": statistics.median(gen_tps),
             "sweep_match_ms_per_sample": match_ms,
             "sweep_match_share": match_ms / (match_ms + sample_ms),
-            "logsumexp_us": _logsumexp_us(),
+            "logsumexp_us": lse_us,
+            # what the sweep adds, counted rather than timed end to end: this thread's handling of the
+            # events (metrics, rows) plus one log-sum-exp per token, as a share of the sweep's wall time
+            "sweep_overhead_share": statistics.median(handling) + lse_us * 1e-6 * statistics.median(sweep_tps),
         }
     finally:
         engine.shutdown(30)

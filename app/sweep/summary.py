@@ -151,21 +151,27 @@ def _inside(temps: np.ndarray, t: float) -> bool:
     return bool(temps[0] - RANGE_SLACK <= t <= temps[-1] + RANGE_SLACK)
 
 
+def _interp_rows(temps: np.ndarray, curves: np.ndarray, t: np.ndarray) -> np.ndarray:
+    """Row ``b`` of ``curves`` (one value per baseline temperature) read at ``t[b]``, linearly; NaN where
+    ``t[b]`` lies outside the temperatures (beyond the slack) or the row holds a NaN."""
+    inside = (temps[0] - RANGE_SLACK <= t) & (t <= temps[-1] + RANGE_SLACK)
+    tc = np.clip(t, temps[0], temps[-1])
+    hi = np.clip(np.searchsorted(temps, tc), 1, len(temps) - 1)
+    lo = hi - 1
+    rows = np.arange(len(t))
+    w = (tc - temps[lo]) / (temps[hi] - temps[lo])
+    out = curves[rows, lo] + w * (curves[rows, hi] - curves[rows, lo])
+    out[~inside | ~np.isfinite(curves).all(axis=1)] = np.nan
+    return out
+
+
 def _matched_diff(p, base, temps, metric, t_mean, t_b, idx, base_idx) -> Estimate:
-    nan = Estimate(float("nan"), float("nan"), float("nan"))
     if len(base) < 2:
-        return nan
+        return Estimate(float("nan"), float("nan"), float("nan"))
     v = metric_values(p.rows, metric)
     curves = [metric_values(q.rows, metric) for q in base]
-    centre = np.array([_nanmean(c) for c in curves])
-
-    def at(curve: np.ndarray, t: float) -> float:
-        if not _inside(temps, t) or not np.isfinite(curve).all():
-            return float("nan")
-        return float(np.interp(t, temps, curve))  # clamps to the ends
-
-    mean = float(_nanmean(v)) - at(centre, t_mean)
+    centre = np.array([[_nanmean(c) for c in curves]])
+    mean = float(_nanmean(v)) - float(_interp_rows(temps, centre, np.array([t_mean]))[0])
     boot_points = _nanmean(v[idx], axis=1)
     boot_curves = np.stack([_nanmean(c[bi], axis=1) for c, bi in zip(curves, base_idx)], axis=1)
-    diffs = np.array([bp - at(bc, tb) for bp, bc, tb in zip(boot_points, boot_curves, t_b)])
-    return Estimate(mean, *_interval(diffs))
+    return Estimate(mean, *_interval(boot_points - _interp_rows(temps, boot_curves, t_b)))

@@ -7,6 +7,7 @@ table) gives the main window's edited lane that point's settings.
 """
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 from PySide6.QtCore import Qt
@@ -25,6 +26,8 @@ from .matched_table import MatchedTable
 from .metric_plot import MetricPlot
 
 VARIETY = ("diversity", "entropy", "distinct_1", "distinct_2", "distinct_3", "raw_rank")
+#: While a sweep runs, its plots are redrawn at most this often (a summary bootstraps every point).
+REDRAW_S = 2.0
 
 
 class SweepWindow(QWidget):
@@ -52,7 +55,7 @@ class SweepWindow(QWidget):
             view.pointClicked.connect(self.open_point)
         self.table.pointActivated.connect(self.open_point)
         self._build()
-        self._drawn_rows = -1
+        self._drawn_rows, self._drawn_at = -1, 0.0
         self._unsubscribe = None
 
     def _build(self) -> None:
@@ -138,12 +141,12 @@ class SweepWindow(QWidget):
             self.eta.setText(f"{done}/{p.total} samples, ETA {clock(p.eta_s)}" if running else f"{done}/{p.total}")
         if not self.message.text().startswith("<span") or running:
             self.message.setText(sweep.message)
-        if len(sweep.rows) != self._drawn_rows:
+        if len(sweep.rows) != self._drawn_rows and (not running or time.monotonic() - self._drawn_at >= REDRAW_S):
             self.redraw()
 
     def redraw(self) -> None:
         sweep = self.sweep
-        self._drawn_rows = len(sweep.rows)
+        self._drawn_rows, self._drawn_at = len(sweep.rows), time.monotonic()
         if sweep.header is None or not sweep.rows:
             return
         names = [a["flag"].lstrip("-") for a in sweep.header["plan"]["sweep"]]
