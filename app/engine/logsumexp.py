@@ -2,7 +2,7 @@
 
 With it, a record gives the log-probability of any token under the raw model
 (``logit - logsumexp``), also of a token outside the recorded top 64.  It costs
-one pass over the vocabulary per lane and step (about 0.3 ms for 262,144
+one pass over the vocabulary per lane and step (0.3 to 0.4 ms for 262,144
 float32 logits on one core, most of it ``exp``), so generation computes it only
 when :class:`~app.engine.generation.RunOptions` asks (``raw_logsumexp``): sweeps
 do, the window's runs do not.
