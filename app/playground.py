@@ -13,6 +13,7 @@ from app.actions.analysis import AnalysisActions
 from app.actions.chat import ChatActions
 from app.actions.lanes import LaneActions
 from app.actions.runs import RunActions
+from app.actions.sweep import SweepActions
 from app.actions.text import TextActions
 from app.history import History
 from app.presets import PresetStore
@@ -22,7 +23,7 @@ from app.state import PlaygroundState
 class Playground:
     """``runs`` (model, generate, continue, branch, stop), ``text`` (edits, branches, undo),
     ``lanes`` (settings, presets, seeds), ``analysis`` (fan, match entropy), ``chat`` (chat mode,
-    special tokens), ``ab`` (blind A/B tests), over one state and one engine."""
+    special tokens), ``ab`` (blind A/B tests), ``sweep`` (sweeps), over one state and one engine."""
 
     def __init__(self, state: PlaygroundState, engine, presets: PresetStore):
         self.state = state
@@ -34,8 +35,9 @@ class Playground:
         self.lanes = LaneActions(state, presets, self.runs)
         self.analysis = AnalysisActions(state, engine, self.runs, self.lanes, self.history)
         self.chat = ChatActions(state, engine, self.runs)
+        self.sweep = SweepActions(state, engine, self.runs, self.lanes)
         self._handlers: dict[type, list] = {}
-        for part in (self.runs, self.analysis, self.chat):
+        for part in (self.runs, self.analysis, self.chat, self.sweep):
             self.listen(part.handlers)
         self.ab = ABActions(state, engine, self.runs, presets)
         self.listen(self.ab.handlers)

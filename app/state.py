@@ -84,7 +84,7 @@ class PlaygroundState(DeskState):
         self.selected: int | None = None  # the step every panel shows; None follows the newest
         self.model: ModelInfo | None = None
         self.token_texts: tuple[str, ...] = ()
-        self.busy = ""  # what the engine runs: "", "run", "fan", "task" or "ab"
+        self.busy = ""  # what the engine runs: "", "run", "fan", "task", "ab" or "sweep"
         self.loading = False
         self.load_progress = (0.0, "")
         self.problem = ""

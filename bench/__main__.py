@@ -19,6 +19,7 @@ TARGETS = {
     "lanes2_vs_1_throughput_ratio": ">= 0.95 x raw_batch2_vs_1_ratio",
     "gui_vs_headless_tps_ratio": ">= 0.9",
     "model_ready_s": "(window shown to ready: <= 1.5)",
+    "sweep_vs_generate_tps_ratio": ">= 0.95",
 }
 
 
@@ -51,6 +52,15 @@ See `bench/*.py` for exactly what each figure times.
   which wait for each other at every barrier. Each millisecond of painting therefore
   costs about a millisecond of decoding. Without live redraws the window costs about
   0.27 s of CPU per 128 tokens.
+- **Sweep**: 8 samples of 48 tokens (4 points x 2 seeds, batches of 4 lanes) as plain Generate
+  commands and as a sweep (the raw logits' log-sum-exp at every step, metrics, CSV; the entropy
+  match off). Tokens per second end to end, the median of 5 interleaved rounds; `_cpu_ratio`
+  uses the process's CPU time instead. On a shared 2-core machine these swing by a factor of 2
+  or more from round to round, so `sweep_overhead_share` counts the sweep's additions instead:
+  the time its event handling takes on the caller's thread plus one log-sum-exp per token, as a
+  share of the sweep's wall time. `sweep_match_ms_per_sample` is what a sweep sample's entropy
+  match adds on the engine thread (`sweep_match_share` of a sample's time); `logsumexp_us` is
+  one log-sum-exp over 262,144 float32 logits.
 """
 
 
@@ -64,6 +74,9 @@ def _suites():
     from . import startup_bench
 
     yield "startup", startup_bench.run_all
+    from . import sweep_bench
+
+    yield "sweep", sweep_bench.run_all
     try:
         from . import gui_bench
     except ImportError:
@@ -73,7 +86,7 @@ def _suites():
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--only", choices=["sampler", "engine", "startup", "gui"], help="run one suite")
+    parser.add_argument("--only", choices=["sampler", "engine", "startup", "sweep", "gui"], help="run one suite")
     parser.add_argument("--no-doc", action="store_true", help="do not rewrite docs/benchmarks.md")
     args = parser.parse_args(argv)
     figures: dict[str, float] = {}

@@ -3,6 +3,7 @@
     scatter-playground                      open the window on the bundled model (and the last session)
     scatter-playground --new                the same, without the last session
     scatter-playground generate [flags]     a headless run (``generate --help``)
+    scatter-playground sweep [flags]        a sweep into a CSV (``sweep --help``)
     scatter-playground --smoke-test         open the window, wait for the model, close (packaged builds)
 """
 from __future__ import annotations
@@ -16,6 +17,10 @@ def main(argv: list[str] | None = None) -> int:
         from .generate import main as generate
 
         return generate(argv[1:])
+    if argv and argv[0] == "sweep":
+        from .sweep import main as sweep
+
+        return sweep(argv[1:])
     if argv and argv[0] in ("-h", "--help"):
         print(__doc__)
         return 0

@@ -12,6 +12,7 @@ from sampler.sorting import top_order
 
 from .context import ContextOptions
 from .lane import Lane, LaneConfig, PromptText, sample_forced
+from .logsumexp import LogSumExp
 from .model import LoadedModel
 from .records import LaneResult, StepRecord, StopReason
 from .workspace import Workspace, common_prefix
@@ -29,6 +30,7 @@ class RunOptions:
     max_tokens: int = 256
     stop_strings: tuple[str, ...] = ()
     context: ContextOptions = field(default_factory=ContextOptions)
+    raw_logsumexp: bool = False  # records carry the raw logits' log-sum-exp (a pass over the vocabulary)
 
     def __post_init__(self):
         if not 1 <= int(self.max_tokens) <= 2**31 - 1:
@@ -80,6 +82,7 @@ class Generation:
         self.prompt_ms = 0.0
         #: (whole step, its llama_decode) in milliseconds, one pair per step
         self.step_times: list[tuple[float, float]] = []
+        self._logsumexp = LogSumExp() if options.raw_logsumexp else None
 
     # -- control (thread-safe) ---------------------------------------------
 
@@ -235,6 +238,8 @@ class Generation:
             decode_ms=self._last_decode_ms, chain_ms=chain_ms, settings=lane.config.settings, forced=forced,
             chain_state=lane.position,
             temperature=temp_stage.last_temp if temp_stage is not None else 1.0,
+            raw_logit=float(chosen),
+            raw_logsumexp=self._logsumexp(logits, top_logits[0]) if self._logsumexp else float("nan"),
         )
 
     def _check_stop(self, lane: Lane, token: int) -> None:

@@ -57,6 +57,10 @@ class StepRecord:
     forced: bool = False  # the writer chose this token (a branch), not the chain
     chain_state: object = None  # the chain's state before this step (to branch from it later)
     final_tail: FinalTail | None = None  # None: final_ids/final_p are the whole final distribution
+    # The raw model distribution of the chosen token: log p = raw_logit - raw_logsumexp (any token, also one
+    # outside the top 64).  raw_logsumexp is NaN unless the run asked for it (RunOptions.raw_logsumexp).
+    raw_logit: float = float("nan")
+    raw_logsumexp: float = float("nan")
 
     def to_json(self) -> dict:
         sc = self.scatter

@@ -41,6 +41,8 @@ class ActionsController:
         self.import_ = self._action("Import flags …", "Apply a pasted llama.cpp command line to the edited lane",
                                     self.open_import, "Ctrl+Shift+I")
         self.new_seeds = self._action("New seeds", "A fresh seed for every lane", lanes.new_seeds, "Ctrl+Shift+N")
+        self.sweep = self._action("Sweep …", "Measure a flag over a range against a temperature baseline "
+                                  "(diversity against likelihood)", self.open_sweep, "Ctrl+Shift+W")
         text = playground.text
         self.undo = self._action("Undo", "Undo the last run, branch switch or edit", text.undo, "Ctrl+Z")
         self.redo = self._action("Redo", "Redo what was undone", text.redo, "Ctrl+Shift+Z")
@@ -127,6 +129,14 @@ class ActionsController:
             self.ab_dialog.deleteLater()
         self.ab_dialog = ABDialog(self.state, self.playground.ab, self.window)
         self.ab_dialog.show()
+
+    def open_sweep(self) -> None:
+        from ..sweep.sweep_window import SweepWindow
+
+        if getattr(self, "sweep_window", None) is None:
+            self.sweep_window = SweepWindow(self.state, self.playground, self.window)
+        self.sweep_window.show()
+        self.sweep_window.raise_()
 
     def open_export(self) -> None:
         model = self.state.model

@@ -1,0 +1,154 @@
+"""``scatter-playground sweep``: run a sweep headless, into a CSV; a summary on stdout.
+
+The engine thread does the model's work, as in the window; this command pumps
+its events itself.  Progress goes to stderr (not with ``--quiet``).  Failures
+are one line on stderr (``error: ...``) and an exit status: 2 for a bad command
+line, 1 for a model or file that cannot be used (an output file of another
+sweep included).  Ctrl-C stops after the current step: the CSV keeps every
+whole group written so far, a line says how to go on (``--resume``), and the
+exit status is 130; a second Ctrl-C ends the process at once.
+"""
+from __future__ import annotations
+
+import os
+import sys
+import threading
+import time
+
+from app.engine import commands as cmd
+from app.engine import events as ev
+from app.engine.model_info import LoadRequest
+from app.sweep import output
+from app.sweep.report import progress_line, summary_text
+from app.sweep.runner import SweepRunner
+
+from .args import UsageError
+from .generate import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, Interrupt, _route_llama_logs, fail
+from .sweep_args import HELP_HINT, SweepArgs, parse_sweep_args, sweep_parser
+
+PROGRESS_INTERVAL_S = 0.5
+
+
+def main(argv: list[str], *, loader=None) -> int:
+    """``loader`` replaces the engine's model loader (tests pass the fake one)."""
+    if any(a in ("-h", "--help") for a in argv):
+        sweep_parser().print_help()
+        return 0
+    try:
+        parsed = parse_sweep_args(argv)
+    except UsageError as exc:
+        return fail(f"{exc} ({HELP_HINT})", EXIT_USAGE)
+    _route_llama_logs(False)
+    interrupt = Interrupt()
+    with interrupt.installed():
+        try:
+            return _run(parsed, loader, interrupt)
+        except KeyboardInterrupt:  # not on the main thread (a test): Ctrl-C arrives as an exception
+            print("interrupted", file=sys.stderr, flush=True)
+            return EXIT_INTERRUPTED
+
+
+class _Pump:
+    """The engine's events, delivered on this thread."""
+
+    def __init__(self, loader):
+        self.wake = threading.Event()
+        from app.engine.engine import Engine
+
+        self.engine = Engine(loader, notify=self.wake.set).start()
+
+    def until(self, done, handle, interrupt: Interrupt, on_interrupt) -> None:
+        asked = False
+        while not done():
+            self.wake.wait(0.2)
+            self.wake.clear()
+            if interrupt.requested and not asked:
+                asked = True
+                on_interrupt()
+            for event in self.engine.drain():
+                handle(event)
+
+
+def _say(quiet: bool):
+    return (lambda *_, **__: None) if quiet else (lambda message, end="\n": print(message, end=end, file=sys.stderr, flush=True))
+
+
+def _run(parsed: SweepArgs, loader, interrupt: Interrupt) -> int:
+    args, plan = parsed.options, parsed.plan
+    say = _say(args.quiet)
+    pump = _Pump(loader)
+    try:
+        info = _load(pump, args, interrupt, say)
+        if isinstance(info, int):
+            return info
+        header = output.make_header(plan, output.model_description(info))
+        try:
+            if args.resume and os.path.exists(args.output):
+                out, rows = output.resume(args.output, header)
+                done = [output.row_key(r) for r in rows]
+            else:
+                if args.resume:
+                    say(f"{args.output}: not there yet, starting it")
+                out, done = output.create(args.output, header, force=args.force), []
+        except (OSError, ValueError) as exc:
+            return fail(str(exc) if isinstance(exc, ValueError) else f"-o {args.output}: {exc.strerror or exc}",
+                        EXIT_FAILED)
+        return _sweep(pump, parsed, out, done, interrupt, say)
+    finally:
+        pump.engine.shutdown(30)
+
+
+def _load(pump: _Pump, args, interrupt: Interrupt, say):
+    """The model's info once the engine has loaded it, or the exit status."""
+    say(f"loading {args.model or 'the bundled model'} ...")
+    box: dict = {}
+
+    def handle(e):
+        if isinstance(e, (ev.ModelLoaded, ev.ModelLoadFailed)):
+            box["event"] = e
+
+    pump.engine.submit(cmd.LoadModel(pump.engine.next_id(), LoadRequest(args.model, args.gpu_layers)))
+    pump.until(lambda: "event" in box, handle, interrupt, pump.engine.stop)
+    e = box["event"]
+    if interrupt.requested:
+        print("interrupted while loading the model", file=sys.stderr, flush=True)
+        return EXIT_INTERRUPTED
+    if isinstance(e, ev.ModelLoadFailed):
+        return fail(e.message, EXIT_FAILED)
+    say(f"model: {e.info.name} ({e.info.architecture}, {e.info.n_vocab} tokens)")
+    return e.info
+
+
+def _sweep(pump: _Pump, parsed: SweepArgs, out, done, interrupt: Interrupt, say) -> int:
+    args, plan = parsed.options, parsed.plan
+    tty = sys.stderr.isatty()
+    last = [0.0, None]
+    runner = None
+
+    def on_change():
+        p = runner.progress
+        now = time.monotonic()
+        key = (p.done, runner.finished)
+        if key != last[1] and (not tty or now - last[0] >= PROGRESS_INTERVAL_S or runner.finished):
+            last[:] = [now, key]
+            say(progress_line(p), end="\r" if tty and not runner.finished else "\n")
+
+    try:
+        runner = SweepRunner(pump.engine, plan, out.write_rows, done=done, threads=args.threads, on_change=on_change)
+    except ValueError as exc:
+        return fail(f"{args.output}: {exc}", EXIT_FAILED)
+    say(f"{runner.progress.total} samples: {len(plan.points())} points x {len(plan.prompts)} prompts x "
+        f"{len(plan.seeds)} seeds, {plan.tokens} tokens each -> {args.output}")
+    runner.start()
+    pump.until(lambda: runner.finished, runner.handle, interrupt, runner.cancel)
+    if runner.error:
+        return fail(runner.error, EXIT_FAILED)
+    if runner.cancelled:
+        rows = runner.progress.skipped + runner.progress.written
+        print(f"interrupted: {rows} of {runner.progress.total} samples are in {args.output}; "
+              "run the same command with --resume to go on", file=sys.stderr, flush=True)
+        return EXIT_INTERRUPTED
+    header, rows = output.read_sweep(args.output)
+    sys.stdout.write(summary_text(header, rows) + "\n")
+    sys.stdout.flush()
+    return 0

@@ -1,0 +1,82 @@
+"""The Sweep window on the fake backend: a run with its plots and table, opening a point as a lane, cancel."""
+from __future__ import annotations
+
+import pyqtgraph as pg
+
+from app.sweep import output
+
+
+def open_sweep(window, tmp_path, *, tokens=6, seeds=2):
+    window.actions.open_sweep()
+    sw = window.actions.sweep_window
+    (tmp_path / "p.txt").write_text("once upon a time\n", encoding="utf-8")
+    (tmp_path / "q.txt").write_text("the cat sat\n", encoding="utf-8")
+    f = sw.form
+    f.range1.setText("0,0.3")
+    f.baseline.setText("0.6,1.0")
+    f.prompts.setText(str(tmp_path))
+    f.seeds.setValue(seeds)
+    f.tokens.setValue(tokens)
+    f.output.setText(str(tmp_path / "sweep.csv"))
+    return sw
+
+
+def test_a_sweep_fills_the_plots_and_a_point_opens_as_a_lane(qtbot, window, tmp_path):
+    sw = open_sweep(window, tmp_path)
+    assert window.actions.sweep.isEnabled()
+    sw.start_button.click()
+    assert window.state.busy == "sweep" and not window.actions.generate.isEnabled()
+    qtbot.waitUntil(lambda: not window.state.busy, timeout=60_000)
+    assert sw.progress.value() == 1000 and "done: 16 samples" in sw.message.text()
+    _, rows = output.read_sweep(tmp_path / "sweep.csv")
+    assert len(rows) == (2 + 2) * 2 * 2
+    dots = [i for i in sw.frontier.plot.getPlotItem().items if isinstance(i, pg.ScatterPlotItem)]
+    assert len(dots) == 2 and sorted(len(d.data) for d in dots) == [2, 2]  # scatter's curve, temperature's curve
+    assert any(isinstance(i, pg.ErrorBarItem) for i in sw.sweep_plot.plot.getPlotItem().items)
+    assert sw.table.rowCount() == 2
+    keys = [spot["data"] for d in dots for spot in d.data]
+    assert "--scatter-strength 0.3" in keys and "--temp 0.6" in keys
+    sweep_dots = next(d for d in dots if "--scatter-strength 0.3" in [spot["data"] for spot in d.data])
+    spot = next(p for p in sweep_dots.points() if p.data() == "--scatter-strength 0.3")
+    sweep_dots.sigClicked.emit(sweep_dots, [spot], None)  # what a mouse click on the dot sends
+    lane = window.state.lane()
+    assert lane.settings.scatter.strength == 0.3 and lane.settings.seed == 1
+    sw.variety_box.setCurrentIndex(sw.variety_box.findData("entropy"))
+    sw.metric_box.setCurrentIndex(sw.metric_box.findData("distinct_2"))
+    sw.close()
+
+
+def test_cancel_leaves_a_partial_csv_and_resume_finishes_it(qtbot, window, tmp_path):
+    sw = open_sweep(window, tmp_path, tokens=40, seeds=3)
+    sw.start_button.click()
+    qtbot.waitUntil(lambda: len(window.playground.sweep.rows) >= 3, timeout=60_000)
+    sw.cancel_button.click()
+    qtbot.waitUntil(lambda: not window.state.busy, timeout=60_000)
+    _, rows = output.read_sweep(tmp_path / "sweep.csv")
+    assert "stopped" in sw.message.text() and 3 <= len(rows) < 24
+    sw.resume_button.click()
+    qtbot.waitUntil(lambda: not window.state.busy, timeout=60_000)
+    assert len(output.read_sweep(tmp_path / "sweep.csv")[1]) == 24
+    sw.close()
+
+
+def test_a_bad_range_is_reported_in_the_window(window, tmp_path):
+    sw = open_sweep(window, tmp_path)
+    sw.form.range1.setText("0:2:0.5")
+    sw.start_button.click()
+    assert "--scatter-strength" in sw.message.text() and not window.state.busy
+    assert not (tmp_path / "sweep.csv").exists()
+    sw.close()
+
+
+def test_an_earlier_sweep_can_be_shown_and_its_plan_fills_the_form(qtbot, window, tmp_path):
+    sw = open_sweep(window, tmp_path)
+    sw.start_button.click()
+    qtbot.waitUntil(lambda: not window.state.busy, timeout=60_000)
+    sw.close()
+    window.playground.sweep.rows = []
+    sw.form.range1.setText("0.1")
+    sw.open_file(str(tmp_path / "sweep.csv"))
+    assert len(window.playground.sweep.rows) == 16 and sw.form.range1.text() == "0,0.3"
+    assert sw.form.extra.text() == "--scatter-strength 0.18"
+    sw.close()
