@@ -93,7 +93,7 @@ def encode_records(records: list[StepRecord]) -> tuple[dict, dict[str, np.ndarra
     for name in ("lane", "step", "token", "raw_rank"):
         w.scalars(name, (getattr(r, name) for r in records), np.int64)
     w.scalars("chosen_index", (k[2] for k in kept), np.int64)
-    for name in ("chosen_p", "decode_ms", "chain_ms", "temperature"):
+    for name in ("chosen_p", "decode_ms", "chain_ms", "temperature", "raw_logit", "raw_logsumexp"):
         w.scalars(name, (getattr(r, name) for r in records), np.float64)
     w.scalars("forced", (r.forced for r in records), bool)
     w.scalars("settings", (_table_index(settings, settings_index, r.settings) for r in records), np.int64)
@@ -160,6 +160,7 @@ def decode_records(meta, arrays: dict[str, np.ndarray]) -> list[StepRecord]:
     chosen_p, decode_ms, chain_ms, temperature = (r.floats(n) for n in ("chosen_p", "decode_ms", "chain_ms",
                                                                          "temperature"))
     forced = r.bools("forced")
+    raw_logit, raw_logsumexp = (_optional_floats(r, n) for n in ("raw_logit", "raw_logsumexp"))
     which_settings = r.ints("settings", lo=0, hi=len(settings) - 1)
     pieces = [a.tobytes() for a in r.ragged("piece", INT_KINDS, dtype=np.uint8).split()]
     texts = [_text(a) for a in r.ragged("text", INT_KINDS, dtype=np.uint8).split()]
@@ -180,10 +181,18 @@ def decode_records(meta, arrays: dict[str, np.ndarray]) -> list[StepRecord]:
             chosen_index=chosen_index[i], chosen_p=chosen_p[i], top_ids=t_ids, top_logits=t_logits,
             stages=stages, scatter=scatter, final_ids=f_ids, final_p=f_p, decode_ms=decode_ms[i],
             chain_ms=chain_ms[i], temperature=temperature[i], settings=settings[which_settings[i]], forced=forced[i],
-            chain_state=chain, final_tail=tail,
+            chain_state=chain, final_tail=tail, raw_logit=raw_logit[i], raw_logsumexp=raw_logsumexp[i],
         )
         for i, (t_ids, t_logits, f_ids, f_p, tail, stages, chain, scatter) in enumerate(zip(*columns))
     ]
+
+
+def _optional_floats(r: ColumnReader, name: str) -> list[float]:
+    """A float column added after the first sessions were written: missing means NaN (the record's own default:
+    not measured).  NaN is a legal value here (the log-sum-exp is only taken when a run asks for it)."""
+    if name not in r.arrays:
+        return [float("nan")] * r.count
+    return r.floats(name)
 
 
 def _text(a: np.ndarray) -> str:
