@@ -1,24 +1,40 @@
-"""What the plot panels share: colours, a title row, axes that are not rebuilt needlessly."""
+"""What the plot panels share: a title row, axes that are not rebuilt needlessly, legends, token labels."""
 from __future__ import annotations
 
 import pyqtgraph as pg
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QSizePolicy, QVBoxLayout, QWidget
+
+from ..theme import RGB, Theme, current
 
 pg.setConfigOptions(antialias=True, background="w", foreground="#333")
 
-PRE = pg.mkBrush(90, 130, 200, 170)
-POST = pg.mkBrush(235, 140, 50, 200)
-DAMPED = pg.mkBrush(200, 60, 60, 200)
-UNDAMPED = pg.mkBrush(150, 150, 150, 120)
-PRE_RGB = (90, 130, 200)
-POST_RGB = (235, 140, 50)
+#: The width of every left axis, so that plots stacked in a column line up.
+LEFT_AXIS_PX = 46
 
 
 def header(text: str) -> QLabel:
     """A panel title whose changing text never re-lays out the window."""
     label = QLabel(text)
     label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
+    label.setTextFormat(Qt.TextFormat.RichText)
     return label
+
+
+def css(rgb: RGB) -> str:
+    return "#%02x%02x%02x" % tuple(rgb)
+
+
+def legend_html(entries: list[tuple[RGB, str]], mark: str = "\u25a0") -> str:
+    """A legend for a title row: a coloured mark before each name (so no legend sits on a plot)."""
+    return " ".join(f"<span style='color:{css(rgb)}'>{mark}</span>&nbsp;{name}" for rgb, name in entries)
+
+
+def display_token(text: str) -> str:
+    """A token as a label: spaces as a middle dot, newlines and tabs as arrows, empty as ∅."""
+    if not text:
+        return "\u2205"
+    return text.replace(" ", "\u00b7").replace("\n", "\u21b5").replace("\t", "\u21e5").replace("\r", "\u240d")
 
 
 def plain_axes(plot) -> None:
@@ -27,10 +43,23 @@ def plain_axes(plot) -> None:
         plot.getAxis(name).enableAutoSIPrefix(False)
 
 
+def cursor_line(theme: Theme | None = None) -> pg.InfiniteLine:
+    """The vertical line that marks the selected step in a plot over the run."""
+    theme = theme or current()
+    line = pg.InfiniteLine(angle=90, pen=pg.mkPen(theme.cursor, width=1.5))
+    line.setZValue(10)
+    return line
+
+
 def set_x(plot, lo: float, hi: float) -> None:
     """Change the x range only when it differs: an unchanged range keeps the axes cached."""
     if plot.getViewBox().viewRange()[0] != [lo, hi]:
         plot.setXRange(lo, hi, padding=0)
+
+
+def set_y(plot, lo: float, hi: float) -> None:
+    if plot.getViewBox().viewRange()[1] != [lo, hi]:
+        plot.setYRange(lo, hi, padding=0)
 
 
 def grow_x(plot, n: int, *, step: int = 64) -> None:
@@ -45,6 +74,15 @@ def grow_x(plot, n: int, *, step: int = 64) -> None:
 def rank_ticks(plot, n: int) -> None:
     """Whole-number ticks on the rank axis."""
     plot.getAxis("bottom").setTickSpacing(max(1, round(n / 8)), 1)
+
+
+def unit_ticks(axis) -> None:
+    """0, .5 and 1 on an axis over [0, 1]."""
+    axis.setTicks([[(0, "0"), (0.5, ".5"), (1, "1")]])
+
+
+#: A y range over [0, 1] whose top and bottom tick labels fit inside the axis (none clipped).
+UNIT_RANGE = (-0.12, 1.12)
 
 
 def stack(panel: QWidget, top, *widgets) -> None:

@@ -1,0 +1,96 @@
+"""A bottom axis that writes a token under each bar, turned upright and thinned to fit.
+
+Bars stand at x = 1, 2, ... n.  Each label is drawn rotated a quarter turn
+(read bottom to top), ending just under its bar, elided in the middle to MAX_TEXT_PX (so a count at its end stays).  When
+the bars are narrower than a line of text, only every k-th label is written
+(k the smallest that keeps labels apart), always including the emphasised one
+(the chosen token) and never one that would touch it.  Zooming in on x
+(mouse wheel) brings the others back.  ``label_rects()`` says where each
+label lies in scene coordinates, for tests and hit checks.
+"""
+from __future__ import annotations
+
+import math
+
+import pyqtgraph as pg
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter
+
+MAX_TEXT_PX = 50
+GAP = 1.15  # labels at least this many line heights apart
+
+
+class TokenAxis(pg.AxisItem):
+    def __init__(self, **kwargs):
+        super().__init__("bottom", **kwargs)
+        self.labels: list[str] = []
+        self.emphasis: int | None = None
+        self.emphasis_colour = QColor(213, 94, 0)
+        self.setStyle(showValues=False)
+        self.setHeight(MAX_TEXT_PX + 8)
+
+    def set_labels(self, labels: list[str], emphasis: int | None = None, colour: QColor | None = None) -> None:
+        """``labels[i]`` under the bar at x = i + 1; ``emphasis`` drawn bold in ``colour``."""
+        if colour is not None:
+            self.emphasis_colour = colour
+        if labels == self.labels and emphasis == self.emphasis:
+            return
+        self.labels, self.emphasis = list(labels), emphasis
+        self.setTicks([[(i + 1.0, "") for i in range(len(labels))]])  # a tick under every bar
+        self.picture = None
+        self.update()
+
+    def _font(self) -> QFont:
+        return self.style["tickFont"] or QFont(self.font())
+
+    def _placed(self) -> list[tuple[int, float]]:
+        """(index, local x) of the labels that are written, in the current range and width."""
+        lo, hi = self.range
+        width = self.mapRectFromParent(self.geometry()).width()
+        if not self.labels or hi <= lo or width <= 0:
+            return []
+        scale = width / (hi - lo)
+        line = QFontMetricsF(self._font()).height() * GAP
+        stride = max(1, math.ceil(line / scale))
+        xs = [(i, (i + 1 - lo) * scale) for i in range(len(self.labels))]
+        xs = [(i, x) for i, x in xs if -0.5 <= x <= width + 0.5]
+        keep = {i for i, _ in xs if i % stride == 0}
+        e = self.emphasis
+        if e is not None and any(i == e for i, _ in xs):
+            keep = {i for i in keep if i == e or abs(i - e) * scale >= line}
+            keep.add(e)
+        return [(i, x) for i, x in xs if i in keep]
+
+    def _top(self) -> float:
+        return self.mapRectFromParent(self.geometry()).top() + max(0, self.style["tickLength"]) + 2
+
+    def label_rects(self) -> list[tuple[str, QRectF]]:
+        """(text, rectangle in scene coordinates) of every label written."""
+        metrics = QFontMetricsF(self._font())
+        out = []
+        for i, x in self._placed():
+            text = metrics.elidedText(self.labels[i], Qt.TextElideMode.ElideMiddle, MAX_TEXT_PX)
+            length = metrics.horizontalAdvance(text)
+            local = QRectF(x - metrics.height() / 2, self._top(), metrics.height(), length)
+            out.append((text, self.mapRectToScene(local)))
+        return out
+
+    def drawPicture(self, p: QPainter, axisSpec, tickSpecs, textSpecs) -> None:
+        super().drawPicture(p, axisSpec, tickSpecs, textSpecs)
+        font = self._font()
+        bold = QFont(font)
+        bold.setBold(True)
+        metrics = QFontMetricsF(font)
+        line = metrics.height()
+        top = self._top()
+        for i, x in self._placed():
+            chosen = i == self.emphasis
+            p.setFont(bold if chosen else font)
+            p.setPen(self.emphasis_colour if chosen else self.textPen().color())
+            text = QFontMetricsF(p.font()).elidedText(self.labels[i], Qt.TextElideMode.ElideMiddle, MAX_TEXT_PX)
+            p.save()
+            p.translate(QPointF(x, top))
+            p.rotate(-90)
+            p.drawText(QRectF(-MAX_TEXT_PX, -line / 2, MAX_TEXT_PX, line),
+                       int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter), text)
+            p.restore()
