@@ -2,6 +2,7 @@
 and their statistics in a table underneath, one row per lane; bound to the state."""
 from __future__ import annotations
 
+from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
     QComboBox, QFrame, QGridLayout, QHBoxLayout, QLabel, QPlainTextEdit, QRadioButton, QStackedWidget, QToolButton,
     QVBoxLayout, QWidget,
@@ -142,7 +143,9 @@ class LaneColumn(QFrame):
 
 class LanesView(QWidget):
     """Up to four lane columns, side by side while each gets MIN_COLUMN_PX, else in a grid
-    (two per row); ``stats_table`` holds their statistics."""
+    (two per row); ``stats_table`` holds their statistics.  ``gridChanged`` when the rows change."""
+
+    gridChanged = Signal()
 
     def __init__(self, state, playground, parent=None):
         super().__init__(parent)
@@ -178,6 +181,7 @@ class LanesView(QWidget):
             self.grid.setRowStretch(r, 1 if r < rows else 0)
         for c in range(4):
             self.grid.setColumnStretch(c, 1 if c < per_row else 0)
+        self.gridChanged.emit()
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
@@ -210,7 +214,10 @@ class LanesView(QWidget):
         for col in self.columns:
             col.show_stats()
         labels = [f"Lane {c.index + 1} \u00b7 {self.playground.lanes.label(c.index)}" for c in self.columns]
+        rows = (self.stats_table.rowCount(), self.stats_table.isVisible())
         self.stats_table.show_lanes([c.stats_values for c in self.columns], labels)
+        if (self.stats_table.rowCount(), self.stats_table.isVisible()) != rows:
+            self.gridChanged.emit()  # the table's height changed: the layout may share the space anew
 
     def mark_divergence(self) -> None:
         tokens = [[r.token for r in lane.records] for lane in self.state.lanes]

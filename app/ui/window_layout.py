@@ -57,7 +57,7 @@ def build_layout(window) -> tuple[QWidget, dict[str, QSplitter]]:
     pre = _splitter(v, [w.pre_post, w.collision], [3, 2], "panels_left", s)
     ent = _splitter(v, [w.entropy, w.absorption], [1, 1], "panels_right", s)
     panels = _splitter(h, [pre, ent], [55, 45], "panels", s)
-    right = _splitter(v, [text, panels, w.strips], [int(height * 0.42), int(height * 0.36), int(height * 0.22)],
+    right = _splitter(v, [text, panels, w.strips], [int(height * 0.32), int(height * 0.40), int(height * 0.28)],
                       "right", s)
     for split in (right, panels, pre, ent, left):  # a panel shown again (or grown) is drawn at once
         split.splitterMoved.connect(lambda *_: w.redraws.schedule(live=bool(w.state.busy)))

@@ -31,11 +31,16 @@ class ViewController:
         self.theme_actions: dict[str, QAction] = {}
         self._fill_menu(window.view_menu)
         self._default_pt = QApplication.font().pointSizeF()
+        self.moved: set[str] = set()  # splitters the writer set (restored, or dragged): kept as they are
         for name, sizes in self.prefs.splitters.items():
             split = window.splitters.get(name)
             if split is not None and len(sizes) == split.count():
                 split.setSizes(sizes)
+                self.moved.add(name)
+        for name, split in window.splitters.items():
+            split.splitterMoved.connect(lambda *_a, n=name: self.moved.add(n))
         window.strips.set_shown(self.prefs.strips)
+        window.lanes_view.gridChanged.connect(self.rebalance)
         window.strips.shownChanged.connect(self._strips_changed)
         self._hints = QGuiApplication.styleHints()
         self._hints.colorSchemeChanged.connect(self._system_changed)
@@ -134,6 +139,23 @@ class ViewController:
         self.prefs.splitters = {}
         self.save()
         self.window.redraws.schedule(live=bool(self.state.busy))
+
+    def rebalance(self) -> None:
+        """Lanes in two rows get more of the height (from the panels and strips), unless the writer
+        set the splitter between them."""
+        lanes = self.window.lanes_view
+        rows = -(-len(lanes.columns) // max(1, lanes.per_row))
+        if "right" not in self.moved:
+            split = self.window.splitters["right"]
+            total = sum(split.sizes()) or 1
+            split.setSizes([int(total * 0.45), int(total * 0.35), int(total * 0.20)] if rows > 1
+                           else split.default_sizes)
+        if "text" not in self.moved:  # the prompt and the table as small as they read, the lanes the rest
+            split = self.window.splitters["text"]
+            total = sum(split.sizes()) or 1
+            table = lanes.stats_table.maximumHeight() if lanes.stats_table.isVisible() else 0
+            table = min(table, int(total / 2.5))
+            split.setSizes([44, max(total - 44 - table, 1), table])
 
     def _on_change(self, change: Change) -> None:
         if change.what == "lanes":  # a new lane's text in the chosen size and colours

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QWidget
 from app.engine.records import StepRecord
 
 from ..theme import Theme, current, style_plot
-from .common import LEFT_AXIS_PX, display_token, header, legend_html, plain_axes, set_x, stack
+from .common import LEFT_AXIS_PX, display_token, fit_y, header, legend_html, plain_axes, set_x, stack
 from .token_axis import TokenAxis
 
 
@@ -36,13 +36,12 @@ class AbsorptionPanel(QWidget):
         self.token_text = token_text
         self.axis = TokenAxis()
         self.plot = pg.PlotWidget(axisItems={"bottom": self.axis})
-        self.plot.setYRange(0, 1.08, padding=0)
         self.plot.enableAutoRange(enable=False)
+        fit_y(self.plot, 0.0, 1.0)
         self.plot.setMouseEnabled(x=True, y=False)
         self.plot.hideButtons()
-        self.plot.getAxis("left").setTicks([[(0, "0"), (0.5, ".5"), (1, "1")]])
+        self.plot.getAxis("left").setTicks([[(0, "0"), (1, "1")]])  # two fit even when the plot is short
         self.plot.getAxis("left").setWidth(LEFT_AXIS_PX)
-        self.plot.setLabel("left", "factor")
         self.plot.setMinimumHeight(92)
         plain_axes(self.plot)
         self.bars = pg.BarGraphItem(x=[], height=[], width=0.8, pen=None)
@@ -64,7 +63,7 @@ class AbsorptionPanel(QWidget):
     def _show_header(self) -> None:
         t = self.theme
         legend = legend_html([(t.chosen, "damped"), (t.muted, "not")])
-        self.header.setText(f"<b>Absorption damping</b> &nbsp;{legend} &nbsp;{self._note}")
+        self.header.setText(f"<b>Absorption</b> (damping factor) &nbsp;{legend} &nbsp;{self._note}")
 
     def show_record(self, rec: StepRecord | None) -> None:
         """Factors of ``rec``'s medium; repeat counts from the absorption that step used."""
@@ -92,5 +91,5 @@ class AbsorptionPanel(QWidget):
         elif sc is None or not sc.fired:
             self._note = "scatter did not fire"
         else:
-            self._note = f"{int(damped.sum())} repeated token(s) damped"
+            self._note = f"{int(damped.sum())} damped"
         self._show_header()

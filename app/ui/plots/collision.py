@@ -28,7 +28,6 @@ class CollisionPanel(QWidget):
         self.plot.setMinimumHeight(52)
         self.plot.getAxis("left").setTicks([[]])
         self.plot.getAxis("left").setWidth(LEFT_AXIS_PX)
-        self.plot.setLabel("bottom", "token")
         plain_axes(self.plot)
         # Ticks drawn as line pairs: far cheaper to redraw than per-point symbols.
         self.fired = self.plot.plot(connect="pairs")

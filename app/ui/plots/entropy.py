@@ -14,7 +14,7 @@ from app.engine.records import StepRecord
 
 from ..theme import Theme, current, style_plot
 from .common import (
-    LEFT_AXIS_PX, UNIT_RANGE, cursor_line, grow_x, header, legend_html, plain_axes, stack,
+    LEFT_AXIS_PX, cursor_line, fit_y, grow_x, header, legend_html, plain_axes, stack,
 )
 
 
@@ -30,22 +30,22 @@ class EntropyPanel(QWidget):
         self.gauge.getAxis("left").setWidth(LEFT_AXIS_PX)
         self.gauge.setMouseEnabled(False, False)
         self.gauge.hideButtons()
-        self.gauge.setMinimumHeight(40)
+        self.gauge.setMinimumHeight(36)
+        self.gauge.hideAxis("bottom")  # the values are in the title row; faint lines mark 0, .25 ... 1
         self.bars = pg.BarGraphItem(x0=[0, 0], y=[0, 1], height=0.5, width=[0, 0])
         self.range_band = pg.LinearRegionItem(values=(0, 1), orientation="vertical", movable=False)
         self.target = pg.InfiniteLine(angle=90)
-        for item in (self.range_band, self.bars, self.target):
+        self.grid = [pg.InfiniteLine(pos=x, angle=90) for x in (0.0, 0.25, 0.5, 0.75, 1.0)]
+        for item in self.grid + [self.range_band, self.bars, self.target]:
             self.gauge.addItem(item)
         self.strip = pg.PlotWidget()
-        self.strip.setYRange(*UNIT_RANGE, padding=0)
         self.strip.enableAutoRange(enable=False)
+        fit_y(self.strip, 0.0, 1.0)
         self.strip.setMouseEnabled(x=True, y=False)
         self.strip.hideButtons()
         self.strip.setMinimumHeight(64)
         self.strip.getAxis("left").setTicks([[(0, "0"), (1, "1")]])  # two fit even when the strip is short
         self.strip.getAxis("left").setWidth(LEFT_AXIS_PX)
-        self.strip.setLabel("left", "H, s")
-        self.strip.setLabel("bottom", "token")
         plain_axes(self.strip)
         plain_axes(self.gauge)
         self.h_curve = self.strip.plot()
@@ -55,6 +55,9 @@ class EntropyPanel(QWidget):
         self.strip.addItem(self.strip_target)
         self.strip.addItem(self.cursor)
         self.header = header("<b>Entropy</b>")
+        self.header.setToolTip("H: the medium's normalised entropy; target: the entropy target; s: scatter's "
+                               "effective strength (the band: its clamps).<br>The gauge shows the shown step; "
+                               "the strip, the run, with the shown step marked.")
         self._step: StepRecord | None = None
         stack(self, self.header, (self.gauge, 2), (self.strip, 3))
         self.apply_theme(current())
@@ -63,6 +66,8 @@ class EntropyPanel(QWidget):
         self.theme = theme
         for plot in (self.gauge, self.strip):
             style_plot(plot, theme)
+        for line in self.grid:
+            line.setPen(pg.mkPen(*theme.muted, 90))
         self.bars.setOpts(brushes=[pg.mkBrush(*theme.strength, 220), pg.mkBrush(*theme.entropy, 220)], pen=None)
         self.range_band.setBrush(pg.mkBrush(*theme.strength, 45))
         for line in self.range_band.lines:
@@ -83,10 +88,10 @@ class EntropyPanel(QWidget):
         h = f" {sc.entropy:.3f}" if fired else ""
         s = f" {sc.strength:.3f}" if fired else ""
         target = f" {rec.settings.scatter.entropy_target:.2f}" if rec is not None else ""
-        parts = [legend_html([(t.entropy, f"H entropy{h}")], "\u2501"),
+        parts = [legend_html([(t.entropy, f"H{h}")], "\u2501"),
                  legend_html([(t.target, f"target{target}")], "\u2504"),
-                 legend_html([(t.strength, f"s strength{s}")], "\u2501")]
-        where = "" if rec is None else (f"step {rec.step}" if fired else f"step {rec.step}: scatter did not fire")
+                 legend_html([(t.strength, f"s{s}")], "\u2501")]
+        where = "" if rec is None else (f"step {rec.step}" if fired else f"step {rec.step}: not fired")
         parts.append(legend_html([(t.cursor, where)], "\u2502") if where else "")
         self.header.setText("<b>Entropy</b> &nbsp;" + " &nbsp;".join(p for p in parts if p))
 

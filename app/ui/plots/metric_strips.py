@@ -19,10 +19,10 @@ from PySide6.QtWidgets import QHBoxLayout, QScrollArea, QToolButton, QWidget
 from app.engine.records import StepRecord
 
 from ..theme import Theme, current, style_plot
-from .common import LEFT_AXIS_PX, UNIT_RANGE, cursor_line, grow_x, header, plain_axes, set_y, stack, unit_ticks
+from .common import LEFT_AXIS_PX, cursor_line, fit_y, grow_x, header, plain_axes, stack, unit_ticks
 
 STRIP_PX = 52
-AXIS_PX = 34  # the shared x-axis under the lowest strip
+AXIS_PX = 44  # the shared x-axis under the lowest strip, with its title
 PRIORITY = ("rank", "p", "H", "s")
 ROWS = (("H", "entropy", "normalised entropy of the medium (when scatter fired)"),
         ("s", "strength", "scatter's effective strength (when it fired)"),
@@ -50,7 +50,7 @@ class MetricStrips(QWidget):
             p.enableAutoRange(enable=False)
             p.setMinimumHeight(STRIP_PX)
             if name != "rank":  # entropy, strength and probability live in [0, 1]
-                p.setYRange(*UNIT_RANGE, padding=0)
+                fit_y(p, 0.0, 1.0)
                 unit_ticks(p.getAxis("left"))
             curve = p.plot()
             cursor = cursor_line()
@@ -123,17 +123,18 @@ class MetricStrips(QWidget):
             layout.addItem(p, row=row, col=0)
             last = row == len(visible) - 1
             p.showAxis("bottom", last)
+            p.setMinimumHeight(STRIP_PX + (AXIS_PX if last else 0))
             if last:
                 p.setLabel("bottom", "token")
             p.setXLink(visible[0] if row else None)
         for p in self.plots:
             if p not in visible:
                 p.setXLink(None)
-        self.view.setMinimumHeight(len(visible) * STRIP_PX + AXIS_PX + 8)
+        self.view.setMinimumHeight(len(visible) * (STRIP_PX + 6) + AXIS_PX + 12)  # + the layout's spacing
 
     def _fitting(self) -> list[str]:
         room = self.height() - self.title.sizeHint().height() - 8
-        n = max(1, min(len(PRIORITY), (room - AXIS_PX - 8) // STRIP_PX))
+        n = max(1, min(len(PRIORITY), (room - AXIS_PX - 12) // (STRIP_PX + 6)))
         return list(PRIORITY[:n])
 
     def _refit(self) -> None:
@@ -184,10 +185,9 @@ class MetricStrips(QWidget):
     @staticmethod
     def _rank_axis(p, top: int) -> None:
         hi = float(np.log2(top))
-        pad = 0.14 * hi
-        if p.getViewBox().viewRange()[1] != [-pad, hi + pad]:
+        if getattr(p.vb, "fit_y_span", None) != (0.0, hi):
             p.getAxis("left").setTicks([[(0.0, "1"), (hi / 2, str(int(round(2 ** (hi / 2))))), (hi, str(top))]])
-        set_y(p, -pad, hi + pad)
+            fit_y(p, 0.0, hi)
 
     def _on_click(self, event) -> None:
         for p in self.visible_plots():

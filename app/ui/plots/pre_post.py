@@ -19,7 +19,7 @@ from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QWidget
 from app.engine.records import StepRecord
 
 from ..theme import Theme, current, style_plot
-from .common import LEFT_AXIS_PX, display_token, header, legend_html, plain_axes, set_x, set_y, stack
+from .common import LEFT_AXIS_PX, display_token, fit_y, header, legend_html, plain_axes, set_x, stack
 from .token_axis import TokenAxis
 
 FLOOR_LOG = -8.0  # the log scale's floor: probabilities below 1e-8 are drawn at it
@@ -36,9 +36,9 @@ def why_not_fired(rec: StepRecord) -> str:
     if sc.fired:
         return ""
     if not sc.enabled:
-        return "a no-op with these settings"
+        return "no-op settings"
     if sc.gate_drawn and sc.gate_u >= rec.settings.scatter.collision:
-        return "collision gate closed"
+        return "gate closed"
     return ONLY_ONE
 
 
@@ -138,7 +138,7 @@ class PrePostPanel(QWidget):
             self.ids, self.p_before, self.p_after = rec.final_ids[order], np.empty(0), p[order]
             if len(self.ids) < 2:
                 why = ONLY_ONE
-            self.note = f"scatter did not fire: {why}" if why != ONLY_ONE else ""
+            self.note = f"did not fire: {why}" if why != ONLY_ONE else ""
         if why == ONLY_ONE:  # nothing to compare: say so instead of two full-width bars
             self.ids, self.p_before, self.p_after = np.empty(0, dtype=np.int32), np.empty(0), np.empty(0)
         self._show_title()
@@ -162,7 +162,8 @@ class PrePostPanel(QWidget):
         else:  # a few coarse heights, so the axis is rarely rebuilt
             y_range, base = (0.0, next((h for h in (0.1, 0.25, 0.5) if top * 1.15 <= h), 1.15)), 0.0
         set_x(self.plot, 0.4, max(n, 1) + 0.6)
-        set_y(self.plot, *y_range)
+        if getattr(self.plot.getViewBox(), "fit_y_span", None) != y_range:
+            fit_y(self.plot, *y_range)  # the end ticks' labels inside the plot
         both = len(self.p_before) == n
         width = 0.42 if both else 0.8
         self.pre.setOpts(x=x - 0.21 if both else [], height=self._y(self.p_before, base) - base if both else [],
