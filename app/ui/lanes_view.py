@@ -26,6 +26,8 @@ class LaneColumn(QFrame):
         super().__init__(parent)
         self.index, self.state, self.playground = index, state, playground
         self.setFrameShape(QFrame.Shape.StyledPanel)
+        # Small enough that a window with a row of 4 lanes can still shrink: the grid then wraps.
+        self.setMinimumWidth(MIN_COLUMN_PX // 2)
         self.edit = QRadioButton(f"Lane {index + 1}")
         self.edit.setToolTip("Edit this lane's settings in the controls on the left")
         self.edit.toggled.connect(lambda on: on and state.set_current_lane(self.index))

@@ -111,9 +111,19 @@ def test_no_text_collides(qtbot, window, run_and_wait, size, lanes):
     run_and_wait(window)
     assert window.height() == size[1], "the window's minimum height exceeds the screen"
     strips = window.strips.visible_plots()
-    for p in strips:  # every metric strip shown is at least ~50 px tall (the x-axis aside)
+    for p in strips:  # every metric strip shown is at least ~50 px tall (the x-axis aside), and drawn
         axis = p.getAxis("bottom").height() if p is strips[-1] else 0
         assert p.geometry().height() - axis >= 50, (window.strips.shown, p.geometry())
+        assert p.vb.viewRange()[0][1] >= 60
+    shown = list(window.strips.shown)
+    window.resize(size[0], size[1] + 500)  # taller: strips never drawn yet come into view, and are drawn
+    qtbot.wait(50)
+    assert len(window.strips.shown) > len(shown) or len(shown) == 4
+    for p, curve in zip(window.strips.plots, window.strips.curves):
+        if p in window.strips.visible_plots():
+            assert p.vb.viewRange()[0][1] >= 60 and len(curve.getData()[0]) > 0
+    window.resize(*size)
+    qtbot.wait(30)
     records = window.state.lane().records
     damped = [r for r in records if r.scatter.fired and (r.scatter.absorption_factors < 1).any()]
     for rec in (damped[-1], records[0], records[-1]):
@@ -134,6 +144,9 @@ def test_four_lanes_make_a_grid_when_columns_would_be_narrow(qtbot, window, run_
     window.resize(1920, 1080)
     qtbot.wait(20)
     assert view.per_row == 4
+    window.resize(1280, 720)  # and back: a row of 4 lanes does not hold the window wide
+    qtbot.wait(20)
+    assert window.width() == 1280 and view.per_row == 2
     run_and_wait(window)
     table = view.stats_table
     assert table.rowCount() == 4 and table.isVisible()

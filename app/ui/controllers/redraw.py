@@ -9,7 +9,9 @@ redraw, and the handling of the engine's events, are included.  The wait
 before the next redraw is stretched so that this stays under PAINT_SHARE of
 the run's wall time (a cycle of 15 ms waits 0.5 s; one of 60 ms, 2 s).
 Panels that are hidden or collapsed are skipped (``MainWindow.show_panels``).
-The end of a run draws everything, statistics included.
+The end of a run draws everything, statistics included, as soon as the run has
+ended (a zero-delay timer after the engine's last event: the last tokens were
+decoded already, so drawing them delays no decoding).
 """
 from __future__ import annotations
 
@@ -40,6 +42,7 @@ class RedrawController:
         self.run_cpu_started = 0.0
         self.live_redraws = 0
         self._cycle_mark: float | None = None  # GUI-thread CPU clock at the last live redraw
+        self._full_next = False  # the next redraw draws everything (a run ended)
         self.last_run = (0.0, 0.0, 0, 0.0)  # wall s, redraw CPU s, live redraws, GUI-thread CPU s
         self._unsubscribe = state.subscribe(self._on_change)
 
@@ -52,7 +55,8 @@ class RedrawController:
         elif what in ("selection", "current_lane", "model"):
             self.schedule(live=False)
         elif what == "run_ended":
-            self.redraw(full=True)
+            self._full_next = True
+            self.timer.start(0)
         elif what in ("lanes", "presets", "lane_settings", "prompt", "branch"):
             self.window.lanes_view.sync_columns()
             if what in ("lanes", "branch"):
@@ -79,6 +83,7 @@ class RedrawController:
     def redraw(self, *, full: bool = False) -> None:
         """Texts and panels from the state; with ``full`` the statistics and divergence too."""
         self.timer.stop()
+        full, self._full_next = full or self._full_next, False
         cpu0 = time.thread_time()
         view = self.window.lanes_view
         view.show_texts()

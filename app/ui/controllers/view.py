@@ -42,6 +42,7 @@ class ViewController:
         window.strips.set_shown(self.prefs.strips)
         window.lanes_view.gridChanged.connect(self.rebalance)
         window.strips.shownChanged.connect(self._strips_changed)
+        window.strips.relaid.connect(lambda: window.redraws.schedule(live=bool(state.busy)))
         self._hints = QGuiApplication.styleHints()
         self._hints.colorSchemeChanged.connect(self._system_changed)
         self._unsubscribe = state.subscribe(self._on_change)

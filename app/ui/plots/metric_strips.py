@@ -31,10 +31,12 @@ ROWS = (("H", "entropy", "normalised entropy of the medium (when scatter fired)"
 
 
 class MetricStrips(QWidget):
-    """``stepClicked(step)`` on a click in a strip; ``shownChanged(names)`` when a strip is shown or hidden."""
+    """``stepClicked(step)`` on a click in a strip; ``shownChanged(names)`` when the writer shows or hides
+    a strip; ``relaid()`` whenever the strips shown change (those newly shown need drawing)."""
 
     stepClicked = Signal(int)
     shownChanged = Signal(list)
+    relaid = Signal()
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -107,6 +109,7 @@ class MetricStrips(QWidget):
         if names != self.shown:
             self.shown = names
             self._layout_strips()
+            self.relaid.emit()
 
     def _toggled(self) -> None:
         names = [n for n, b in self.buttons.items() if b.isChecked()]
