@@ -7,7 +7,11 @@ the GUI thread's CPU time (``time.thread_time``, blind to other processes'
 load) from one live redraw to the next, so the painting Qt does after the
 redraw, and the handling of the engine's events, are included.  The wait
 before the next redraw is stretched so that this stays under PAINT_SHARE of
-the run's wall time (a cycle of 15 ms waits 0.5 s; one of 60 ms, 2 s).
+the run's wall time (a cycle of 10 ms waits 0.5 s; one of 40 ms, 2 s).  Measured
+on the bundled model, Qt's painting after a redraw costs about four times the
+redraw's own code (6 ms and 24 ms at 1500 x 940), so timing the redraw alone,
+as this did before, held the redraws at the 0.25 s floor: 4 a second at 30 ms,
+some 12 % of a run.
 Panels that are hidden or collapsed are skipped (``MainWindow.show_panels``).
 The end of a run draws everything, statistics included, as soon as the run has
 ended (a zero-delay timer after the engine's last event: the last tokens were
@@ -22,7 +26,7 @@ from PySide6.QtCore import QTimer
 from app.state import Change
 
 #: The share of a run's wall time the window may spend on its GUI thread.
-PAINT_SHARE = 0.03
+PAINT_SHARE = 0.02
 #: Bounds of the wait between live redraws, in seconds.
 MIN_WAIT_S, MAX_WAIT_S = 0.25, 3.0
 #: How quickly the estimate of a redraw's cost follows new measurements.

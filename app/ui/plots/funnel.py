@@ -98,8 +98,9 @@ class FunnelPanel(QWidget):
             names.append((-float(i), label if row.active else f"{label} (off)"))
             counts = f"{row.n_in} \u2192 {row.n_out}" if row.active and row.n_in != row.n_out else f"{row.n_out}"
             right.append((-float(i), f"{counts}  {rank_text(row.rank)}"))
-        self.plot.getAxis("left").setTicks([names])
-        self.plot.getAxis("right").setTicks([right])
+        for axis, ticks in ((self.plot.getAxis("left"), names), (self.plot.getAxis("right"), right)):
+            if axis._tickLevels != [ticks]:  # unchanged ticks keep the axis's cached picture
+                axis.setTicks([ticks])
         n = len(names)
         ys = -np.arange(n, dtype=float)
         taken = [self._width(self.raw[0], top)] + [self._width(r.n_in, top) for r in rows] if self.raw else []

@@ -27,6 +27,7 @@ class TokenAxis(pg.AxisItem):
         self.emphasis: int | None = None
         self.emphasis_colour = QColor(213, 94, 0)
         self.setStyle(showValues=False)
+        self.setTicks([[]])  # no ticks of pyqtgraph's (64 of them cost more than the labels): ours, per label
         self.setHeight(MAX_TEXT_PX + 8)
 
     def set_labels(self, labels: list[str], emphasis: int | None = None, colour: QColor | None = None) -> None:
@@ -36,7 +37,6 @@ class TokenAxis(pg.AxisItem):
         if labels == self.labels and emphasis == self.emphasis:
             return
         self.labels, self.emphasis = list(labels), emphasis
-        self.setTicks([[(i + 1.0, "") for i in range(len(labels))]])  # a tick under every bar
         self.picture = None
         self.update()
 
@@ -50,16 +50,21 @@ class TokenAxis(pg.AxisItem):
         if not self.labels or hi <= lo or width <= 0:
             return []
         scale = width / (hi - lo)
-        line = QFontMetricsF(self._font()).height() * GAP
+        height = QFontMetricsF(self._font()).height()
+        line = height * GAP
         stride = max(1, math.ceil(line / scale))
-        xs = [(i, (i + 1 - lo) * scale) for i in range(len(self.labels))]
-        xs = [(i, x) for i, x in xs if -0.5 <= x <= width + 0.5]
-        keep = {i for i, _ in xs if i % stride == 0}
-        e = self.emphasis
-        if e is not None and any(i == e for i, _ in xs):
-            keep = {i for i in keep if i == e or abs(i - e) * scale >= line}
-            keep.add(e)
-        return [(i, x) for i, x in xs if i in keep]
+        half = height / 2
+        # bars in view; a label at an end is nudged inward so that it is not cut
+        xs = {i: min(max(x, half), width - half) for i, x in ((i, (i + 1 - lo) * scale) for i in range(len(self.labels)))
+              if -0.5 <= x <= width + 0.5}
+        order = sorted(i for i in xs if i % stride == 0)
+        if self.emphasis in xs:
+            order = [self.emphasis] + [i for i in order if i != self.emphasis]
+        placed: list[int] = []
+        for i in order:  # the emphasised label first, then the others that keep clear of every one placed
+            if all(abs(xs[i] - xs[j]) >= line for j in placed):
+                placed.append(i)
+        return sorted((i, xs[i]) for i in placed)
 
     def _top(self) -> float:
         return self.mapRectFromParent(self.geometry()).top() + max(0, self.style["tickLength"]) + 2
@@ -83,7 +88,12 @@ class TokenAxis(pg.AxisItem):
         metrics = QFontMetricsF(font)
         line = metrics.height()
         top = self._top()
-        for i, x in self._placed():
+        p.setPen(self.pen())
+        tick = max(0, self.style["tickLength"])
+        placed = self._placed()
+        for _i, x in placed:  # a tick over each label
+            p.drawLine(QPointF(x, top - 2 - tick), QPointF(x, top - 2))
+        for i, x in placed:
             chosen = i == self.emphasis
             p.setFont(bold if chosen else font)
             p.setPen(self.emphasis_colour if chosen else self.textPen().color())
