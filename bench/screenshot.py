@@ -69,10 +69,13 @@ def main(argv=None) -> int:
     playground.runs.generate()
     _pump(app, lambda: not window.state.busy)
     records = window.state.lane().records
-    fired = [r for r in records if r.scatter.fired and (r.scatter.absorption_factors < 1).any()]
-    fired = fired or [r for r in records if r.scatter.fired]
-    if fired:  # one two thirds into the run, so the marks over the run stand clear of the edges
-        window.state.select(fired[(2 * len(fired)) // 3].step)
+    # a step that shows much: scatter fired and damped a repeat, the widest medium, away from the
+    # run's ends (so the marks over the run stand clear of the plots' edges)
+    middle = [r for r in records if 0.2 * len(records) <= r.step <= 0.85 * len(records)] or records
+    fired = [r for r in middle if r.scatter.fired and (r.scatter.absorption_factors < 1).any()]
+    fired = fired or [r for r in middle if r.scatter.fired]
+    if fired:
+        window.state.select(max(fired, key=lambda r: (len(r.scatter.p_before), r.step)).step)
     several = len(sizes) > 1 or len(themes) > 1
     out_dir = Path(args.out_dir or Path(args.out).parent)
     for theme in themes:

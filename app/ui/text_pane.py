@@ -102,6 +102,26 @@ class TokenTextPane(QTextBrowser):
         sel.format.setBackground(self.theme.q("selection"))
         sel.format.setForeground(self.theme.q("selection_text"))
         self.setExtraSelections([sel])
+        self.scroll_to(cursor)
+
+    def scroll_to(self, cursor: QTextCursor) -> None:
+        """Scroll (the text cursor stays) so that ``cursor``'s text is in view, a third from the top."""
+        rect = self.cursorRect(self._at(cursor.selectionStart()))
+        if rect.top() < 0 or rect.bottom() > self.viewport().height():
+            bar = self.verticalScrollBar()
+            bar.setValue(bar.value() + rect.top() - self.viewport().height() // 3)
+
+    def _at(self, position: int) -> QTextCursor:
+        cursor = QTextCursor(self.document())
+        cursor.setPosition(position)
+        return cursor
+
+    def resizeEvent(self, event) -> None:
+        bar = self.verticalScrollBar()
+        at_end = bar.value() >= bar.maximum() - 2
+        super().resizeEvent(event)
+        if at_end:  # a pane that showed the end of its text still does
+            bar.setValue(bar.maximum())
 
     def show_prompt(self, prompt: str) -> None:
         """Start again: the prompt, greyed, and no records."""

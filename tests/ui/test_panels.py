@@ -170,3 +170,22 @@ def test_the_tooltip_says_which_ranking_each_number_is(window, ran):
     assert f"{ordinal(place)} of the {len(order)} candidates left after the sampler chain" in html
     assert f"{ordinal(ran.raw_rank + 1)} by raw logit, before any sampler" in html
     assert "rank 5 among the raw logits" not in html
+
+
+def test_the_selected_token_is_scrolled_into_view_and_the_end_stays_in_view(qtbot, window, run_and_wait):
+    window.state.set_run_settings(max_tokens=200)
+    window.resize(1280, 860)
+    run_and_wait(window)
+    pane = window.lanes_view.columns[0].text
+    bar = pane.verticalScrollBar()
+    assert bar.maximum() > 0, "the text should not fit its pane here"
+    bar.setValue(bar.maximum())
+    step = next(s for s in sorted(pane.spans) if s > 2)
+    window.state.select(step)  # e.g. from a click in a strip
+    qtbot.wait(20)
+    rect = pane.cursorRect(pane._at(pane.spans[step][0]))
+    assert 0 <= rect.top() and rect.bottom() <= pane.viewport().height()
+    bar.setValue(bar.maximum())
+    window.resize(1280, 720)  # the pane shrinks: it still shows the end of its text
+    qtbot.wait(30)
+    assert bar.value() == bar.maximum()

@@ -31,6 +31,7 @@ class ViewController:
         self.theme_actions: dict[str, QAction] = {}
         self._fill_menu(window.view_menu)
         self._default_pt = QApplication.font().pointSizeF()
+        self._os_palette = QApplication.palette()  # the platform's own, kept when it matches the theme
         self.moved: set[str] = set()  # splitters the writer set (restored, or dragged): kept as they are
         for name, sizes in self.prefs.splitters.items():
             split = window.splitters.get(name)
@@ -98,7 +99,10 @@ class ViewController:
         theme = self.resolved()
         themes.use(theme)
         app = QApplication.instance()
-        app.setPalette(themes.palette(theme, app.style().standardPalette()))
+        if theme.dark == system_is_dark():
+            app.setPalette(self._os_palette if not theme.dark else themes.palette(theme, self._os_palette))
+        else:  # against the OS: the style's own light palette, or ours for dark
+            app.setPalette(themes.palette(theme, app.style().standardPalette()))
         pg.setConfigOptions(background=theme.q("background"), foreground=theme.q("foreground"))
         w = self.window
         for panel in (w.pre_post, w.entropy, w.collision, w.absorption, w.strips, w.funnel):

@@ -16,7 +16,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter
 
-MAX_TEXT_PX = 50
+MAX_TEXT_PX = 56
 GAP = 1.15  # labels at least this many line heights apart
 
 
