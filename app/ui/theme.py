@@ -31,7 +31,8 @@ class Theme:
     muted: RGB  # grey things: closed gates, undamped bars, the prompt
     pre: RGB  # probabilities before scatter
     post: RGB  # after scatter
-    chosen: RGB  # the chosen token, damped tokens
+    chosen: RGB  # the chosen token
+    damped: RGB  # tokens absorption damped
     fired: RGB  # an open collision gate
     entropy: RGB
     strength: RGB
@@ -68,14 +69,14 @@ def text_on(colour: QColor) -> QColor:
 
 LIGHT = Theme(
     name="light", dark=False, background=(255, 255, 255), foreground=(40, 40, 40), muted=(150, 150, 150),
-    pre=BLUE, post=ORANGE, chosen=VERMILLION, fired=BLUISH_GREEN, entropy=BLUE, strength=ORANGE,
-    rank=REDDISH_PURPLE, prob=BLUISH_GREEN, target=(40, 40, 40), cursor=(0, 0, 0),
+    pre=BLUE, post=ORANGE, chosen=VERMILLION, damped=REDDISH_PURPLE, fired=BLUISH_GREEN, entropy=BLUE,
+    strength=ORANGE, rank=REDDISH_PURPLE, prob=BLUISH_GREEN, target=(40, 40, 40), cursor=(0, 0, 0),
     selection=BLUE, selection_text=(255, 255, 255), written=BLUE,
 )
 DARK = Theme(
     name="dark", dark=True, background=(30, 30, 32), foreground=(220, 220, 220), muted=(120, 120, 124),
-    pre=SKY_BLUE, post=ORANGE, chosen=VERMILLION, fired=BLUISH_GREEN, entropy=SKY_BLUE, strength=ORANGE,
-    rank=REDDISH_PURPLE, prob=BLUISH_GREEN, target=(220, 220, 220), cursor=(255, 255, 255),
+    pre=SKY_BLUE, post=ORANGE, chosen=VERMILLION, damped=REDDISH_PURPLE, fired=BLUISH_GREEN, entropy=SKY_BLUE,
+    strength=ORANGE, rank=REDDISH_PURPLE, prob=BLUISH_GREEN, target=(220, 220, 220), cursor=(255, 255, 255),
     selection=SKY_BLUE, selection_text=(0, 0, 0), written=SKY_BLUE,
 )
 THEMES = {"light": LIGHT, "dark": DARK}

@@ -64,6 +64,8 @@ def test_the_x_labels_are_the_medium_tokens_and_the_chosen_one_is_marked(window,
     assert [label.split(" \u00d7")[0] for label in absorption] == axis.labels
     damped = [label for label, f in zip(absorption, sc.absorption_factors) if f < 1]
     assert window.absorption.damped == damped and all("\u00d7" in label for label in damped)
+    written = [text.replace("\u2026", "") for text, _r in window.absorption.axis.label_rects()]
+    assert any(damped[0].startswith(w[:3]) and w.endswith(damped[0][-2:]) for w in written)  # never thinned away
 
 
 def test_the_hover_label_shows_both_probabilities_and_is_cleared(qtbot, window, ran, run_and_wait):

@@ -37,6 +37,16 @@ def test_64_labels_are_thinned_apart_with_the_chosen_one_kept(qtbot):
     assert [t for t, _r in axis.label_rects()] == [f"\u00b7tok{i}" for i in range(30, 46)]
 
 
+def test_priority_labels_are_written_whatever_the_thinning(qtbot):
+    plot, axis = labelled_plot(qtbot, 64, 420, emphasis=37)
+    axis.set_labels(axis.labels, 37, priority=[5, 41])
+    qtbot.wait(20)
+    texts = [t for t, _r in axis.label_rects()]
+    assert {"\u00b7tok37", "\u00b7tok5", "\u00b7tok41"} <= set(texts)
+    rects = [r for _t, r in axis.label_rects()]
+    assert not any(a.intersects(b) for a, b in itertools.combinations(rects, 2))
+
+
 def test_wide_plots_label_every_bar(qtbot):
     _plot, axis = labelled_plot(qtbot, 12, 600, emphasis=None)
     assert len(axis.label_rects()) == 12

@@ -55,14 +55,14 @@ class AbsorptionPanel(QWidget):
     def apply_theme(self, theme: Theme) -> None:
         self.theme = theme
         style_plot(self.plot, theme)
-        self._brushes = (pg.mkBrush(*theme.muted, 150), pg.mkBrush(*theme.chosen, 220))
+        self._brushes = (pg.mkBrush(*theme.muted, 150), pg.mkBrush(*theme.damped, 230))
         self.bars.setOpts(brush=self._brushes[0])
         self.axis.set_labels(self.axis.labels, self.axis.emphasis, theme.q("chosen"))
         self._show_header()
 
     def _show_header(self) -> None:
         t = self.theme
-        legend = legend_html([(t.chosen, "damped"), (t.muted, "not")])
+        legend = legend_html([(t.damped, "damped"), (t.muted, "not")])
         self.header.setText(f"<b>Absorption</b> (damping factor) &nbsp;{legend} &nbsp;{self._note}")
 
     def show_record(self, rec: StepRecord | None) -> None:
@@ -83,7 +83,8 @@ class AbsorptionPanel(QWidget):
             labels.append(label)
         self.damped = [label for label, d in zip(labels, damped) if d]
         hit = np.flatnonzero(ids == rec.token) if rec is not None and len(ids) else []
-        self.axis.set_labels(labels, int(hit[0]) if len(hit) else None, self.theme.q("chosen"))
+        self.axis.set_labels(labels, int(hit[0]) if len(hit) else None, self.theme.q("chosen"),
+                             priority=np.flatnonzero(damped).tolist())  # damped tokens always labelled
         if rec is None:
             self._note = ""
         elif absorption <= 0:

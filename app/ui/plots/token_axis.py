@@ -4,7 +4,8 @@ Bars stand at x = 1, 2, ... n.  Each label is drawn rotated a quarter turn
 (read bottom to top), ending just under its bar, elided in the middle to MAX_TEXT_PX (so a count at its end stays).  When
 the bars are narrower than a line of text, only every k-th label is written
 (k the smallest that keeps labels apart), always including the emphasised one
-(the chosen token) and never one that would touch it.  Zooming in on x
+(the chosen token) and those given priority (damped tokens), and never one that
+would touch them.  Zooming in on x
 (mouse wheel) brings the others back.  ``label_rects()`` says where each
 label lies in scene coordinates, for tests and hit checks.
 """
@@ -25,18 +26,22 @@ class TokenAxis(pg.AxisItem):
         super().__init__("bottom", **kwargs)
         self.labels: list[str] = []
         self.emphasis: int | None = None
+        self.priority: list[int] = []  # labels written before the thinned others (e.g. damped tokens)
         self.emphasis_colour = QColor(213, 94, 0)
         self.setStyle(showValues=False)
         self.setTicks([[]])  # no ticks of pyqtgraph's (64 of them cost more than the labels): ours, per label
         self.setHeight(MAX_TEXT_PX + 8)
 
-    def set_labels(self, labels: list[str], emphasis: int | None = None, colour: QColor | None = None) -> None:
-        """``labels[i]`` under the bar at x = i + 1; ``emphasis`` drawn bold in ``colour``."""
+    def set_labels(self, labels: list[str], emphasis: int | None = None, colour: QColor | None = None,
+                   priority=()) -> None:
+        """``labels[i]`` under the bar at x = i + 1; ``emphasis`` drawn bold in ``colour``;
+        ``priority``: labels written whatever the thinning (as long as they keep apart)."""
         if colour is not None:
             self.emphasis_colour = colour
-        if labels == self.labels and emphasis == self.emphasis:
+        priority = list(priority)
+        if labels == self.labels and emphasis == self.emphasis and priority == self.priority:
             return
-        self.labels, self.emphasis = list(labels), emphasis
+        self.labels, self.emphasis, self.priority = list(labels), emphasis, priority
         self.picture = None
         self.update()
 
@@ -57,9 +62,8 @@ class TokenAxis(pg.AxisItem):
         # bars in view; a label at an end is nudged inward so that it is not cut
         xs = {i: min(max(x, half), width - half) for i, x in ((i, (i + 1 - lo) * scale) for i in range(len(self.labels)))
               if -0.5 <= x <= width + 0.5}
-        order = sorted(i for i in xs if i % stride == 0)
-        if self.emphasis in xs:
-            order = [self.emphasis] + [i for i in order if i != self.emphasis]
+        first = [i for i in [self.emphasis] + self.priority if i in xs]
+        order = first + [i for i in sorted(xs) if i % stride == 0 and i not in first]
         placed: list[int] = []
         for i in order:  # the emphasised label first, then the others that keep clear of every one placed
             if all(abs(xs[i] - xs[j]) >= line for j in placed):
