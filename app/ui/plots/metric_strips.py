@@ -82,7 +82,7 @@ class MetricStrips(QWidget):
         self.scroll.setWidgetResizable(True)
         self.scroll.setFrameShape(QScrollArea.Shape.NoFrame)
         self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.scroll.setMinimumHeight(STRIP_PX + AXIS_PX)
+        self.scroll.setMinimumHeight(self._view_px(1))  # one strip always fits without scrolling
         stack(self, top, (self.scroll, 1))
         self.apply_theme(current())
 
@@ -133,7 +133,7 @@ class MetricStrips(QWidget):
         for p in self.plots:
             if p not in visible:
                 p.setXLink(None)
-        self.view.setMinimumHeight(len(visible) * (STRIP_PX + 6) + AXIS_PX + 12)  # + the layout's spacing
+        self.view.setMinimumHeight(self._view_px(len(visible)))
 
     def _fitting(self) -> list[str]:
         room = self.height() - self.title.sizeHint().height() - 8
@@ -153,6 +153,10 @@ class MetricStrips(QWidget):
     def showEvent(self, event) -> None:
         super().showEvent(event)
         self._refit()
+
+    @staticmethod
+    def _view_px(strips: int) -> int:
+        return strips * (STRIP_PX + 6) + AXIS_PX + 12  # + the layout's spacing and margins
 
     def visible_plots(self) -> list:
         return [p for p, (n, _c, _t) in zip(self.plots, ROWS) if n in self.shown]
