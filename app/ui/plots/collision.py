@@ -42,8 +42,8 @@ class CollisionPanel(QWidget):
     def apply_theme(self, theme: Theme) -> None:
         self.theme = theme
         style_plot(self.plot, theme)
-        self.fired.setPen(pg.mkPen(theme.fired, width=4))
-        self.not_fired.setPen(pg.mkPen(theme.muted, width=4))
+        self._tick_px = None  # the ticks' width follows the room per step (_fit_ticks)
+        self._fit_ticks()
         self.cursor.setPen(pg.mkPen(theme.cursor, width=1.5))
         self._show_header()
 
@@ -51,6 +51,16 @@ class CollisionPanel(QWidget):
         t = self.theme
         legend = legend_html([(t.fired, "open"), (t.muted, "closed")])
         self.header.setText(f"<b>Collision gate</b> &nbsp;{legend} &nbsp;{self._note}")
+
+    def _fit_ticks(self) -> None:
+        """Ticks 4 px wide, or narrower when steps are closer, so neighbours never merge into a bar."""
+        vb = self.plot.getViewBox()
+        lo, hi = vb.viewRange()[0]
+        px = max(1, min(4, int(0.6 * vb.width() / max(hi - lo, 1.0))))
+        if px != self._tick_px:
+            self._tick_px = px
+            self.fired.setPen(pg.mkPen(self.theme.fired, width=px))
+            self.not_fired.setPen(pg.mkPen(self.theme.muted, width=px))
 
     @staticmethod
     def _ticks(steps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -64,6 +74,7 @@ class CollisionPanel(QWidget):
         self.fired.setData(*self._ticks(steps[opened]))
         self.not_fired.setData(*self._ticks(steps[~opened]))
         grow_x(self.plot, records[-1].step + 1 if records else 0)
+        self._fit_ticks()
         self.cursor.setVisible(rec is not None)
         if rec is not None:
             self.cursor.setValue(rec.step)
