@@ -48,6 +48,10 @@ See `bench/*.py` for exactly what each figure times.
   run (`gui_paint_share`, measured with `time.thread_time`, so other processes' load
   does not count), and the run's complete drawing comes right after its last token.
   Plots draw without antialiasing: antialiased curves were half of a redraw's painting.
+  One warm-up pair is not counted (the first headless run was 5 to 10 times slower);
+  each round is printed to stderr, and `GUI_BENCH_ROUNDS=9` runs more of them. On a
+  shared machine a round's ratio swings by tens of percent; `gui_paint_share`, a CPU
+  time, is the steadier figure.
 """
 
 

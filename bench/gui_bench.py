@@ -87,6 +87,10 @@ def run_all() -> dict[str, float]:
     try:
         ratios, shares, redraws = [], [], []
         workspace = Workspace(model, 1, options)
+        # A warm-up pair, not counted: the first headless run was 5 to 10 times slower than the
+        # others in every bench of this window (first use of the kept workspace).
+        _headless(model, settings, options, workspace)
+        _windowed(window, settings)
         for _ in range(ROUNDS):
             headless = _headless(model, settings, options, workspace)
             windowed, share = _windowed(window, settings)

@@ -73,18 +73,11 @@ def grow_x(plot, n: int, *, step: int = 64) -> None:
     set_x(plot, -1.0, float(max(step, -(-int(n) // step) * step)))
 
 
-def rank_ticks(plot, n: int) -> None:
-    """Whole-number ticks on the rank axis."""
-    plot.getAxis("bottom").setTickSpacing(max(1, round(n / 8)), 1)
-
-
 def unit_ticks(axis) -> None:
     """0, .5 and 1 on an axis over [0, 1]."""
     axis.setTicks([[(0, "0"), (0.5, ".5"), (1, "1")]])
 
 
-#: A y range over [0, 1] whose top and bottom tick labels fit inside the axis (none clipped).
-UNIT_RANGE = (-0.12, 1.12)
 #: Room kept above the top tick and below the bottom one, in pixels: half a line of tick text.
 TICK_ROOM_PX = 7
 

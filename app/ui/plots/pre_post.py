@@ -13,7 +13,7 @@ from typing import Callable
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QEvent, Qt, Signal
+from PySide6.QtCore import QEvent, Signal
 from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QWidget
 
 from app.engine.records import StepRecord
