@@ -18,7 +18,7 @@ GPU ?=
 NATIVE ?=
 LLAMA_WHEEL := $(PYTHON) packaging/llama_wheel.py
 
-.PHONY: run test bench screenshot package venv lint-imports desktop-entry clean-venv
+.PHONY: run test bench screenshot package venv lint-imports desktop-entry clean-venv xvfb
 
 # The venv, llama-cpp-python for the requested backend (a no-op when the venv has it),
 # then the project itself.  Any step that fails stops make.
@@ -35,9 +35,24 @@ $(STAMP): pyproject.toml setup.py
 run: venv
 	$(PY) -m app
 
-test: venv
+test: venv xvfb
 	$(VENV)/bin/lint-imports
 	QT_QPA_PLATFORM=offscreen $(PY) -m pytest
+
+# The real-window tests (tests/ui/test_real_window.py) need Xvfb: installed here when we may (root
+# with apt-get), else make stops and says how.
+xvfb:
+	@command -v Xvfb >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo ">>> Installing Xvfb for the real-window tests (apt-get install xvfb)."; \
+	    apt-get update -qq && apt-get install -y -qq xvfb libxcb-cursor0 libxkbcommon-x11-0; \
+	  else \
+	    echo "make test needs Xvfb for the real-window tests (tests/ui/test_real_window.py):"; \
+	    echo "  Debian/Ubuntu: sudo apt-get install -y xvfb libxcb-cursor0 libxkbcommon-x11-0"; \
+	    echo "  Fedora:        sudo dnf install -y xorg-x11-server-Xvfb xcb-util-cursor"; \
+	    echo "  or run the rest: .venv/bin/python -m pytest -m 'not xvfb'"; \
+	    exit 1; \
+	  fi; }
 
 # docs/screenshot.png from a run on the bundled model (the tests never write into the repository).
 screenshot: venv

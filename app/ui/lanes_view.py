@@ -1,46 +1,52 @@
-"""Side-by-side lanes: each with its preset, its text and a line of statistics, bound to the state."""
+"""The lanes: each with its preset and its text, laid out in a grid that keeps every column readable,
+and their statistics in a table underneath, one row per lane; bound to the state."""
 from __future__ import annotations
 
+from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
-    QComboBox, QFrame, QHBoxLayout, QLabel, QPlainTextEdit, QRadioButton, QSplitter, QStackedWidget, QToolButton,
-    QVBoxLayout,
+    QComboBox, QFrame, QGridLayout, QHBoxLayout, QLabel, QPlainTextEdit, QRadioButton, QStackedWidget, QToolButton,
+    QVBoxLayout, QWidget,
 )
 
 from app.analysis import first_divergence, lane_stats
 
 from .branch_bar import BranchBar
+from .lane_stats_table import LaneStatsTable
 from .text_pane import TokenTextPane
 from .token_format import TokenChips
 from .token_menu import token_menu
 
-STATS_ROWS = (
-    ("entropy", "mean entropy", "{:.3f}"), ("mean_rank", "mean chosen rank", "{:.2f}"),
-    ("mass_outside", "mass outside the medium", "{:.2%}"), ("distinct_2", "distinct-2", "{:.3f}"),
-    ("repeated_4grams", "repeated 4-grams", "{:d}"),
-)
+#: Narrower than this, lane columns wrap onto a second row (4 lanes: a 2 x 2 grid).
+MIN_COLUMN_PX = 320
 
 
 class LaneColumn(QFrame):
-    """One lane: edit button, preset box, remove button, text, a note and its statistics."""
+    """One lane: edit button, preset box, remove button, its text and a note (statistics: the table)."""
 
     def __init__(self, index: int, state, playground, parent=None):
         super().__init__(parent)
         self.index, self.state, self.playground = index, state, playground
         self.setFrameShape(QFrame.Shape.StyledPanel)
+        # Small enough that a window with a row of 4 lanes can still shrink: the grid then wraps.
+        self.setMinimumWidth(MIN_COLUMN_PX // 2)
         self.edit = QRadioButton(f"Lane {index + 1}")
         self.edit.setToolTip("Edit this lane's settings in the controls on the left")
         self.edit.toggled.connect(lambda on: on and state.set_current_lane(self.index))
         self.preset = QComboBox()
         self.preset.setToolTip("This lane's preset")
+        self.preset.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.preset.setMinimumContentsLength(8)
         self.preset.activated.connect(self._preset_chosen)
         self.remove = QToolButton()
         self.remove.setText("\u00d7")
         self.remove.setToolTip("Remove this lane")
         self.remove.clicked.connect(lambda: playground.lanes.remove(self.index))
         self.text = TokenTextPane(state.token_text, chips=TokenChips(state))
+        self.text.setMinimumHeight(40)
         self.text.stepClicked.connect(state.select)
         self.text.menuRequested.connect(self._menu)
         self.editor = QPlainTextEdit()
+        self.editor.setMinimumHeight(40)
         self.editor.setToolTip("Edit the text; Ctrl+E (or the ✎ button) again to keep it. "
                                "What you write is yours: untinted, and the old text stays a branch away.")
         self.pages = QStackedWidget()
@@ -52,25 +58,21 @@ class LaneColumn(QFrame):
         self.edit_button.setToolTip("Edit this lane's text (Ctrl+E)")
         self.edit_button.toggled.connect(self.set_editing)
         self.branches = BranchBar(index, state, playground)
+        self.note = QLabel("")  # where the lanes diverge: in the title row, so it costs no height
+        self.note.hide()
         head = QHBoxLayout()
         head.addWidget(self.edit)
         head.addWidget(self.preset, 1)
+        head.addWidget(self.note)
         head.addWidget(self.branches)
         head.addWidget(self.edit_button)
         head.addWidget(self.remove)
-        self.note = QLabel("")
-        self.note.setStyleSheet("color: #b00000;")
-        self.stats = QLabel("")
-        self.stats.setWordWrap(True)
-        self.stats.setStyleSheet("font-size: 11px; color: #333;")
-        self.stats_values: dict = {}
+        self.stats_values: dict = {}  # the last run's figures (shown in the lanes' table)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(3, 3, 3, 3)
         lay.setSpacing(2)
         lay.addLayout(head)
         lay.addWidget(self.pages, 1)
-        lay.addWidget(self.note)
-        lay.addWidget(self.stats)
 
     @property
     def editing(self) -> bool:
@@ -128,28 +130,65 @@ class LaneColumn(QFrame):
         lane = self.state.lanes[self.index]
         prompt = self.state.prompt_for_run() if lane.prompt is None else lane.prompt  # chat: app/chat.py
         self.text.sync(prompt, lane.tree.pieces(), lane.revision)
+        self.text.show_selected(self.state.selected)
         self.branches.refresh()
+
+    def set_note(self, text: str) -> None:
+        self.note.setText(text)
+        self.note.setToolTip("the first token where the lanes' texts differ" if text else "")
+        self.note.setVisible(bool(text))
 
     def show_stats(self) -> None:
         lane = self.state.lanes[self.index]
         records = lane.records
-        if not records:
-            self.stats.setText("")
-            self.stats_values = {}
-            return
-        self.stats_values = lane_stats(records, lane.text)
-        cells = [f"{label} <b>{fmt.format(self.stats_values[key])}</b>" for key, label, fmt in STATS_ROWS]
-        self.stats.setText(" &nbsp;\u00b7&nbsp; ".join(cells))
+        self.stats_values = lane_stats(records, lane.text) if records else {}
 
 
-class LanesView(QSplitter):
-    """Up to four lane columns side by side, one per lane of the state."""
+class LanesView(QWidget):
+    """Up to four lane columns, side by side while each gets MIN_COLUMN_PX, else in a grid
+    (two per row); ``stats_table`` holds their statistics.  ``gridChanged`` when the rows change."""
+
+    gridChanged = Signal()
 
     def __init__(self, state, playground, parent=None):
         super().__init__(parent)
         self.state, self.playground = state, playground
         self.columns: list[LaneColumn] = []
+        self.grid = QGridLayout()
+        self.grid.setContentsMargins(0, 0, 0, 0)
+        self.grid.setSpacing(3)
+        self.stats_table = LaneStatsTable()  # placed under the lanes by the window's layout (a splitter pane)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.addLayout(self.grid, 1)
+        self.per_row = 0
         self.sync_columns()
+
+    def columns_per_row(self, width: int | None = None) -> int:
+        n = max(1, len(self.columns))
+        fit = max(1, (self.width() if width is None else width) // MIN_COLUMN_PX)
+        rows = -(-n // fit)
+        return -(-n // rows)  # as even as the rows can be: 4 lanes in 2 x 2, never 3 + 1
+
+    def _regrid(self, force: bool = False) -> None:
+        per_row = self.columns_per_row()
+        if per_row == self.per_row and not force:
+            return
+        self.per_row = per_row
+        for col in self.columns:
+            self.grid.removeWidget(col)
+        for i, col in enumerate(self.columns):
+            self.grid.addWidget(col, i // per_row, i % per_row)
+        rows = -(-len(self.columns) // per_row)
+        for r in range(4):
+            self.grid.setRowStretch(r, 1 if r < rows else 0)
+        for c in range(4):
+            self.grid.setColumnStretch(c, 1 if c < per_row else 0)
+        self.gridChanged.emit()
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._regrid()
 
     def sync_columns(self) -> None:
         """As many columns as lanes, the edited one checked, presets shown."""
@@ -160,8 +199,8 @@ class LanesView(QSplitter):
             col.deleteLater()
         while len(self.columns) < n:
             col = LaneColumn(len(self.columns), self.state, self.playground)
-            self.addWidget(col)
             self.columns.append(col)
+        self._regrid(force=True)
         for col in self.columns:
             col.remove.setEnabled(n > 1 and not self.state.busy)
             col.edit.blockSignals(True)
@@ -177,17 +216,22 @@ class LanesView(QSplitter):
     def show_stats(self) -> None:
         for col in self.columns:
             col.show_stats()
+        labels = [f"Lane {c.index + 1} \u00b7 {self.playground.lanes.label(c.index)}" for c in self.columns]
+        rows = (self.stats_table.rowCount(), self.stats_table.isVisible())
+        self.stats_table.show_lanes([c.stats_values for c in self.columns], labels)
+        if (self.stats_table.rowCount(), self.stats_table.isVisible()) != rows:
+            self.gridChanged.emit()  # the table's height changed: the layout may share the space anew
 
     def mark_divergence(self) -> None:
         tokens = [[r.token for r in lane.records] for lane in self.state.lanes]
         if len(tokens) < 2:
             for col in self.columns:
-                col.note.setText("")
+                col.set_note("")
             return
         step = first_divergence(tokens)
         for col in self.columns:
             if step is None:
-                col.note.setText("identical to the other lanes")
+                col.set_note("identical")
             else:
                 col.text.mark_step(step)
-                col.note.setText(f"lanes diverge at token {step}")
+                col.set_note(f"diverges at {step}")

@@ -8,11 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import (
-    QFileDialog, QGridLayout, QMainWindow, QPlainTextEdit, QScrollArea, QSplitter, QStatusBar, QToolBar, QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtWidgets import QFileDialog, QMainWindow, QPlainTextEdit, QStatusBar, QToolBar
 
 from app.playground import Playground
 from app.presets import PresetStore, default_prompt, find_builtin
@@ -27,6 +23,7 @@ from .controllers.presets import PresetsController
 from .controllers.redraw import RedrawController
 from .controllers.sessions import SessionsController
 from .controllers.status import StatusController
+from .controllers.view import ViewController
 from .controls.settings_panel import SettingsPanel
 from .engine_bridge import EngineBridge
 from .gui_gc import GuiGarbageCollection
@@ -34,8 +31,10 @@ from .lanes_view import LanesView
 from .plots.absorption import AbsorptionPanel
 from .plots.collision import CollisionPanel
 from .plots.entropy import EntropyPanel
+from .plots.funnel import FunnelPanel
 from .plots.metric_strips import MetricStrips
 from .plots.pre_post import PrePostPanel
+from .window_layout import build_layout
 
 FIRST_PRESET = "creative-writing"
 
@@ -93,6 +92,7 @@ class MainWindow(QMainWindow):
         self.controls.model_page.openRequested.connect(self._open_model_dialog)
         self.prompt = QPlainTextEdit(state.prompt)
         self.prompt.setMaximumHeight(90)
+        self.prompt.setMinimumHeight(36)
         self.prompt.setPlaceholderText("Prompt")
         self.prompt.textChanged.connect(lambda: state.set_prompt(self.prompt.toPlainText()))
         self.prompt_area = PromptArea(self.prompt, state, playground)  # the prompt, or chat's two fields
@@ -104,53 +104,14 @@ class MainWindow(QMainWindow):
         self.absorption = AbsorptionPanel(state.token_text)
         self.strips = MetricStrips()
         self.strips.stepClicked.connect(state.select)
-        self.setCentralWidget(self._split(self._left(), self._right()))
+        self.funnel = FunnelPanel(state.token_text)
+        central, self.splitters = build_layout(self)
+        self.setCentralWidget(central)
         self.setStatusBar(QStatusBar())
         self.status = StatusController(self.statusBar(), state)
         self.redraws = RedrawController(self, state)
+        self.view = ViewController(self, state)  # theme, text size, splitter sizes (View menu)
         self._unsubscribe = state.subscribe(self._on_change)
-
-    def _left(self) -> QWidget:
-        left = QWidget()
-        lay = QVBoxLayout(left)
-        lay.setContentsMargins(4, 4, 4, 4)
-        lay.addWidget(self.controls, 1)
-        lay.addWidget(self.controls.error)
-        self.controls.error.hide()
-        scroll = QScrollArea()
-        scroll.setWidget(left)
-        scroll.setWidgetResizable(True)
-        scroll.setMinimumWidth(400)
-        return scroll
-
-    def _right(self) -> QWidget:
-        panels = QWidget()
-        grid = QGridLayout(panels)
-        grid.setContentsMargins(0, 0, 0, 0)
-        grid.addWidget(self.pre_post, 0, 0)
-        grid.addWidget(self.entropy, 0, 1)
-        grid.addWidget(self.collision, 1, 0)
-        grid.addWidget(self.absorption, 1, 1)
-        grid.setRowStretch(0, 3)
-        grid.setRowStretch(1, 2)
-        upper = QSplitter(Qt.Orientation.Vertical)
-        upper.addWidget(self.prompt_area)
-        upper.addWidget(self.lanes_view)
-        upper.setSizes([70, 330])
-        right = QSplitter(Qt.Orientation.Vertical)
-        for widget in (upper, panels, self.strips):
-            right.addWidget(widget)
-        right.setSizes([400, 360, 220])
-        right.splitterMoved.connect(lambda *_: self.redraws.schedule(live=bool(self.state.busy)))
-        return right
-
-    @staticmethod
-    def _split(left: QWidget, right: QWidget) -> QSplitter:
-        split = QSplitter(Qt.Orientation.Horizontal)
-        split.addWidget(left)
-        split.addWidget(right)
-        split.setSizes([420, 1080])
-        return split
 
     # -- views -----------------------------------------------------------------------
 
@@ -166,9 +127,10 @@ class MainWindow(QMainWindow):
         draws = (
             (self.pre_post, lambda: self.pre_post.show_record(rec)),
             (self.entropy, lambda: self.entropy.show_run(records, rec)),
-            (self.collision, lambda: self.collision.show_run(records)),
+            (self.collision, lambda: self.collision.show_run(records, rec)),
             (self.absorption, lambda: self.absorption.show_record(rec)),
             (self.strips, lambda: self.strips.show_run(records, rec)),
+            (self.funnel, lambda: self.funnel.show_record(rec)),
         )
         for panel, draw in draws:
             if on_screen(panel):
@@ -188,6 +150,7 @@ class MainWindow(QMainWindow):
 
     def closeEvent(self, event) -> None:
         self.sessions.close()  # the last session, kept for the next window
+        self.view.close()  # the splitters' sizes, for the next window
         for part in (self.redraws, self.actions, self.status, self.controls, self.desk, self.prompt_area):
             part.close_bindings()
         self._unsubscribe()

@@ -8,36 +8,44 @@ from __future__ import annotations
 import html
 from typing import Callable
 
+import numpy as np
+
 from PySide6.QtCore import Signal
-from PySide6.QtGui import QColor, QTextCharFormat, QTextCursor
-from PySide6.QtWidgets import QTextBrowser, QToolTip
+from PySide6.QtGui import QColor, QFont, QTextCharFormat, QTextCursor
+from PySide6.QtWidgets import QTextBrowser, QTextEdit, QToolTip
 
 from app.engine.records import StepRecord
 
-#: Tint by the token's rank among the raw logits: the arg-max is untinted.
-RANK_COLOURS = [(0, None), (1, QColor(255, 236, 153)), (3, QColor(255, 200, 120)), (10, QColor(255, 150, 130))]
+from . import theme as themes
+from .theme import Theme, text_on
 
 
-def tint_for(rec: StepRecord) -> QColor | None:
+def tint_for(rec: StepRecord, theme: Theme | None = None) -> QColor | None:
+    """The token's background by its rank among the raw logits (the arg-max is untinted):
+    yellow, orange, vermillion; paler for a higher probability.  Opaque, blended over the page."""
+    theme = theme or themes.current()
     colour = None
-    for lowest, c in RANK_COLOURS:
+    for lowest, rgb in theme.tints:
         if rec.raw_rank >= lowest:
-            colour = c
+            colour = rgb
     if colour is None:
         return None
-    c = QColor(colour)
-    c.setAlpha(int(110 + 145 * (1.0 - min(max(rec.chosen_p, 0.0), 1.0))))
-    return c
+    return theme.blend(colour, 0.3 + 0.55 * (1.0 - min(max(rec.chosen_p, 0.0), 1.0)))
 
 
-def _written_format() -> QTextCharFormat:
+def _written_format(theme: Theme | None = None) -> QTextCharFormat:
     """The writer's own text: untinted, in a colour of its own."""
     fmt = QTextCharFormat()
-    fmt.setForeground(QColor(25, 60, 140))
+    fmt.setForeground(QColor(*(theme or themes.current()).written))
     return fmt
 
 
 WRITTEN = _written_format()
+
+
+def ordinal(n: int) -> str:
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
 
 
 class TokenTextPane(QTextBrowser):
@@ -57,7 +65,64 @@ class TokenTextPane(QTextBrowser):
         self.spans: dict[int, tuple[int, int]] = {}  # step -> character range in the document
         self.records_by_step: dict[int, StepRecord] = {}
         self._drawn: tuple | None = None  # (lane revision, prompt, chips' key) on screen
+        self._selected: tuple | None = None  # (step, span) highlighted
+        self.theme = themes.current()
+        self._written = _written_format(self.theme)
         self.anchorClicked.connect(self._on_anchor)
+
+    def apply_theme(self, theme: Theme) -> None:
+        """New colours: the text is drawn again at the next sync."""
+        self.theme = theme
+        self._written = _written_format(theme)
+        self._drawn = None
+        self._selected = None
+
+    def set_text_pt(self, pt: float) -> None:
+        """The text's size in points (the tints and highlights keep their places)."""
+        font = QFont(self.font())
+        if pt > 0 and font.pointSizeF() != pt:
+            font.setPointSizeF(pt)
+            self.setFont(font)
+            self.document().setDefaultFont(font)
+
+    def show_selected(self, step: int | None) -> None:
+        """Highlight the selected step's token with a filled background (None: no highlight)."""
+        span = self.spans.get(step) if step is not None else None
+        key = (step, span)
+        if key == self._selected:
+            return
+        self._selected = key
+        if span is None:
+            self.setExtraSelections([])
+            return
+        sel = QTextEdit.ExtraSelection()
+        cursor = QTextCursor(self.document())
+        cursor.setPosition(span[0])
+        cursor.setPosition(span[1], QTextCursor.MoveMode.KeepAnchor)
+        sel.cursor = cursor
+        sel.format.setBackground(self.theme.q("selection"))
+        sel.format.setForeground(self.theme.q("selection_text"))
+        self.setExtraSelections([sel])
+        self.scroll_to(cursor)
+
+    def scroll_to(self, cursor: QTextCursor) -> None:
+        """Scroll (the text cursor stays) so that ``cursor``'s text is in view, a third from the top."""
+        rect = self.cursorRect(self._at(cursor.selectionStart()))
+        if rect.top() < 0 or rect.bottom() > self.viewport().height():
+            bar = self.verticalScrollBar()
+            bar.setValue(bar.value() + rect.top() - self.viewport().height() // 3)
+
+    def _at(self, position: int) -> QTextCursor:
+        cursor = QTextCursor(self.document())
+        cursor.setPosition(position)
+        return cursor
+
+    def resizeEvent(self, event) -> None:
+        bar = self.verticalScrollBar()
+        at_end = bar.value() >= bar.maximum() - 2
+        super().resizeEvent(event)
+        if at_end:  # a pane that showed the end of its text still does
+            bar.setValue(bar.maximum())
 
     def show_prompt(self, prompt: str) -> None:
         """Start again: the prompt, greyed, and no records."""
@@ -65,8 +130,9 @@ class TokenTextPane(QTextBrowser):
         self.shown = 0
         self.spans = {}
         self.records_by_step = {}
+        self._selected = None
         fmt = QTextCharFormat()
-        fmt.setForeground(QColor(110, 110, 110))
+        fmt.setForeground(self.theme.q("muted"))
         if self.chips is not None:  # special tokens: chips (token_format.py)
             self.chips.reset()
             self.chips.draw_prompt(self.textCursor(), prompt, fmt)
@@ -91,7 +157,7 @@ class TokenTextPane(QTextBrowser):
         for rec in pieces:
             self.shown += 1
             if not isinstance(rec, StepRecord):
-                cursor.insertText(rec.text, WRITTEN)
+                cursor.insertText(rec.text, self._written)
                 continue
             self.records_by_step[rec.step] = rec
             chip = self.chips.draw(cursor, rec) if self.chips is not None else None  # special tokens
@@ -104,18 +170,18 @@ class TokenTextPane(QTextBrowser):
             fmt = QTextCharFormat()
             fmt.setAnchor(True)
             fmt.setAnchorHref(f"step:{rec.step}")
-            fmt.setForeground(QColor(20, 20, 20))
             if rec.forced:
                 fmt.setFontUnderline(True)  # the writer took this token
-            colour = tint_for(rec)
+            colour = tint_for(rec, self.theme)
             if colour is not None:
                 fmt.setBackground(colour)
+                fmt.setForeground(text_on(colour))
             start = cursor.position()
             cursor.insertText(rec.text, fmt)
             self.spans[rec.step] = (start, cursor.position())
         self.ensureCursorVisible()
 
-    def mark_step(self, step: int, colour: QColor = QColor(200, 0, 0)) -> bool:
+    def mark_step(self, step: int, colour: QColor | None = None) -> bool:
         """Underline the token of ``step`` (e.g. where lanes diverge); False if it has no text."""
         span = self.spans.get(step)
         if span is None:
@@ -125,7 +191,7 @@ class TokenTextPane(QTextBrowser):
         cursor.setPosition(span[1], QTextCursor.MoveMode.KeepAnchor)
         fmt = QTextCharFormat()
         fmt.setUnderlineStyle(QTextCharFormat.UnderlineStyle.SingleUnderline)
-        fmt.setUnderlineColor(colour)
+        fmt.setUnderlineColor(colour or self.theme.q("chosen"))
         fmt.setFontWeight(700)
         cursor.mergeCharFormat(fmt)
         return True
@@ -134,6 +200,13 @@ class TokenTextPane(QTextBrowser):
         text = url.toString()
         if text.startswith("step:"):
             self.stepClicked.emit(int(text[5:]))
+
+    def mouseReleaseEvent(self, event) -> None:
+        super().mouseReleaseEvent(event)
+        cursor = self.textCursor()  # no dotted focus frame on the clicked link: the highlight marks it
+        if cursor.hasSelection():
+            cursor.clearSelection()
+            self.setTextCursor(cursor)
 
     def contextMenuEvent(self, event) -> None:
         href = self.anchorAt(event.pos())
@@ -150,13 +223,19 @@ class TokenTextPane(QTextBrowser):
         QToolTip.showText(event.globalPosition().toPoint(), self.alternatives_html(rec), self)
 
     def alternatives_html(self, rec: StepRecord, n: int = 6) -> str:
-        order = rec.final_p.argsort()[::-1][:n]
+        """The step's final candidates, most likely first, each with its place in that list; and the
+        chosen token's two ranks, each said with its ranking (the raw logits, or this list)."""
+        order = np.argsort(-rec.final_p, kind="stable")
+        place = int(np.flatnonzero(rec.final_ids[order] == rec.token)[0]) + 1 if rec.token in rec.final_ids else None
         rows = []
-        for i in order:
+        for k, i in enumerate(order[:n], start=1):
             tid = int(rec.final_ids[i])
             mark = "\u25b6 " if tid == rec.token else ""
-            rows.append(f"<tr><td>{mark}{html.escape(repr(self.token_text(tid)))}</td>"
+            rows.append(f"<tr><td align='right'>{k}.</td><td>{mark}{html.escape(repr(self.token_text(tid)))}</td>"
                         f"<td align='right'>{rec.final_p[i]:.1%}</td></tr>")
         special = self.chips.describe(rec.token) if self.chips is not None else ""
-        return (f"{special}<b>step {rec.step}</b>: rank {rec.raw_rank + 1} among the raw logits, "
-                f"p = {rec.chosen_p:.1%}<table>{''.join(rows)}</table>")
+        in_list = (f"{ordinal(place)} of the {len(order)} candidates left after the sampler chain, "
+                   f"p = {rec.chosen_p:.1%}" if place is not None else f"p = {rec.chosen_p:.1%}")
+        return (f"{special}<b>step {rec.step}</b>: {html.escape(repr(self.token_text(rec.token)))}<br>"
+                f"{in_list}<br>{ordinal(rec.raw_rank + 1)} by raw logit, before any sampler"
+                f"<table>{''.join(rows)}</table>")

@@ -79,10 +79,12 @@ def test_renaming_a_user_preset_keeps_the_lane_on_it(qtbot, window):
 
 def test_statistics_are_shown_after_every_run(qtbot, window, run_and_wait):
     window.playground.lanes.add()
+    table = window.lanes_view.stats_table
     for _ in range(4):
         run_and_wait(window)
-        for column in window.lanes_view.columns:
-            assert "mean entropy" in column.stats.text()
+        assert table.isVisible() and table.rowCount() == 2
+        for row, column in enumerate(window.lanes_view.columns):
+            assert table.row_text(row)[2] == f"{column.stats_values['entropy']:.3f}"
 
 
 def test_panels_draw_from_the_settings_the_run_was_made_with(qtbot, window, run_and_wait):
@@ -98,12 +100,13 @@ def test_panels_draw_from_the_settings_the_run_was_made_with(qtbot, window, run_
     assert damped, "no step damped a repeated token"
     window.state.select(damped[-1].step)
     qtbot.wait(20)
-    labels_before = [label.toPlainText() for label in window.absorption.labels if label.isVisible()]
+    labels_before = list(window.absorption.damped)
+    assert labels_before and all("\u00d7" in label for label in labels_before)
     edit("scatter.collision", 1.0)  # edits after the run change nothing drawn from it
     edit("scatter.absorption", 0.9)
     window.redraws.redraw()
     assert window.collision.header.text() == header
-    assert [label.toPlainText() for label in window.absorption.labels if label.isVisible()] == labels_before
+    assert window.absorption.damped == labels_before
 
 
 def test_the_collision_panel_counts_what_the_gate_decided(qtbot, window, run_and_wait):

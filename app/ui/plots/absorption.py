@@ -1,4 +1,9 @@
-"""The absorption damping factor per medium candidate, for one step."""
+"""The absorption damping factor per medium candidate, for one step, each bar's token written under it.
+
+A damped token's label carries its repeat count (``'mother' ×3``), so no
+label floats over the bars (where neighbours overlapped and the leftmost was
+clipped).  The chosen token's label is bold.
+"""
 from __future__ import annotations
 
 from typing import Callable
@@ -9,7 +14,9 @@ from PySide6.QtWidgets import QWidget
 
 from app.engine.records import StepRecord
 
-from .common import DAMPED, UNDAMPED, header, plain_axes, rank_ticks, set_x, stack
+from ..theme import Theme, current, style_plot
+from .common import LEFT_AXIS_PX, display_token, fit_y, header, legend_html, plain_axes, set_x, stack
+from .token_axis import TokenAxis
 
 
 def repeat_count(factor: float, absorption: float) -> str:
@@ -24,46 +31,66 @@ def repeat_count(factor: float, absorption: float) -> str:
 class AbsorptionPanel(QWidget):
     """The damping factor per medium candidate; damped tokens labelled with their repeat counts."""
 
-    MAX_LABELS = 8
-
     def __init__(self, token_text: Callable[[int], str], parent=None):
         super().__init__(parent)
         self.token_text = token_text
-        self.plot = pg.PlotWidget()
-        self.plot.setYRange(0, 1.3)  # headroom for the token labels above the bars
+        self.axis = TokenAxis()
+        self.plot = pg.PlotWidget(axisItems={"bottom": self.axis})
         self.plot.enableAutoRange(enable=False)
-        self.plot.getAxis("left").setTicks([[(0, "0"), (0.5, ".5"), (1, "1")]])
-        self.plot.setLabel("bottom", "rank in the medium")
-        self.plot.setLabel("left", "factor")
+        fit_y(self.plot, 0.0, 1.0)
+        self.plot.setMouseEnabled(x=True, y=False)
+        self.plot.hideButtons()
+        self.plot.getAxis("left").setTicks([[(0, "0"), (1, "1")]])  # two fit even when the plot is short
+        self.plot.getAxis("left").setWidth(LEFT_AXIS_PX)
+        self.plot.setMinimumHeight(92)
         plain_axes(self.plot)
-        self.bars = pg.BarGraphItem(x=[], height=[], width=0.8, pen=None, brush=UNDAMPED)
+        self.bars = pg.BarGraphItem(x=[], height=[], width=0.8, pen=None)
         self.plot.addItem(self.bars)
-        self.labels = [pg.TextItem(anchor=(0.5, 1), color="#900") for _ in range(self.MAX_LABELS)]
-        for label in self.labels:
-            self.plot.addItem(label)
         self.header = header("<b>Absorption damping</b>")
+        self.damped: list[str] = []  # the damped tokens' labels, as written under their bars
+        self._note = ""
         stack(self, self.header, (self.plot, 1))
+        self.apply_theme(current())
+
+    def apply_theme(self, theme: Theme) -> None:
+        self.theme = theme
+        style_plot(self.plot, theme)
+        self._brushes = (pg.mkBrush(*theme.muted, 150), pg.mkBrush(*theme.damped, 230))
+        self.bars.setOpts(brush=self._brushes[0])
+        self.axis.set_labels(self.axis.labels, self.axis.emphasis, theme.q("chosen"))
+        self._show_header()
+
+    def _show_header(self) -> None:
+        t = self.theme
+        legend = legend_html([(t.damped, "damped"), (t.muted, "not")])
+        self.header.setText(f"<b>Absorption</b> (damping factor) &nbsp;{legend} &nbsp;{self._note}")
 
     def show_record(self, rec: StepRecord | None) -> None:
         """Factors of ``rec``'s medium; repeat counts from the absorption that step used."""
         sc = rec.scatter if rec is not None else None
         absorption = rec.settings.scatter.absorption if rec is not None else 0.0
         factors = sc.absorption_factors if sc is not None and sc.fired else np.empty(0)
+        ids = sc.ids[: len(factors)] if len(factors) else np.empty(0, dtype=np.int32)
         x = np.arange(1, len(factors) + 1, dtype=float)
-        rank_ticks(self.plot, len(x))
         set_x(self.plot, 0.4, max(len(x), 1) + 0.6)
         damped = factors < 1.0
-        self.bars.setOpts(x=x, height=factors, brushes=[DAMPED if d else UNDAMPED for d in damped])
-        shown = np.flatnonzero(damped)[: self.MAX_LABELS]
-        for label, i in zip(self.labels, list(shown) + [None] * self.MAX_LABELS):
-            if i is None:
-                label.hide()
-                continue
-            count = repeat_count(float(factors[i]), absorption)
-            label.setText(f"{self.token_text(int(sc.ids[i]))!r}\u00d7{count}")
-            label.setPos(x[i], factors[i])
-            label.show()
-        if absorption <= 0:
-            self.header.setText("<b>Absorption damping</b> &nbsp; absorption is off")
+        self.bars.setOpts(x=x, height=factors, brushes=[self._brushes[1] if d else self._brushes[0] for d in damped])
+        labels = []
+        for i, tid in enumerate(ids.tolist()):
+            label = display_token(self.token_text(int(tid)))
+            if damped[i]:
+                label += f" \u00d7{repeat_count(float(factors[i]), absorption)}"
+            labels.append(label)
+        self.damped = [label for label, d in zip(labels, damped) if d]
+        hit = np.flatnonzero(ids == rec.token) if rec is not None and len(ids) else []
+        self.axis.set_labels(labels, int(hit[0]) if len(hit) else None, self.theme.q("chosen"),
+                             priority=np.flatnonzero(damped).tolist())  # damped tokens always labelled
+        if rec is None:
+            self._note = ""
+        elif absorption <= 0:
+            self._note = "absorption is off"
+        elif sc is None or not sc.fired:
+            self._note = "scatter did not fire"
         else:
-            self.header.setText(f"<b>Absorption damping</b> &nbsp; {int(damped.sum())} repeated token(s) damped")
+            self._note = f"{int(damped.sum())} damped"
+        self._show_header()

@@ -1,24 +1,42 @@
-"""What the plot panels share: colours, a title row, axes that are not rebuilt needlessly."""
+"""What the plot panels share: a title row, axes that are not rebuilt needlessly, legends, token labels."""
 from __future__ import annotations
 
 import pyqtgraph as pg
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QSizePolicy, QVBoxLayout, QWidget
 
-pg.setConfigOptions(antialias=True, background="w", foreground="#333")
+from ..theme import RGB, Theme, current
 
-PRE = pg.mkBrush(90, 130, 200, 170)
-POST = pg.mkBrush(235, 140, 50, 200)
-DAMPED = pg.mkBrush(200, 60, 60, 200)
-UNDAMPED = pg.mkBrush(150, 150, 150, 120)
-PRE_RGB = (90, 130, 200)
-POST_RGB = (235, 140, 50)
+# No antialiasing: antialiased curves cost about half of a live redraw's painting (measured with
+# bench/gui_bench.py's model and /tmp profiles: 30 ms -> 16 ms of GUI-thread CPU per redraw at 1500 x 940).
+pg.setConfigOptions(antialias=False, background="w", foreground="#333")
+
+#: The width of every left axis, so that plots stacked in a column line up.
+LEFT_AXIS_PX = 46
 
 
 def header(text: str) -> QLabel:
     """A panel title whose changing text never re-lays out the window."""
     label = QLabel(text)
     label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
+    label.setTextFormat(Qt.TextFormat.RichText)
     return label
+
+
+def css(rgb: RGB) -> str:
+    return "#%02x%02x%02x" % tuple(rgb)
+
+
+def legend_html(entries: list[tuple[RGB, str]], mark: str = "\u25a0") -> str:
+    """A legend for a title row: a coloured mark before each name (so no legend sits on a plot)."""
+    return " ".join(f"<span style='color:{css(rgb)}'>{mark}</span>&nbsp;{name}" for rgb, name in entries)
+
+
+def display_token(text: str) -> str:
+    """A token as a label: spaces as a middle dot, newlines and tabs as arrows, empty as ∅."""
+    if not text:
+        return "\u2205"
+    return text.replace(" ", "\u00b7").replace("\n", "\u21b5").replace("\t", "\u21e5").replace("\r", "\u240d")
 
 
 def plain_axes(plot) -> None:
@@ -27,10 +45,23 @@ def plain_axes(plot) -> None:
         plot.getAxis(name).enableAutoSIPrefix(False)
 
 
+def cursor_line(theme: Theme | None = None) -> pg.InfiniteLine:
+    """The vertical line that marks the selected step in a plot over the run."""
+    theme = theme or current()
+    line = pg.InfiniteLine(angle=90, pen=pg.mkPen(theme.cursor, width=1.5))
+    line.setZValue(10)
+    return line
+
+
 def set_x(plot, lo: float, hi: float) -> None:
     """Change the x range only when it differs: an unchanged range keeps the axes cached."""
     if plot.getViewBox().viewRange()[0] != [lo, hi]:
         plot.setXRange(lo, hi, padding=0)
+
+
+def set_y(plot, lo: float, hi: float) -> None:
+    if plot.getViewBox().viewRange()[1] != [lo, hi]:
+        plot.setYRange(lo, hi, padding=0)
 
 
 def grow_x(plot, n: int, *, step: int = 64) -> None:
@@ -42,9 +73,32 @@ def grow_x(plot, n: int, *, step: int = 64) -> None:
     set_x(plot, -1.0, float(max(step, -(-int(n) // step) * step)))
 
 
-def rank_ticks(plot, n: int) -> None:
-    """Whole-number ticks on the rank axis."""
-    plot.getAxis("bottom").setTickSpacing(max(1, round(n / 8)), 1)
+def unit_ticks(axis) -> None:
+    """0, .5 and 1 on an axis over [0, 1]."""
+    axis.setTicks([[(0, "0"), (0.5, ".5"), (1, "1")]])
+
+
+#: Room kept above the top tick and below the bottom one, in pixels: half a line of tick text.
+TICK_ROOM_PX = 7
+
+
+def fit_y(plot, lo: float, hi: float) -> None:
+    """Show y from ``lo`` to ``hi`` with TICK_ROOM_PX to spare at each end, whatever the plot's
+    height (kept when it is resized), so the end ticks' labels are never cut."""
+    vb = plot.getViewBox() if hasattr(plot, "getViewBox") else plot.vb
+    vb.fit_y_span = (lo, hi)
+
+    def refit(*_args) -> None:
+        a, b = vb.fit_y_span
+        px = max(vb.height(), 2 * TICK_ROOM_PX + 1)
+        pad = (b - a) * TICK_ROOM_PX / (px - 2 * TICK_ROOM_PX)
+        if vb.viewRange()[1] != [a - pad, b + pad]:
+            vb.setYRange(a - pad, b + pad, padding=0)
+
+    if not getattr(vb, "fit_y_hooked", False):
+        vb.sigResized.connect(refit)
+        vb.fit_y_hooked = True
+    refit()
 
 
 def stack(panel: QWidget, top, *widgets) -> None:

@@ -1,4 +1,6 @@
-"""Normalised entropy against its target and the effective strength between its clamps."""
+"""Normalised entropy against its target and the effective strength between its clamps: the gauge for
+the selected step, and both over the run (the selected step marked).  The title row is the legend,
+each name with the shown step's value."""
 from __future__ import annotations
 
 from typing import Sequence
@@ -10,7 +12,10 @@ from PySide6.QtWidgets import QWidget
 
 from app.engine.records import StepRecord
 
-from .common import POST, PRE, grow_x, header, plain_axes, stack
+from ..theme import Theme, current, style_plot
+from .common import (
+    LEFT_AXIS_PX, cursor_line, fit_y, grow_x, header, legend_html, plain_axes, stack,
+)
 
 
 class EntropyPanel(QWidget):
@@ -21,26 +26,74 @@ class EntropyPanel(QWidget):
         self.gauge = pg.PlotWidget()
         self.gauge.setXRange(0, 1, padding=0.02)
         self.gauge.setYRange(-0.5, 1.5, padding=0)
-        self.gauge.getAxis("left").setTicks([[(0, "strength"), (1, "entropy")]])
+        self.gauge.getAxis("left").setTicks([[(0, "s"), (1, "H")]])
+        self.gauge.getAxis("left").setWidth(LEFT_AXIS_PX)
         self.gauge.setMouseEnabled(False, False)
-        self.bars = pg.BarGraphItem(x0=[0, 0], y=[0, 1], height=0.5, width=[0, 0], brushes=[POST, PRE])
-        self.range_band = pg.LinearRegionItem(values=(0, 1), orientation="vertical", movable=False,
-                                              brush=pg.mkBrush(235, 140, 50, 40))
-        self.target = pg.InfiniteLine(angle=90, pen=pg.mkPen((20, 20, 20), width=2, style=Qt.PenStyle.DashLine))
-        for item in (self.range_band, self.bars, self.target):
+        self.gauge.hideButtons()
+        self.gauge.setMinimumHeight(36)
+        self.gauge.hideAxis("bottom")  # the values are in the title row; faint lines mark 0, .25 ... 1
+        self.bars = pg.BarGraphItem(x0=[0, 0], y=[0, 1], height=0.5, width=[0, 0])
+        self.range_band = pg.LinearRegionItem(values=(0, 1), orientation="vertical", movable=False)
+        self.target = pg.InfiniteLine(angle=90)
+        self.grid = [pg.InfiniteLine(pos=x, angle=90) for x in (0.0, 0.25, 0.5, 0.75, 1.0)]
+        for item in self.grid + [self.range_band, self.bars, self.target]:
             self.gauge.addItem(item)
         self.strip = pg.PlotWidget()
-        self.strip.setYRange(0, 1)
         self.strip.enableAutoRange(enable=False)
-        self.strip.setLabel("bottom", "token")
+        fit_y(self.strip, 0.0, 1.0)
+        self.strip.setMouseEnabled(x=True, y=False)
+        self.strip.hideButtons()
+        self.strip.setMinimumHeight(64)
+        self.strip.getAxis("left").setTicks([[(0, "0"), (1, "1")]])  # two fit even when the strip is short
+        self.strip.getAxis("left").setWidth(LEFT_AXIS_PX)
         plain_axes(self.strip)
         plain_axes(self.gauge)
-        self.h_curve = self.strip.plot(pen=pg.mkPen((90, 130, 200), width=1.5), name="entropy")
-        self.s_curve = self.strip.plot(pen=pg.mkPen((235, 140, 50), width=1.5), name="strength")
-        self.strip_target = pg.InfiniteLine(angle=0, pen=pg.mkPen((20, 20, 20), style=Qt.PenStyle.DotLine))
+        self.h_curve = self.strip.plot()
+        self.s_curve = self.strip.plot()
+        self.strip_target = pg.InfiniteLine(angle=0)
+        self.cursor = cursor_line()
         self.strip.addItem(self.strip_target)
-        self.header = header("<b>Entropy gauge</b>")
+        self.strip.addItem(self.cursor)
+        self.header = header("<b>Entropy</b>")
+        self.header.setToolTip("H: the medium's normalised entropy; target: the entropy target; s: scatter's "
+                               "effective strength (the band: its clamps).<br>The gauge shows the shown step; "
+                               "the strip, the run, with the shown step marked.")
+        self._step: StepRecord | None = None
         stack(self, self.header, (self.gauge, 2), (self.strip, 3))
+        self.apply_theme(current())
+
+    def apply_theme(self, theme: Theme) -> None:
+        self.theme = theme
+        for plot in (self.gauge, self.strip):
+            style_plot(plot, theme)
+        for line in self.grid:
+            line.setPen(pg.mkPen(*theme.muted, 90))
+        self.bars.setOpts(brushes=[pg.mkBrush(*theme.strength, 220), pg.mkBrush(*theme.entropy, 220)], pen=None)
+        self.range_band.setBrush(pg.mkBrush(*theme.strength, 45))
+        for line in self.range_band.lines:
+            line.setPen(pg.mkPen(*theme.strength, 90))
+        dash = pg.mkPen(theme.target, width=2, style=Qt.PenStyle.DashLine)
+        self.target.setPen(dash)
+        self.strip_target.setPen(pg.mkPen(theme.target, width=1, style=Qt.PenStyle.DotLine))
+        self.h_curve.setPen(pg.mkPen(theme.entropy, width=1.5))
+        self.s_curve.setPen(pg.mkPen(theme.strength, width=1.5))
+        self.cursor.setPen(pg.mkPen(theme.cursor, width=1.5))
+        self._show_header()
+
+    def _show_header(self) -> None:
+        """The title is the legend: each colour with its name and the shown step's value."""
+        t, rec = self.theme, self._step
+        sc = rec.scatter if rec is not None else None
+        fired = sc is not None and sc.fired
+        h = f" {sc.entropy:.3f}" if fired else ""
+        s = f" {sc.strength:.3f}" if fired else ""
+        target = f" {rec.settings.scatter.entropy_target:.2f}" if rec is not None else ""
+        parts = [legend_html([(t.entropy, f"H{h}")], "\u2501"),
+                 legend_html([(t.target, f"target{target}")], "\u2504"),
+                 legend_html([(t.strength, f"s{s}")], "\u2501")]
+        where = "" if rec is None else (f"step {rec.step}" if fired else f"step {rec.step}: not fired")
+        parts.append(legend_html([(t.cursor, where)], "\u2502") if where else "")
+        self.header.setText("<b>Entropy</b> &nbsp;" + " &nbsp;".join(p for p in parts if p))
 
     def show_run(self, records: Sequence[StepRecord], rec: StepRecord | None) -> None:
         """The run's curves, and the gauge for ``rec`` with the settings that step was made with."""
@@ -53,10 +106,13 @@ class EntropyPanel(QWidget):
             self.h_curve.setData([], [])
             self.s_curve.setData([], [])
         grow_x(self.strip, records[-1].step + 1 if records else 0)
+        self.cursor.setVisible(rec is not None)
+        self._step = rec
         if rec is None:
             self.bars.setOpts(width=[0, 0])
-            self.header.setText("<b>Entropy gauge</b>")
+            self._show_header()
             return
+        self.cursor.setValue(rec.step)
         params = rec.settings.scatter
         self.target.setValue(params.entropy_target)
         self.strip_target.setValue(params.entropy_target)
@@ -65,8 +121,6 @@ class EntropyPanel(QWidget):
         sc = rec.scatter
         if sc is not None and sc.fired:
             self.bars.setOpts(width=[sc.strength, sc.entropy])
-            self.header.setText(f"<b>Entropy gauge</b> &nbsp; H = {sc.entropy:.3f} (target {params.entropy_target:.2f}),"
-                                f" s = {sc.strength:.3f}")
         else:
             self.bars.setOpts(width=[0, 0])
-            self.header.setText("<b>Entropy gauge</b> &nbsp; scatter did not fire")
+        self._show_header()

@@ -1,77 +1,203 @@
-"""Entropy, strength, chosen rank and chosen probability over the run; a click selects a step."""
+"""Entropy, strength, chosen rank and chosen probability over the run; a click selects a step.
+
+Each strip is at least STRIP_PX tall: strips that do not fit scroll, none is
+squeezed.  Until the writer picks strips with the buttons in the title row,
+as many as fit are shown, in the order rank, p, H, s (entropy and strength
+are also over the run in the entropy panel).  The strips shown share one
+x-axis, written under the lowest.  The chosen rank is drawn on a
+log2 scale (ranks 1, 2, 4 … equally spaced).
+"""
 from __future__ import annotations
 
 from typing import Sequence
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QWidget
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QHBoxLayout, QScrollArea, QToolButton, QWidget
 
 from app.engine.records import StepRecord
 
-from .common import grow_x, header, plain_axes, stack
+from ..theme import Theme, current, style_plot
+from .common import LEFT_AXIS_PX, cursor_line, fit_y, grow_x, header, plain_axes, stack, unit_ticks
+
+STRIP_PX = 52
+AXIS_PX = 44  # the shared x-axis under the lowest strip, with its title
+PRIORITY = ("rank", "p", "H", "s")
+ROWS = (("H", "entropy", "normalised entropy of the medium (when scatter fired)"),
+        ("s", "strength", "scatter's effective strength (when it fired)"),
+        ("rank", "rank", "raw rank of the chosen token (1 = the most likely), log scale"),
+        ("p", "prob", "probability of the chosen token after the chain"))
 
 
 class MetricStrips(QWidget):
-    """Entropy, effective strength, chosen rank and chosen probability over the run; click selects a step."""
+    """``stepClicked(step)`` on a click in a strip; ``shownChanged(names)`` when the writer shows or hides
+    a strip; ``relaid()`` whenever the strips shown change (those newly shown need drawing)."""
 
     stepClicked = Signal(int)
-    ROWS = (("H", (90, 130, 200)), ("s", (235, 140, 50)), ("rank", (120, 80, 160)), ("p", (40, 150, 80)))
+    shownChanged = Signal(list)
+    relaid = Signal()
 
     def __init__(self, parent=None):
         super().__init__(parent)
         self.view = pg.GraphicsLayoutWidget()
-        self.plots, self.curves, self.cursors = [], [], []
-        for i, (name, colour) in enumerate(self.ROWS):
-            p = self.view.addPlot(row=i, col=0)
+        self.plots, self.curves, self.cursors, self.buttons = [], [], [], {}
+        for name, _colour, tip in ROWS:
+            p = pg.PlotItem()
             p.setLabel("left", name)
-            p.getAxis("left").setWidth(52)
+            p.getAxis("left").setWidth(LEFT_AXIS_PX)
+            p.hideButtons()
             plain_axes(p)
             p.setMouseEnabled(x=True, y=False)
             p.enableAutoRange(enable=False)
-            if self.plots:
-                p.setXLink(self.plots[0])
-            if i < len(self.ROWS) - 1:
-                p.getAxis("bottom").setStyle(showValues=False)
+            p.setMinimumHeight(STRIP_PX)
             if name != "rank":  # entropy, strength and probability live in [0, 1]
-                p.setYRange(0, 1, padding=0.05)
-                p.getAxis("left").setTicks([[(0, "0"), (0.5, ".5"), (1, "1")]])
-                p.enableAutoRange(axis="y", enable=False)
-            curve = p.plot(pen=pg.mkPen(colour, width=1.3))
-            cursor = pg.InfiniteLine(angle=90, pen=pg.mkPen((0, 0, 0), width=1))
+                fit_y(p, 0.0, 1.0)
+                unit_ticks(p.getAxis("left"))
+            curve = p.plot()
+            cursor = cursor_line()
             p.addItem(cursor)
             self.plots.append(p)
             self.curves.append(curve)
             self.cursors.append(cursor)
-        self.plots[-1].setLabel("bottom", "token")
+            button = QToolButton()
+            button.setText(name)
+            button.setCheckable(True)
+            button.setChecked(True)
+            button.setToolTip(f"Show the {tip} strip")
+            button.toggled.connect(lambda _on: self._toggled())
+            self.buttons[name] = button
+        self.shown: list[str] = [name for name, _c, _t in ROWS]
+        self.auto = True  # show what fits, until the writer chooses
+        self._layout_strips()
         self.view.scene().sigMouseClicked.connect(self._on_click)
-        title = header("<b>Metric strips</b> &nbsp; H entropy, s strength, rank of the chosen token,"
-                        " p its probability &nbsp;— click a token to select it")
-        stack(self, title, (self.view, 1))
+        self.title = header("<b>Metric strips</b> &nbsp;click a step to show it everywhere")
+        top = QHBoxLayout()
+        top.setSpacing(1)
+        top.addWidget(self.title, 1)
+        for button in self.buttons.values():
+            top.addWidget(button)
+        self.scroll = QScrollArea()  # more strips than fit: they scroll, none is squeezed
+        self.scroll.setWidget(self.view)
+        self.scroll.setWidgetResizable(True)
+        self.scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.scroll.setMinimumHeight(self._view_px(1))  # one strip always fits without scrolling
+        stack(self, top, (self.scroll, 1))
+        self.apply_theme(current())
+
+    def apply_theme(self, theme: Theme) -> None:
+        self.theme = theme
+        self.view.setBackground(theme.q("background"))
+        for p, curve, cursor, (_n, colour, _t) in zip(self.plots, self.curves, self.cursors, ROWS):
+            style_plot(p, theme)
+            curve.setPen(pg.mkPen(getattr(theme, colour), width=1.4))
+            cursor.setPen(pg.mkPen(theme.cursor, width=1.5))
+
+    # -- which strips ------------------------------------------------------------
+
+    def set_shown(self, names: Sequence[str] | None) -> None:
+        """Show these strips (at least one), hide the others; None: as many as fit."""
+        self.auto = names is None
+        if names is None:
+            names = self._fitting()
+        names = [n for n, _c, _t in ROWS if n in names] or [ROWS[0][0]]
+        for name, button in self.buttons.items():
+            button.blockSignals(True)
+            button.setChecked(name in names)
+            button.blockSignals(False)
+        if names != self.shown:
+            self.shown = names
+            self._layout_strips()
+            self.relaid.emit()
+
+    def _toggled(self) -> None:
+        names = [n for n, b in self.buttons.items() if b.isChecked()]
+        self.set_shown(names or self.shown)  # the last strip stays
+        self.shownChanged.emit(list(self.shown))
+
+    def _layout_strips(self) -> None:
+        layout = self.view.ci
+        for p in self.plots:
+            if p in layout.items:
+                layout.removeItem(p)
+        visible = [p for p, (n, _c, _t) in zip(self.plots, ROWS) if n in self.shown]
+        for row, p in enumerate(visible):
+            layout.addItem(p, row=row, col=0)
+            last = row == len(visible) - 1
+            p.showAxis("bottom", last)
+            p.setMinimumHeight(STRIP_PX + (AXIS_PX if last else 0))
+            if last:
+                p.setLabel("bottom", "token")
+            p.setXLink(visible[0] if row else None)
+        for p in self.plots:
+            if p not in visible:
+                p.setXLink(None)
+        self.view.setMinimumHeight(self._view_px(len(visible)))
+
+    def _fitting(self) -> list[str]:
+        room = self.height() - self.title.sizeHint().height() - 8
+        n = max(1, min(len(PRIORITY), (room - AXIS_PX - 12) // (STRIP_PX + 6)))
+        return list(PRIORITY[:n])
+
+    def _refit(self) -> None:
+        if self.auto:
+            names = [n for n, _c, _t in ROWS if n in self._fitting()]
+            if names != self.shown:
+                self.set_shown(None)
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._refit()
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        self._refit()
+
+    @staticmethod
+    def _view_px(strips: int) -> int:
+        return strips * (STRIP_PX + 6) + AXIS_PX + 12  # + the layout's spacing and margins
+
+    def visible_plots(self) -> list:
+        return [p for p, (n, _c, _t) in zip(self.plots, ROWS) if n in self.shown]
+
+    # -- data --------------------------------------------------------------------
 
     def show_run(self, records: Sequence[StepRecord], rec: StepRecord | None) -> None:
         steps = np.array([r.step for r in records], dtype=float)
-        nan = float("nan")
-        series = (
-            [r.scatter.entropy if r.scatter is not None and r.scatter.fired else nan for r in records],
-            [r.scatter.strength if r.scatter is not None and r.scatter.fired else nan for r in records],
-            [r.raw_rank + 1 for r in records],
-            [r.chosen_p for r in records],
-        )
-        for curve, ys in zip(self.curves, series):
+        top = 1
+        for p, curve, (name, _c, _t) in zip(self.plots, self.curves, ROWS):
+            if name not in self.shown:
+                continue  # a hidden strip is drawn when it shows again
+            if name == "H":
+                ys = [r.scatter.entropy if r.scatter is not None and r.scatter.fired else np.nan for r in records]
+            elif name == "s":
+                ys = [r.scatter.strength if r.scatter is not None and r.scatter.fired else np.nan for r in records]
+            elif name == "rank":
+                ranks = [r.raw_rank + 1 for r in records]
+                top = 2 ** max(3, int(np.ceil(np.log2(max(ranks, default=1)))))
+                ys = np.log2(np.asarray(ranks, dtype=float))
+                self._rank_axis(p, top)
+            else:
+                ys = [r.chosen_p for r in records]
             ys = np.asarray(ys, dtype=float)
             keep = np.isfinite(ys)  # steps where scatter did not fire have no entropy or strength
             curve.setData(steps[keep], ys[keep])
-        grow_x(self.plots[0], steps[-1] + 1 if len(steps) else 0)
-        top_rank = max(series[2], default=1)
-        self.plots[2].setYRange(0, max(8, 2 ** int(np.ceil(np.log2(top_rank)))), padding=0.05)
+        visible = self.visible_plots()
+        grow_x(visible[0], steps[-1] + 1 if len(steps) else 0)
         for cursor in self.cursors:
             cursor.setValue(rec.step if rec is not None else -1)
             cursor.setVisible(rec is not None)
 
+    @staticmethod
+    def _rank_axis(p, top: int) -> None:
+        hi = float(np.log2(top))
+        if getattr(p.vb, "fit_y_span", None) != (0.0, hi):
+            p.getAxis("left").setTicks([[(0.0, "1"), (hi / 2, str(int(round(2 ** (hi / 2))))), (hi, str(top))]])
+            fit_y(p, 0.0, hi)
+
     def _on_click(self, event) -> None:
-        for p in self.plots:
+        for p in self.visible_plots():
             if p.sceneBoundingRect().contains(event.scenePos()):
                 x = p.getViewBox().mapSceneToView(event.scenePos()).x()
                 self.stepClicked.emit(int(round(x)))

@@ -1,109 +1,199 @@
-"""The medium's probabilities by rank before (blue) and after (orange) scatter, for one step."""
+"""The medium's probabilities before and after scatter, for one step, with each bar's token written under it.
+
+Bars stand in the medium's rank order (by probability before scatter); the
+chosen token's label is bold and a triangle stands over its bars.  When
+scatter did not fire the final distribution is drawn alone and the title
+says why; with fewer than two candidates there is nothing to compare, and the
+plot says so instead of drawing bars.  Hovering over a bar shows both
+probabilities; the label goes when the pointer leaves, or the step changes.
+"""
 from __future__ import annotations
 
 from typing import Callable
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QEvent, Signal
 from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QWidget
 
 from app.engine.records import StepRecord
 
-from .common import POST, PRE, header, plain_axes, rank_ticks, set_x, stack
+from ..theme import Theme, current, style_plot
+from .common import LEFT_AXIS_PX, display_token, fit_y, header, legend_html, plain_axes, set_x, stack
+from .token_axis import TokenAxis
+
+FLOOR_LOG = -8.0  # the log scale's floor: probabilities below 1e-8 are drawn at it
+MAX_BARS = 64
+ONE_CANDIDATE = "scatter did not fire: only one candidate"
+ONLY_ONE = "only one candidate"
+
+
+def why_not_fired(rec: StepRecord) -> str:
+    """Why scatter left this step alone ("" when it fired)."""
+    sc = rec.scatter
+    if sc is None:
+        return "not in the chain"
+    if sc.fired:
+        return ""
+    if not sc.enabled:
+        return "no-op settings"
+    if sc.gate_drawn and sc.gate_u >= rec.settings.scatter.collision:
+        return "gate closed"
+    return ONLY_ONE
 
 
 class PrePostPanel(QWidget):
-    """The medium's probabilities by rank before (blue) and after (orange) scatter.
-
-    ``tokenChosen(token)``: a bar was double-clicked (the lane can go on with that token).
-    """
+    """``tokenChosen(token)``: a bar was double-clicked (the lane can go on with that token)."""
 
     tokenChosen = Signal(int)
 
     def __init__(self, token_text: Callable[[int], str], parent=None):
         super().__init__(parent)
         self.token_text = token_text
-        self.plot = pg.PlotWidget()
-        self.plot.setLabel("bottom", "rank in the medium")
-        self.plot.setLabel("left", "probability")
+        self.axis = TokenAxis()
+        self.plot = pg.PlotWidget(axisItems={"bottom": self.axis})
+        self.plot.setLabel("left", "p")
+        self.plot.getAxis("left").setWidth(LEFT_AXIS_PX)
+        self.plot.setMinimumHeight(110)
+        self.plot.setMouseEnabled(x=True, y=False)
+        self.plot.hideButtons()
         plain_axes(self.plot)
         self.plot.enableAutoRange(enable=False)
-        self.pre = pg.BarGraphItem(x=[], height=[], width=0.42, brush=PRE, pen=None)
-        self.post = pg.BarGraphItem(x=[], height=[], width=0.42, brush=POST, pen=None)
-        self.chosen = pg.ScatterPlotItem(symbol="t", size=12, brush=pg.mkBrush(0, 0, 0))
-        self.boundary = pg.InfiniteLine(angle=90, pen=pg.mkPen((120, 120, 120), style=Qt.PenStyle.DashLine))
-        self.note = pg.TextItem(anchor=(1, 0), color="#555")
-        self.hover = pg.TextItem(anchor=(0, 1), color="#000", fill=pg.mkBrush(255, 255, 230, 230))
-        for item in (self.pre, self.post, self.chosen, self.boundary):
+        self.pre = pg.BarGraphItem(x=[], height=[], width=0.42, pen=None)
+        self.post = pg.BarGraphItem(x=[], height=[], width=0.42, pen=None)
+        self.chosen = pg.ScatterPlotItem(symbol="t", size=11, pen=None)
+        self.message = pg.TextItem(anchor=(0.5, 0.5))
+        self.hover = pg.TextItem(anchor=(0, 0))
+        for item in (self.pre, self.post, self.chosen):
             self.plot.addItem(item)
-        self.plot.addItem(self.note, ignoreBounds=True)
+        self.plot.addItem(self.message, ignoreBounds=True)
         self.plot.addItem(self.hover, ignoreBounds=True)
+        self.hover.setZValue(20)
         self.hover.hide()
-        self.plot.addLegend(offset=(-10, 10))
-        self.plot.plotItem.legend.addItem(pg.BarGraphItem(x=[0], height=[0], width=1, brush=PRE), "before")
-        self.plot.plotItem.legend.addItem(pg.BarGraphItem(x=[0], height=[0], width=1, brush=POST), "after")
+        self.message.hide()
+        self.title = header("")
         self.log = QCheckBox("log")
+        self.log.setToolTip("A logarithmic probability axis")
         self.log.toggled.connect(self._set_log)
         top = QHBoxLayout()
-        top.addWidget(header("<b>Pre vs post scatter</b>"), 1)
+        top.addWidget(self.title, 1)
         top.addWidget(self.log)
         stack(self, top, (self.plot, 1))
         self.ids = np.empty(0, dtype=np.int32)
         self.p_before = self.p_after = np.empty(0)
+        self.note = ""
+        self._rec: StepRecord | None = None
         self.plot.scene().sigMouseMoved.connect(self._on_move)
         self.plot.scene().sigMouseClicked.connect(self._on_click)
+        self.plot.installEventFilter(self)
+        self.apply_theme(current())
+
+    # -- look --------------------------------------------------------------------
+
+    def apply_theme(self, theme: Theme) -> None:
+        self.theme = theme
+        style_plot(self.plot, theme)
+        self.pre.setOpts(brush=pg.mkBrush(*theme.pre, 200))
+        self.post.setOpts(brush=pg.mkBrush(*theme.post, 220))
+        self.chosen.setBrush(pg.mkBrush(*theme.chosen))
+        self.message.setColor(theme.foreground)
+        self.hover.setColor(theme.foreground)
+        self.hover.fill = pg.mkBrush(*theme.background, 235)
+        self.hover.border = pg.mkPen(theme.muted)
+        self.axis.set_labels(self.axis.labels, self.axis.emphasis, theme.q("chosen"))
+        self._show_title()
+
+    def _show_title(self) -> None:
+        t = self.theme
+        entries = [(t.pre, "before"), (t.post, "after")] if len(self.p_before) else [(t.post, "final")]
+        legend = legend_html(entries) if len(self.ids) else ""
+        self.title.setText(f"<b>Pre vs post scatter</b> &nbsp;{legend} &nbsp;{self.note}")
 
     def _set_log(self, on: bool) -> None:
-        self.plot.setLogMode(y=on)
-        self.plot.enableAutoRange(axis="y", enable=on)
+        self.plot.getAxis("left").setLogMode(False, on)
+        self.plot.setLabel("left", "log₁₀ p" if on else "p")
+        self._draw()
 
-    def _fix_ranges(self, n: int, top: float) -> None:
-        """x over the medium's ranks; y up to the next tenth above the tallest bar (linear scale)."""
-        vb = self.plot.getViewBox()
-        set_x(self.plot, 0.4, n + 0.6)
-        if not self.log.isChecked():  # a few coarse heights, so the axis is rarely rebuilt
-            hi = next((h for h in (0.1, 0.25, 0.5) if top * 1.1 <= h), 1.0)
-            if abs(vb.viewRange()[1][1] - hi) > 1e-9:
-                self.plot.setYRange(0, hi, padding=0)
+    # -- data --------------------------------------------------------------------
 
     def show_record(self, rec: StepRecord | None) -> None:
+        if rec is not self._rec:
+            self.hover.hide()
+        self._rec = rec
+        self._draw()
+
+    def _draw(self) -> None:
+        rec = self._rec
+        why = why_not_fired(rec) if rec is not None else ""
         sc = rec.scatter if rec is not None else None
-        if sc is None or not sc.fired:
-            ids = rec.final_ids if rec is not None else np.empty(0, dtype=np.int32)
-            p = rec.final_p.astype(np.float64) if rec is not None else np.empty(0)
-            order = np.argsort(-p, kind="stable")[:64]
-            self.ids, self.p_before, self.p_after = ids[order], p[order], p[order]
-            reason = "" if rec is None else ("scatter did not fire this step" if sc is not None else "scatter is not in the chain")
-            self.note.setText(reason)
-            self.boundary.hide()
-        else:
+        if rec is None:
+            self.ids, self.p_before, self.p_after, self.note = np.empty(0, dtype=np.int32), np.empty(0), np.empty(0), ""
+        elif not why:
             live = len(sc.p_before)
             self.ids, self.p_before, self.p_after = sc.ids[:live], sc.p_before, sc.p_final
-            self.note.setText(f"m = {sc.m}; mass outside the medium: {sc.mass_outside:.1%}")
-            self.boundary.setValue(sc.m + 0.5)
-            self.boundary.show()
-        x = np.arange(1, len(self.ids) + 1, dtype=float)
-        rank_ticks(self.plot, len(x))
-        self._fix_ranges(len(x), max(self.p_before.max(initial=0), self.p_after.max(initial=0)))
-        floor = 1e-12 if self.log.isChecked() else 0.0
-        self.pre.setOpts(x=x - 0.21, height=np.maximum(self.p_before, floor), y0=floor)
-        self.post.setOpts(x=x + 0.21, height=np.maximum(self.p_after, floor), y0=floor)
-        hit = np.flatnonzero(self.ids == rec.token) if rec is not None else []
-        if len(hit):
-            i = int(hit[0])
-            y = max(self.p_before[i], self.p_after[i])
-            self.chosen.setData([x[i]], [np.log10(max(y, 1e-12)) if self.log.isChecked() else y * 1.06])
+            self.note = f"m = {sc.m} \u00b7 {sc.mass_outside:.1%} outside"
+        else:
+            p = rec.final_p.astype(np.float64)
+            order = np.argsort(-p, kind="stable")[:MAX_BARS]
+            self.ids, self.p_before, self.p_after = rec.final_ids[order], np.empty(0), p[order]
+            if len(self.ids) < 2:
+                why = ONLY_ONE
+            self.note = f"did not fire: {why}" if why != ONLY_ONE else ""
+        if why == ONLY_ONE:  # nothing to compare: say so instead of two full-width bars
+            self.ids, self.p_before, self.p_after = np.empty(0, dtype=np.int32), np.empty(0), np.empty(0)
+        self._show_title()
+        self._draw_bars(rec, why == ONLY_ONE)
+
+    def _y(self, p: np.ndarray, lo: float) -> np.ndarray:
+        return np.maximum(np.log10(np.maximum(p, 1e-300)), lo) if self.log.isChecked() else p
+
+    def _draw_bars(self, rec: StepRecord | None, one_candidate: bool) -> None:
+        n = len(self.ids)
+        x = np.arange(1, n + 1, dtype=float)
+        chosen = np.flatnonzero(self.ids == rec.token) if rec is not None and n else []
+        i_chosen = int(chosen[0]) if len(chosen) else None
+        self.axis.set_labels([display_token(self.token_text(int(t))) for t in self.ids], i_chosen,
+                             self.theme.q("chosen"))
+        top = max(self.p_before.max(initial=0), self.p_after.max(initial=0))
+        if self.log.isChecked():
+            smallest = min(self.p_before.min(initial=1), self.p_after.min(initial=1))
+            lo = max(FLOOR_LOG, np.floor(np.log10(max(smallest, 1e-300))) - 0.5) if n else -3.0
+            y_range, base = (lo, 0.25), lo
+        else:  # a few coarse heights, so the axis is rarely rebuilt
+            y_range, base = (0.0, next((h for h in (0.1, 0.25, 0.5) if top * 1.15 <= h), 1.15)), 0.0
+        set_x(self.plot, 0.4, max(n, 1) + 0.6)
+        if getattr(self.plot.getViewBox(), "fit_y_span", None) != y_range:
+            fit_y(self.plot, *y_range)  # the end ticks' labels inside the plot
+        both = len(self.p_before) == n
+        width = 0.42 if both else 0.8
+        self.pre.setOpts(x=x - 0.21 if both else [], height=self._y(self.p_before, base) - base if both else [],
+                         y0=base, width=width)
+        self.post.setOpts(x=x + 0.21 if both else x, height=self._y(self.p_after, base) - base, y0=base, width=width)
+        if i_chosen is not None:
+            tallest = max(self.p_after[i_chosen], self.p_before[i_chosen] if both else 0.0)
+            y = self._y(np.array([tallest]), base)[0]
+            pad = 0.03 * (y_range[1] - y_range[0])
+            self.chosen.setData([x[i_chosen]], [min(y + pad, y_range[1] - pad)])
         else:
             self.chosen.setData([], [])
-        vb = self.plot.getViewBox().viewRange()
-        self.note.setPos(vb[0][1], vb[1][1])
+        self.message.setVisible(one_candidate)
+        if one_candidate:
+            self.message.setText(ONE_CANDIDATE)
+            self.message.setPos(1.0, sum(y_range) / 2)
+
+    # -- pointer -----------------------------------------------------------------
+
+    def eventFilter(self, obj, event) -> bool:
+        if obj is self.plot and event.type() == QEvent.Type.Leave:
+            self.hover.hide()
+        return False
 
     def _rank_at(self, pos) -> int | None:
-        """The medium rank (0-based) under a scene position, or None."""
-        if not len(self.ids) or not self.plot.sceneBoundingRect().contains(pos):
+        """The bar (0-based) under a scene position, or None."""
+        vb = self.plot.getViewBox()
+        if not len(self.ids) or not vb.sceneBoundingRect().contains(pos):
             return None
-        i = int(round(self.plot.getViewBox().mapSceneToView(pos).x())) - 1
+        i = int(round(vb.mapSceneToView(pos).x())) - 1
         return i if 0 <= i < len(self.ids) else None
 
     def _on_click(self, event) -> None:
@@ -111,16 +201,22 @@ class PrePostPanel(QWidget):
         if i is not None and event.double():
             self.tokenChosen.emit(int(self.ids[i]))
 
-    def _on_move(self, pos) -> None:
-        if not len(self.ids) or not self.plot.sceneBoundingRect().contains(pos):
-            self.hover.hide()
-            return
-        pt = self.plot.getViewBox().mapSceneToView(pos)
-        i = int(round(pt.x())) - 1
-        if not 0 <= i < len(self.ids):
-            self.hover.hide()
-            return
+    def hover_text(self, i: int) -> str:
         tid = int(self.ids[i])
-        self.hover.setText(f"#{i + 1} {self.token_text(tid)!r}\nbefore {self.p_before[i]:.2%}\nafter {self.p_after[i]:.2%}")
-        self.hover.setPos(pt.x(), pt.y())
+        text = f"#{i + 1} {self.token_text(tid)!r}\n"
+        if len(self.p_before) == len(self.ids):
+            return text + f"before {self.p_before[i]:.2%}\nafter {self.p_after[i]:.2%}"
+        return text + f"final {self.p_after[i]:.2%}"
+
+    def _on_move(self, pos) -> None:
+        i = self._rank_at(pos)
+        if i is None:
+            self.hover.hide()
+            return
+        vb = self.plot.getViewBox()
+        (x0, x1), (y0, y1) = vb.viewRange()
+        x = i + 1.0
+        self.hover.setAnchor((1, 0) if x > (x0 + x1) / 2 else (0, 0))  # stay inside the plot
+        self.hover.setText(self.hover_text(i))
+        self.hover.setPos(x, y1)
         self.hover.show()

@@ -1,0 +1,110 @@
+"""A bottom axis that writes a token under each bar, turned upright and thinned to fit.
+
+Bars stand at x = 1, 2, ... n.  Each label is drawn rotated a quarter turn
+(read bottom to top), ending just under its bar, elided in the middle to MAX_TEXT_PX (so a count at its end stays).  When
+the bars are narrower than a line of text, only every k-th label is written
+(k the smallest that keeps labels apart), always including the emphasised one
+(the chosen token) and those given priority (damped tokens), and never one that
+would touch them.  Zooming in on x
+(mouse wheel) brings the others back.  ``label_rects()`` says where each
+label lies in scene coordinates, for tests and hit checks.
+"""
+from __future__ import annotations
+
+import math
+
+import pyqtgraph as pg
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter
+
+MAX_TEXT_PX = 56
+GAP = 1.15  # labels at least this many line heights apart
+
+
+class TokenAxis(pg.AxisItem):
+    def __init__(self, **kwargs):
+        super().__init__("bottom", **kwargs)
+        self.labels: list[str] = []
+        self.emphasis: int | None = None
+        self.priority: list[int] = []  # labels written before the thinned others (e.g. damped tokens)
+        self.emphasis_colour = QColor(213, 94, 0)
+        self.setStyle(showValues=False)
+        self.setTicks([[]])  # no ticks of pyqtgraph's (64 of them cost more than the labels): ours, per label
+        self.setHeight(MAX_TEXT_PX + 8)
+
+    def set_labels(self, labels: list[str], emphasis: int | None = None, colour: QColor | None = None,
+                   priority=()) -> None:
+        """``labels[i]`` under the bar at x = i + 1; ``emphasis`` drawn bold in ``colour``;
+        ``priority``: labels written whatever the thinning (as long as they keep apart)."""
+        if colour is not None:
+            self.emphasis_colour = colour
+        priority = list(priority)
+        if labels == self.labels and emphasis == self.emphasis and priority == self.priority:
+            return
+        self.labels, self.emphasis, self.priority = list(labels), emphasis, priority
+        self.picture = None
+        self.update()
+
+    def _font(self) -> QFont:
+        return self.style["tickFont"] or QFont(self.font())
+
+    def _placed(self) -> list[tuple[int, float]]:
+        """(index, local x) of the labels that are written, in the current range and width."""
+        lo, hi = self.range
+        width = self.mapRectFromParent(self.geometry()).width()
+        if not self.labels or hi <= lo or width <= 0:
+            return []
+        scale = width / (hi - lo)
+        height = QFontMetricsF(self._font()).height()
+        line = height * GAP
+        stride = max(1, math.ceil(line / scale))
+        half = height / 2
+        # bars in view; a label at an end is nudged inward so that it is not cut
+        xs = {i: min(max(x, half), width - half) for i, x in ((i, (i + 1 - lo) * scale) for i in range(len(self.labels)))
+              if -0.5 <= x <= width + 0.5}
+        first = [i for i in [self.emphasis] + self.priority if i in xs]
+        order = first + [i for i in sorted(xs) if i % stride == 0 and i not in first]
+        placed: list[int] = []
+        for i in order:  # the emphasised label first, then the others that keep clear of every one placed
+            if all(abs(xs[i] - xs[j]) >= line for j in placed):
+                placed.append(i)
+        return sorted((i, xs[i]) for i in placed)
+
+    def _top(self) -> float:
+        return self.mapRectFromParent(self.geometry()).top() + max(0, self.style["tickLength"]) + 2
+
+    def label_rects(self) -> list[tuple[str, QRectF]]:
+        """(text, rectangle in scene coordinates) of every label written."""
+        metrics = QFontMetricsF(self._font())
+        out = []
+        for i, x in self._placed():
+            text = metrics.elidedText(self.labels[i], Qt.TextElideMode.ElideMiddle, MAX_TEXT_PX)
+            length = metrics.horizontalAdvance(text)
+            local = QRectF(x - metrics.height() / 2, self._top(), metrics.height(), length)
+            out.append((text, self.mapRectToScene(local)))
+        return out
+
+    def drawPicture(self, p: QPainter, axisSpec, tickSpecs, textSpecs) -> None:
+        super().drawPicture(p, axisSpec, tickSpecs, textSpecs)
+        font = self._font()
+        bold = QFont(font)
+        bold.setBold(True)
+        metrics = QFontMetricsF(font)
+        line = metrics.height()
+        top = self._top()
+        p.setPen(self.pen())
+        tick = max(0, self.style["tickLength"])
+        placed = self._placed()
+        for _i, x in placed:  # a tick over each label
+            p.drawLine(QPointF(x, top - 2 - tick), QPointF(x, top - 2))
+        for i, x in placed:
+            chosen = i == self.emphasis
+            p.setFont(bold if chosen else font)
+            p.setPen(self.emphasis_colour if chosen else self.textPen().color())
+            text = QFontMetricsF(p.font()).elidedText(self.labels[i], Qt.TextElideMode.ElideMiddle, MAX_TEXT_PX)
+            p.save()
+            p.translate(QPointF(x, top))
+            p.rotate(-90)
+            p.drawText(QRectF(-MAX_TEXT_PX, -line / 2, MAX_TEXT_PX, line),
+                       int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter), text)
+            p.restore()
