@@ -2,6 +2,7 @@
 
     scatter-playground                      open the window on the bundled model
     scatter-playground generate [flags]     a headless run (``generate --help``)
+    scatter-playground rpc-server [flags]   lend this CPU to another computer's run (``rpc-server --help``)
 """
 from __future__ import annotations
 
@@ -14,6 +15,10 @@ def main(argv: list[str] | None = None) -> int:
         from .generate import main as generate
 
         return generate(argv[1:])
+    if argv and argv[0] == "rpc-server":
+        from .rpc_server import main as rpc_server
+
+        return rpc_server(argv[1:])
     if argv and argv[0] in ("-h", "--help"):
         print(__doc__)
         return 0

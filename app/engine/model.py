@@ -1,17 +1,19 @@
 """Loading a GGUF model with llama.cpp: checks first, clear errors, nothing half-loaded."""
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import os
 import struct
 import threading
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Sequence
 
 import llama_cpp as ll
 
 from . import llama_log
 from .model_info import ModelInfo, ModelLoadError
+from .rpc_link import RpcLink
 from .vocab import ModelVocabulary
 
 GGUF_MAGIC = b"GGUF"
@@ -80,9 +82,15 @@ class LoadedModel:
         *,
         gpu_layers: int | None = None,
         progress: Callable[[float], bool | None] | None = None,
+        rpc: Sequence[str] = (),
+        tensor_split: Sequence[float] = (),
+        repack: bool = True,
     ):
         """Load ``path``.  ``progress(fraction)`` is called while loading; returning
-        False from it cancels the load (ModelLoadError "cancelled")."""
+        False from it cancels the load (ModelLoadError "cancelled").  ``rpc``: servers
+        (host:port) whose devices take the offloaded layers (see rpc_link).  ``repack`` False
+        keeps the CPU's weights as the file has them (llama-cli's ``--no-repack``), as an RPC
+        server holds them; llama.cpp's repacked CPU kernels sum in another order."""
         ensure_backend()
         p = check_gguf_file(path)
         if gpu_layers is None:
@@ -91,6 +99,10 @@ class LoadedModel:
             raise ModelLoadError(f"{p}: GPU layers must be >= 0, got {gpu_layers}")
         params = ll.llama_model_default_params()
         params.n_gpu_layers = int(gpu_layers)
+        params.use_extra_bufts = bool(repack)
+        self.rpc = RpcLink(rpc, tensor_split) if rpc or tensor_split else None
+        if self.rpc is not None:
+            self.rpc.prepare(params)
         cancelled = []
         if progress is not None:
 
@@ -105,12 +117,16 @@ class LoadedModel:
 
             callback = ll.llama_progress_callback(_report)
             params.progress_callback = callback
-        with llama_log.capture_errors() as errors:
+        with llama_log.capture_errors() as errors, _sizes(self.rpc):
             handle = ll.llama_model_load_from_file(str(p).encode("utf-8"), params)
         if not handle:
+            if self.rpc is not None:
+                self.rpc.close()
             reason = "cancelled" if cancelled else errors.reason() or "llama.cpp could not load it"
             raise ModelLoadError(f"{p}: {reason}")
         self.handle = handle
+        if self.rpc is not None:
+            self.rpc.loaded()
         self.vocab = ModelVocabulary(ll.llama_model_get_vocab(handle))
         desc = ctypes.create_string_buffer(256)
         ll.llama_model_desc(handle, desc, len(desc))
@@ -124,7 +140,13 @@ class LoadedModel:
             n_ctx_train=int(ll.llama_model_n_ctx_train(handle)),
             description=desc.value.decode("utf-8", "replace"),
             gpu_layers=int(gpu_layers) if supports_gpu_offload() else 0,
+            servers=self.rpc.servers() if self.rpc is not None else (),
         )
+
+    def check_servers(self) -> None:
+        """RpcServerLost (naming it) if an RPC server has gone away; only between decodes."""
+        if self.rpc is not None:
+            self.rpc.check()
 
     def new_context(self, n_seq: int, options):
         """A decoding context of ``n_seq`` sequences (``options``: a ContextOptions).
@@ -135,12 +157,21 @@ class LoadedModel:
         from .memory import check_context_fits
 
         check_context_fits(self, options.n_ctx, n_seq)
-        return DecodeContext(self, n_seq, options)
+        self.check_servers()
+        with _sizes(self.rpc, new_context=True):
+            ctx = DecodeContext(self, n_seq, options)
+        if self.rpc is not None:
+            self.rpc.context_made()
+        return ctx
 
     def close(self) -> None:
         if getattr(self, "handle", None):
+            if self.rpc is not None:
+                self.rpc.sink_lost()
             ll.llama_model_free(self.handle)
             self.handle = None
+            if self.rpc is not None:
+                self.rpc.close()
 
     def __enter__(self) -> "LoadedModel":
         return self
@@ -160,4 +191,10 @@ def load_llama_model(request, progress) -> LoadedModel:
         progress(0.0, "Preparing the bundled model ...")
         path = default_model_path(progress=lambda message: progress(0.0, message))
     progress(0.0, f"Loading {Path(path).name} ...")
-    return LoadedModel(path, gpu_layers=request.gpu_layers, progress=progress)
+    return LoadedModel(path, gpu_layers=request.gpu_layers, progress=progress,
+                       rpc=request.rpc, tensor_split=request.tensor_split)
+
+
+def _sizes(link, new_context: bool = False):
+    """Collect the buffer sizes llama.cpp logs for the RPC servers (nothing without them)."""
+    return link.sizes.capture(new_context) if link is not None else contextlib.nullcontext()

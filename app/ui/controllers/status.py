@@ -1,4 +1,5 @@
-"""The status bar: the model, load progress, speed and how the last run ended."""
+"""The status bar: the model (and each RPC server with the memory used there), load progress,
+speed and how the last run ended."""
 from __future__ import annotations
 
 from PySide6.QtWidgets import QLabel, QProgressBar, QStatusBar
@@ -43,8 +44,9 @@ class StatusController:
         elif info is None:
             self.model.setText("no model")
         else:
+            servers = "".join(f" \u00b7 RPC {s.label()}" for s in info.servers)
             self.model.setText(f"{info.name} \u00b7 {info.architecture} \u00b7 {info.size_bytes / 2**20:.0f} MiB"
-                               f" \u00b7 {info.gpu_layers} GPU layers")
+                               f" \u00b7 {info.gpu_layers} GPU layers{servers}")
 
     def close_bindings(self) -> None:
         self._unsubscribe()
