@@ -115,7 +115,8 @@ def _serve(args, endpoint: str) -> int:
     if not _wait_ready(endpoint, thread):
         _flush_c_stdout()
         return fail(failure[0] if failure else f"llama.cpp could not start an RPC server on {endpoint}", EXIT_FAILED)
-    print(f"listening on {endpoint}", flush=True)
+    sys.stdout.flush()
+    os.write(1, f"listening on {endpoint}\n".encode())  # one write: llama.cpp's own lines share stdout
     print(f"rpc-server: serving {description} ({threads} threads) on {endpoint}; Ctrl-C stops it",
           file=sys.stderr, flush=True)
     while thread.is_alive():

@@ -21,15 +21,15 @@ def env() -> dict[str, str]:
 class RpcServer:
     """``with RpcServer() as s:`` a server on 127.0.0.1:``s.port`` (``s.endpoint``); it ends with the block."""
 
-    def __init__(self, threads: int = 1):
+    def __init__(self, threads: int = 1, port: int = 0):
         self.threads = threads
         self.proc: subprocess.Popen | None = None
-        self.port = 0
+        self.port = port  # 0: the server picks a free one
         self.endpoint = ""
 
     def start(self) -> "RpcServer":
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "app", "rpc-server", "--host", "127.0.0.1", "--port", "0",
+            [sys.executable, "-m", "app", "rpc-server", "--host", "127.0.0.1", "--port", str(self.port),
              "--threads", str(self.threads)],
             cwd=ROOT, env=env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         )
