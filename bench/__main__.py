@@ -39,6 +39,10 @@ See `bench/*.py` for exactly what each figure times.
   cost nothing over raw batching here, but gain little either. Steps are decoded at most
   3 sequences per batch: llama.cpp's CPU matrix code rounds differently for 4 or more
   tokens, which would make 4 lanes drift from the same lanes run alone.
+- **RPC**: every layer on one `rpc-server` on 127.0.0.1, against the same 64 tokens run in-process
+  (median of 3 interleaved rounds). The server shares the client's cores and each step pays a
+  loopback round trip plus 1 MiB of logits, so `rpc_vs_local_tps_ratio` is a floor for two
+  machines, not a forecast. `rpc_load_s` includes sending the weights to the server.
 - **GUI**: every panel live, with redraws at most every 0.5 s. On 2 cores the window's
   painting (software rendering offscreen) competes with llama.cpp's 2 decode threads,
   which wait for each other at every barrier. Each millisecond of painting therefore
@@ -54,6 +58,9 @@ def _suites():
     except ImportError:
         return
     yield "engine", engine_bench.run_all
+    from . import rpc_bench
+
+    yield "rpc", rpc_bench.run_all
     try:
         from . import gui_bench
     except ImportError:
@@ -63,7 +70,7 @@ def _suites():
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--only", choices=["sampler", "engine", "gui"], help="run one suite")
+    parser.add_argument("--only", choices=["sampler", "engine", "rpc", "gui"], help="run one suite")
     parser.add_argument("--no-doc", action="store_true", help="do not rewrite docs/benchmarks.md")
     args = parser.parse_args(argv)
     figures: dict[str, float] = {}

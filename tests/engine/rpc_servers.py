@@ -13,6 +13,15 @@ ROOT = Path(__file__).resolve().parents[2]
 START_TIMEOUT_S = 60.0
 
 
+def _die_with_parent() -> None:
+    """In the child: SIGKILL when the process that started it ends (Linux), so no server outlives
+    a test process that was killed."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+
+
 def env() -> dict[str, str]:
     path = os.environ.get("PYTHONPATH")
     return dict(os.environ, PYTHONPATH=str(ROOT) + (os.pathsep + path if path else ""))
@@ -32,6 +41,7 @@ class RpcServer:
             [sys.executable, "-m", "app", "rpc-server", "--host", "127.0.0.1", "--port", str(self.port),
              "--threads", str(self.threads)],
             cwd=ROOT, env=env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            preexec_fn=_die_with_parent,
         )
         deadline = time.monotonic() + START_TIMEOUT_S
         while True:  # llama.cpp's own lines come first; ours says where it listens
