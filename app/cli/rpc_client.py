@@ -26,7 +26,8 @@ def _exit_lost(message: str) -> bool:  # pragma: no cover - runs in a subprocess
         sys.stdout.flush()
     except (OSError, ValueError):
         pass
-    os.write(2, f"error: {message}\n".encode("utf-8", "replace"))
+    reason = message.split("; the text so far")[0]
+    os.write(2, f"error: {reason}; the text above is what was made\n".encode("utf-8", "replace"))
     os._exit(EXIT_FAILED)
 
 

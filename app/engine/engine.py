@@ -155,6 +155,8 @@ class Engine:
                     continue  # no run in progress: nothing to control
                 self._current, self.current_cmd = number, cmd
                 self._run(cmd)
+                if self._thread is not me:
+                    break  # replaced while it was stuck in llama.cpp: the new thread owns the state
                 self.current_cmd = None
                 rpc_rescue.drop_if_lost(self)
         finally:
@@ -201,7 +203,7 @@ class Engine:
         self.model, self.owns_model = model, True
 
     def abandon_model(self):
-        """Let go of the model and workspace without freeing them; they come back."""
+        """Let go of the model and workspace without freeing them; returns both."""
         left = (self.model, self._workspace)
         self.model = self._workspace = None
         return left

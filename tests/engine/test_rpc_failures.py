@@ -101,6 +101,26 @@ def test_generate_ends_with_one_line_and_keeps_the_text_when_its_server_is_kille
     assert "Traceback" not in err and "Aborted" not in err
 
 
+def test_generate_ends_with_one_line_when_its_server_dies_inside_llama_cpp():
+    long_prompt = "The old lighthouse keeper counted the ships that passed the rocky point each night. " * 40
+    with RpcServer() as server:
+        proc = subprocess.Popen(generate("-c", "1024", "-n", "8", "-p", long_prompt, "--rpc", server.endpoint),
+                                cwd=ROOT, env=env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            while not proc.stderr.readline().startswith("prompt:"):  # the prompt's decode begins
+                assert proc.poll() is None, "the command ended before its prompt was decoded"
+            time.sleep(0.5)  # seconds of decoding on one thread: the kill lands inside llama_decode
+            server.kill()
+            out, err = proc.communicate(timeout=WAIT_S)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate()
+    assert proc.returncode == 1 and out == "\n"
+    assert err.splitlines() == [f"error: RPC server {server.endpoint} went away during a decode (llama.cpp: Remote RPC "
+                                "server crashed or returned malformed response); the text above is what was made"]
+
+
 def test_rpc_server_ends_on_ctrl_c_with_one_line_and_frees_its_port():
     server = RpcServer().start()
     try:
