@@ -40,7 +40,7 @@ See `bench/*.py` for exactly what each figure times.
   3 sequences per batch: llama.cpp's CPU matrix code rounds differently for 4 or more
   tokens, which would make 4 lanes drift from the same lanes run alone.
 - **RPC**: every layer on one `rpc-server` on 127.0.0.1, against the same 64 tokens run in-process
-  (median of 3 interleaved rounds). The server shares the client's cores and each step pays a
+  (median of 5 interleaved rounds). The server shares the client's cores and each step pays a
   loopback round trip plus 1 MiB of logits, so `rpc_vs_local_tps_ratio` is a floor for two
   machines, not a forecast. `rpc_load_s` includes sending the weights to the server.
 - **GUI**: every panel live, with redraws at most every 0.5 s. On 2 cores the window's

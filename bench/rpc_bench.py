@@ -27,7 +27,7 @@ from sampler import SamplerSettings
 ROOT = Path(__file__).resolve().parent.parent
 PROMPT = "Write a long story about a lighthouse keeper who finds a letter from the future. Chapter 1.\n\n"
 N_TOKENS = 64
-ROUNDS = 3
+ROUNDS = 5
 
 
 def _start_server(threads: int) -> tuple[subprocess.Popen, str]:
