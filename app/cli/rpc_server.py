@@ -58,13 +58,15 @@ def bind_check(host: str, port: int) -> int:
     try:
         ipaddress.IPv4Address(host)
     except ValueError:
-        raise UsageError(f"--host {host!r}: expected an IPv4 address such as 127.0.0.1 (llama.cpp binds IPv4 only)") from None
+        raise UsageError(f"--host {host!r}: expected an IPv4 address such as 127.0.0.1 "
+                         "(llama.cpp binds IPv4 only)") from None
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as llama.cpp's server socket
         try:
             s.bind((host, port))
         except OSError as exc:
-            reason = "in use (another server listens there)" if exc.errno == errno.EADDRINUSE else (exc.strerror or str(exc))
+            in_use = exc.errno == errno.EADDRINUSE
+            reason = "in use (another server listens there)" if in_use else (exc.strerror or str(exc))
             raise OSError(f"cannot listen on {host}:{port}: {reason}") from None
         return s.getsockname()[1]
 

@@ -68,7 +68,8 @@ class _Ggml:
         self.dev_name = _bind(core, "ggml_backend_dev_name", ctypes.c_char_p, _vp)
         self.dev_description = _bind(core, "ggml_backend_dev_description", ctypes.c_char_p, _vp)
         self.dev_type = _bind(core, "ggml_backend_dev_type", ctypes.c_int, _vp)
-        self.dev_memory = _bind(core, "ggml_backend_dev_memory", None, _vp, ctypes.POINTER(_size), ctypes.POINTER(_size))
+        self.dev_memory = _bind(core, "ggml_backend_dev_memory", None, _vp,
+                                ctypes.POINTER(_size), ctypes.POINTER(_size))
         self.set_abort_callback = _bind(core, "ggml_set_abort_callback", _vp, _vp)
 
 
@@ -86,15 +87,12 @@ def _rpc_function(name: str, prototype):
     g = ggml()
     reg = g.reg_by_name(b"RPC")
     if not reg:
-        raise RpcError("this llama.cpp build has no RPC backend (reinstall llama-cpp-python with CMAKE_ARGS=-DGGML_RPC=on)")
+        raise RpcError("this llama.cpp build has no RPC backend "
+                       "(reinstall llama-cpp-python with CMAKE_ARGS=-DGGML_RPC=on)")
     address = g.proc_address(reg, name.encode())
     if not address:
         raise RpcError(f"llama.cpp's RPC backend does not offer {name}")
     return prototype(address)
-
-
-def supported() -> bool:
-    return bool(ll.llama_supports_rpc())
 
 
 @dataclass(frozen=True)

@@ -44,8 +44,6 @@ _handlers: list[Handler] = []
 _links: list = []  # live RpcLinks (app.engine.rpc_link): their watches name the lost server
 _spent: dict[str, int] = {}  # endpoint -> spellings given to parked dispatchers
 _installed = None
-#: Set while a rescue is being handled (tests wait on it).
-rescued = threading.Event()
 
 
 def spelling(endpoint: str) -> str:
@@ -158,5 +156,4 @@ def _on_abort(message: bytes) -> None:  # pragma: no cover - runs on a llama.cpp
         if not claimed:  # nobody waits on this thread's work: end as llama.cpp would
             os.write(2, f"llama.cpp aborted: {line}\n".encode("utf-8", "replace"))
             return
-        rescued.set()
     threading.Event().wait()  # never return: ggml_abort() would call abort() next

@@ -96,7 +96,8 @@ def resolve(endpoint: str) -> tuple[str, int]:
     try:
         infos = socket.getaddrinfo(host, port, socket.AF_INET, socket.SOCK_STREAM)
     except (socket.gaierror, UnicodeError) as exc:
-        raise RpcUnreachable(f"RPC server {endpoint}: cannot resolve {host!r} ({getattr(exc, 'strerror', exc)})") from None
+        reason = getattr(exc, "strerror", None) or exc
+        raise RpcUnreachable(f"RPC server {endpoint}: cannot resolve {host!r} ({reason})") from None
     return infos[0][4][0], port
 
 

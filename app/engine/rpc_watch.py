@@ -17,7 +17,7 @@ local socket pair that swallows what is sent, so the model and its contexts
 can be freed (freeing only sends FREE_BUFFER commands, which expect no answer)
 and the process goes on: the user loads again, with the servers or without.
 
-A server that dies *during* a decode still ends the process (see rpc_abort).
+A server that dies *during* a decode is met by llama.cpp first: see rpc_abort.
 """
 from __future__ import annotations
 
@@ -25,7 +25,6 @@ import os
 import select
 import socket
 import stat
-import sys
 
 from .rpc_endpoints import resolve
 
@@ -148,9 +147,6 @@ class ServerWatch:
                 self._sinks.append(keep)
                 del self._fds[endpoint]
 
-    def connection_fds(self) -> list[int]:
-        return list(self._fds.values())
-
     def shut_down(self) -> None:
         """End every connection (both ways): each server frees what it held and takes a new client.
         llama.cpp's next use of one fails (see rpc_abort)."""
@@ -173,7 +169,3 @@ class ServerWatch:
         self._sinks.clear()
         self._fds.clear()
 
-
-def platform_ok() -> bool:
-    """Whether connections can be found (/proc/self/fd or /dev/fd)."""
-    return bool(_open_fds()) or sys.platform == "win32"

@@ -219,7 +219,8 @@ def test_rpc_server_says_when_the_port_is_taken(capsys):
         taken.listen(1)
         port = taken.getsockname()[1]
         assert rpc_server.main(["--port", str(port)]) == 1
-    assert capsys.readouterr().err == f"error: cannot listen on 127.0.0.1:{port}: in use (another server listens there)\n"
+    err = capsys.readouterr().err
+    assert err == f"error: cannot listen on 127.0.0.1:{port}: in use (another server listens there)\n"
 
 
 def test_rpc_server_prints_llamas_warning_when_not_on_127_0_0_1(monkeypatch, capsys):
