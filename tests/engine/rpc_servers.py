@@ -13,13 +13,19 @@ ROOT = Path(__file__).resolve().parents[2]
 START_TIMEOUT_S = 60.0
 
 
-def _die_with_parent() -> None:
-    """In the child: SIGKILL when the process that started it ends (Linux), so no server outlives
-    a test process that was killed."""
-    if sys.platform.startswith("linux"):
-        import ctypes
-
-        ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+#: ``python -c BOOT rpc-server ...``: the server, asking Linux first to SIGKILL it when the process that
+#: started it ends (PR_SET_PDEATHSIG), so no server outlives a test process that was killed.  Done
+#: after exec, in the new process: a preexec_fn could deadlock in a child forked from threads.
+BOOT = """
+import os, signal, sys
+if sys.platform.startswith("linux"):
+    import ctypes
+    ctypes.CDLL(None).prctl(1, signal.SIGKILL)
+    if os.getppid() != int(os.environ["RPC_TEST_PARENT"]):
+        sys.exit(1)
+from app.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
 
 
 def env() -> dict[str, str]:
@@ -38,10 +44,10 @@ class RpcServer:
 
     def start(self) -> "RpcServer":
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "app", "rpc-server", "--host", "127.0.0.1", "--port", str(self.port),
+            [sys.executable, "-c", BOOT, "rpc-server", "--host", "127.0.0.1", "--port", str(self.port),
              "--threads", str(self.threads)],
-            cwd=ROOT, env=env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-            preexec_fn=_die_with_parent,
+            cwd=ROOT, env=dict(env(), RPC_TEST_PARENT=str(os.getpid())), stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE, text=True,
         )
         deadline = time.monotonic() + START_TIMEOUT_S
         while True:  # llama.cpp's own lines come first; ours says where it listens
