@@ -69,6 +69,10 @@ See `bench/*.py` for exactly what each figure times.
   share of the sweep's wall time. `sweep_match_ms_per_sample` is what a sweep sample's entropy
   match adds on the engine thread (`sweep_match_share` of a sample's time); `logsumexp_us` is
   one log-sum-exp over 262,144 float32 logits.
+- **RPC**: every layer on one `rpc-server` on 127.0.0.1, against the same 64 tokens run in-process
+  (median of 5 interleaved rounds). The server shares the client's cores and each step pays a
+  loopback round trip plus 1 MiB of logits, so `rpc_vs_local_tps_ratio` is a floor for two
+  machines, not a forecast. `rpc_load_s` includes sending the weights to the server.
 """
 
 
@@ -85,6 +89,9 @@ def _suites():
     from . import sweep_bench
 
     yield "sweep", sweep_bench.run_all
+    from . import rpc_bench
+
+    yield "rpc", rpc_bench.run_all
     try:
         from . import gui_bench
     except ImportError:
@@ -94,7 +101,7 @@ def _suites():
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--only", choices=["sampler", "engine", "startup", "sweep", "gui"], help="run one suite")
+    parser.add_argument("--only", choices=["sampler", "engine", "startup", "sweep", "rpc", "gui"], help="run one suite")
     parser.add_argument("--no-doc", action="store_true", help="do not rewrite docs/benchmarks.md")
     args = parser.parse_args(argv)
     figures: dict[str, float] = {}

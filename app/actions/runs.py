@@ -31,19 +31,22 @@ class RunActions:
         self.load_id: int | None = None  # the load in progress
         self.handlers = {
             ev.ModelLoadProgress: self._on_load_progress, ev.ModelLoaded: self._on_loaded,
-            ev.ModelLoadFailed: self._on_load_failed, ev.RunStarted: self._on_run_news,
-            ev.StepsProduced: self._on_run_news, ev.RunEnded: self._on_run_ended,
+            ev.ModelLoadFailed: self._on_load_failed, ev.ModelLost: self._on_model_lost,
+            ev.RunStarted: self._on_run_news, ev.StepsProduced: self._on_run_news, ev.RunEnded: self._on_run_ended,
         }
 
     # -- model ---------------------------------------------------------------------------
 
-    def load_model(self, path: str | None = None, gpu_layers: int | None = None) -> None:
-        """Load a model; the current one stays until the new one is ready.  Work in progress stops first."""
+    def load_model(self, path: str | None = None, gpu_layers: int | None = None, rpc: tuple[str, ...] = (),
+                   tensor_split: tuple[float, ...] = ()) -> None:
+        """Load a model (its layers on the RPC servers ``rpc`` if any); the current one stays until
+        the new one is ready.  Work in progress stops first."""
         if self.load_id is not None or self.state.busy:
             self.engine.stop()
         self.load_id = self.engine.next_id()
-        self.engine.submit(cmd.LoadModel(self.load_id, LoadRequest(path, gpu_layers)))
-        self.state.set_loading(True, f"Loading {path or 'the bundled model'} ...")
+        self.engine.submit(cmd.LoadModel(self.load_id, LoadRequest(path, gpu_layers, tuple(rpc), tuple(tensor_split))))
+        where = f" on {', '.join(rpc)}" if rpc else ""
+        self.state.set_loading(True, f"Loading {path or 'the bundled model'}{where} ...")
 
     def expect_adopted_model(self) -> None:
         """The engine was given a model: its ModelLoaded event (load id 0) is on the way."""
@@ -69,6 +72,11 @@ class RunActions:
         self.state.set_loading(False)
         if e.message != "cancelled":
             self.state.report(f"Could not load the model: {e.message}")
+
+    def _on_model_lost(self, e: ev.ModelLost) -> None:
+        """An RPC server went away: the model is gone (the text stays); load again to go on."""
+        self.state.set_model(None)
+        self.state.report(e.message)
 
     # -- runs ----------------------------------------------------------------------------------
 

@@ -5,6 +5,7 @@
     scatter-playground generate [flags]     a headless run (``generate --help``)
     scatter-playground sweep [flags]        a sweep into a CSV (``sweep --help``)
     scatter-playground --smoke-test         open the window, wait for the model, close (packaged builds)
+    scatter-playground rpc-server [flags]   lend this CPU to another computer's run (``rpc-server --help``)
 """
 from __future__ import annotations
 
@@ -21,6 +22,10 @@ def main(argv: list[str] | None = None) -> int:
         from .sweep import main as sweep
 
         return sweep(argv[1:])
+    if argv and argv[0] == "rpc-server":
+        from .rpc_server import main as rpc_server
+
+        return rpc_server(argv[1:])
     if argv and argv[0] in ("-h", "--help"):
         print(__doc__)
         return 0

@@ -23,6 +23,7 @@ import shlex
 from dataclasses import dataclass, field
 
 from app.engine.generation import MAX_LANES
+from app.engine.rpc_endpoints import parse_endpoints, parse_tensor_split
 from app.fileio import read_limited, same_file
 from app.llamacpp import process_escapes, strip_off_values
 from app.presets import builtin_presets, find_builtin
@@ -39,6 +40,7 @@ RUN_FLAGS = {
     "-n": 1, "--predict": 1, "--n-predict": 1, "-c": 1, "--ctx-size": 1,
     "-t": 1, "--threads": 1, "-ngl": 1, "--gpu-layers": 1, "--n-gpu-layers": 1,
     "-fa": 1, "--flash-attn": 1, "-r": 1, "--reverse-prompt": 1, "--stop": 1,
+    "--rpc": 1, "-ts": 1, "--tensor-split": 1,
     "--trace": 1, "--quiet": 0, "--no-escape": 0, "--verbose": 0, "-h": 0, "--help": 0,
     # llama-completion's, accepted as no-ops: they say what generate does anyway.
     "-no-cnv": 0, "--no-conversation": 0, "--no-display-prompt": 0, "--no-context-shift": 0,
@@ -68,6 +70,17 @@ def _int_in(name: str, lo: int, hi: int = INT32_MAX):
     return convert
 
 
+def _checked(parse):
+    """An argparse type from a parser whose ValueError message names the flag already."""
+    def convert(text: str):
+        try:
+            return parse(text)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    return convert
+
+
 def run_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="scatter-playground generate", description=__doc__, add_help=True, allow_abbrev=False)
     p.add_argument("-m", "--model", help="GGUF model file (default: the bundled Gemma 3 270M)")
@@ -82,6 +95,10 @@ def run_parser() -> argparse.ArgumentParser:
     p.add_argument("-ngl", "--gpu-layers", "--n-gpu-layers", dest="gpu_layers", type=_int_in("-ngl (GPU layers)", 0),
                    default=None)
     p.add_argument("-fa", "--flash-attn", dest="flash_attn", choices=["on", "off", "auto"], default="auto")
+    p.add_argument("--rpc", type=_checked(parse_endpoints), default=(), metavar="SERVERS",
+                   help="llama.cpp RPC servers host:port[,host:port...] that take the offloaded layers")
+    p.add_argument("-ts", "--tensor-split", dest="tensor_split", type=_checked(parse_tensor_split), default=(),
+                   metavar="N0,N1,...", help="share of the offloaded layers per device, e.g. 3,1")
     p.add_argument("-r", "--reverse-prompt", "--stop", dest="stop", action="append", default=[],
                    help="stop string (escapes processed, as llama.cpp does)")
     p.add_argument("--trace", help="write one JSON line per step to this file")

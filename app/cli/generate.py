@@ -21,6 +21,7 @@ import sys
 import time
 
 from .args import HELP_HINT, GenerateArgs, UsageError, check_trace_path, parse_generate_args
+from .rpc_client import exit_if_lost, server_lines
 
 EXIT_USAGE, EXIT_FAILED, EXIT_INTERRUPTED = 2, 1, 130
 
@@ -210,7 +211,8 @@ def _run_model(parsed: GenerateArgs, path: str, options, interrupt: Interrupt, s
     args = parsed.options
     say(f"loading {path} ...")
     try:
-        model = LoadedModel(path, gpu_layers=args.gpu_layers, progress=interrupt.keep_loading)
+        model = LoadedModel(path, gpu_layers=args.gpu_layers, progress=interrupt.keep_loading,
+                            rpc=args.rpc, tensor_split=args.tensor_split)
     except (ModelLoadError, OSError, ValueError) as exc:
         if interrupt.requested:
             print("interrupted while loading the model", file=sys.stderr, flush=True)
@@ -224,10 +226,13 @@ def _run_model(parsed: GenerateArgs, path: str, options, interrupt: Interrupt, s
         if args.verbose:
             say(_describe_offload(model, args.gpu_layers))
         say(f"model: {model.info.name} ({model.info.architecture}, {model.info.n_vocab} tokens)")
+        for line in server_lines(model):
+            say(line)
         configs = [LaneConfig(s, f"lane {i}") for i, s in enumerate(parsed.lanes)]
         gen = Generation(model, parsed.prompt, configs, options, should_stop=interrupt.should_stop)
         say(f"prompt: {len(gen.prompt_tokens)} tokens")
-        steps = _stream(gen, trace, len(configs), options, say)
+        with exit_if_lost(model):
+            steps = _stream(gen, trace, len(configs), options, say)
         trace.close()
         if interrupt.requested:
             _interrupted(gen, steps, interrupt, options, trace)

@@ -195,9 +195,15 @@ def offload(requested: int, n_layer: int, info: BackendInfo | None = None) -> Of
     return Offload(requested=int(requested), offloaded=done, total=total, devices=tuple(d.name for d in devices))
 
 
-def offload_of(model_handle, requested: int) -> Offload:
-    """What a model loaded with ``n_gpu_layers=requested`` really offloaded."""
-    return offload(requested, int(ll.llama_model_n_layer(model_handle)))
+def offload_of(model_handle, requested: int, rpc_devices: tuple[str, ...] | None = None) -> Offload:
+    """What a model loaded with ``n_gpu_layers=requested`` really offloaded (``rpc_devices``: the
+    model was pointed at these RPC servers' devices, then this machine's GPUs; see rpc_link)."""
+    n_layer = int(ll.llama_model_n_layer(model_handle))
+    if rpc_devices is None:
+        return offload(requested, n_layer)
+    local = tuple(d.name for d in model_devices(backend_info()) if d.backend != "RPC")
+    done = min(int(requested) if requested >= 0 else n_layer + 1, n_layer + 1)
+    return Offload(requested=int(requested), offloaded=done, total=n_layer + 1, devices=tuple(rpc_devices) + local)
 
 
 def gpu_request_message(requested: int | None, info: BackendInfo | None = None) -> str | None:

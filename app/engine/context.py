@@ -86,6 +86,8 @@ class DecodeContext:
         self.n_batch = int(params.n_batch)
         self._batch = ll.llama_batch_init(self.n_batch, 0, n_seq)
         self._memory = ll.llama_get_memory(self.handle)
+        # a lost RPC server: an error before llama_decode (which would end the process)
+        self._check_servers = getattr(model, "check_servers", lambda: None)
         self._copied: dict[int, np.ndarray] = {}
         self._chunk_start = 0
 
@@ -99,6 +101,7 @@ class DecodeContext:
             b.n_seq_id[i] = 1
             b.seq_id[i][0] = seq
             b.logits[i] = want
+        self._check_servers()
         rc = ll.llama_decode(self.handle, b)
         if rc != 0:
             raise DecodeError(f"llama_decode failed (code {rc})")
@@ -172,6 +175,8 @@ class DecodeContext:
     def close(self) -> None:
         if getattr(self, "handle", None):
             ll.llama_batch_free(self._batch)
+            if getattr(self.model, "rpc", None) is not None:
+                self.model.rpc.sink_lost()  # freeing talks to the servers
             ll.llama_free(self.handle)
             self.handle = None
 

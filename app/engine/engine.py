@@ -16,7 +16,7 @@ import threading
 from collections import deque
 from typing import Callable
 
-from . import jobs
+from . import jobs, rpc_abort, rpc_rescue
 from .commands import Fan, Generate, LoadModel, RunTask, SetPaused, Shutdown, UpdateLaneSettings
 from .events import EngineStopped, Event, TaskEnded
 from .workspace import Workspace
@@ -53,11 +53,14 @@ class Engine:
         self.model = model
         self.owns_model = owns_model
         self._workspace: Workspace | None = None
+        self.current_cmd = None  # the work in progress
+        self.live_run = None  # the Generation being stepped, if any
         self._thread = threading.Thread(target=self._main, name="engine", daemon=True)
 
     # -- any thread ------------------------------------------------------------
 
     def start(self) -> "Engine":
+        rpc_abort.add_handler(self._rescue)
         self._thread.start()
         return self
 
@@ -135,21 +138,45 @@ class Engine:
             return self._deferred.popleft()
         return self._commands.get()
 
-    def _main(self) -> None:
+    def _main(self, adopted: bool = True) -> None:
+        me = threading.current_thread()
         try:
-            if self.model is not None:  # a model handed over at construction
+            if adopted and self.model is not None:  # a model handed over at construction
                 jobs.announce_model(self, ADOPTED)
-            while True:
+            while self._thread is me:  # a thread stuck in llama.cpp was replaced (see _rescue)
                 number, cmd = self._next()
+                if self._thread is not me:  # replaced meanwhile: hand the command to the new thread
+                    self._deferred.appendleft((number, cmd))
+                    self._commands.put((0, _Wake()))
+                    break
                 if isinstance(cmd, Shutdown):
                     break
                 if isinstance(cmd, (UpdateLaneSettings, SetPaused, _Wake)):
                     continue  # no run in progress: nothing to control
-                self._current = number
+                self._current, self.current_cmd = number, cmd
                 self._run(cmd)
+                if self._thread is not me:
+                    break  # replaced while it was stuck in llama.cpp: the new thread owns the state
+                self.current_cmd = None
+                rpc_rescue.drop_if_lost(self)
         finally:
-            self._close_model()
-            self.emit(EngineStopped())
+            if self._thread is me:
+                rpc_abort.remove_handler(self._rescue)
+                self._close_model()
+                self.emit(EngineStopped())
+
+    def _rescue(self, message: str) -> bool:
+        """On llama.cpp's thread: an RPC server was lost inside llama.cpp, so the engine thread
+        waits there for ever (see rpc_abort).  Report the work in progress, abandon the RPC
+        model and go on with a fresh engine thread.  False when this engine used no RPC."""
+        cmd = self.current_cmd
+        if cmd is None or not self._thread.is_alive() or not rpc_rescue.uses_rpc(self, cmd):
+            return False  # idle: a lost server shows at the next decode's check
+        rpc_rescue.report_stuck(self, cmd, message)
+        self.current_cmd = self.live_run = None
+        self._thread = threading.Thread(target=self._main, args=(False,), name="engine", daemon=True)
+        self._thread.start()
+        return True
 
     def _run(self, cmd) -> None:
         if isinstance(cmd, LoadModel):
@@ -174,6 +201,12 @@ class Engine:
     def replace_model(self, model) -> None:
         self._close_model()
         self.model, self.owns_model = model, True
+
+    def abandon_model(self):
+        """Let go of the model and workspace without freeing them; returns both."""
+        left = (self.model, self._workspace)
+        self.model = self._workspace = None
+        return left
 
     def workspace_for(self, n_seq: int, options) -> Workspace:
         """The lanes' KV caches, kept between runs while the model, lane count and context stay."""

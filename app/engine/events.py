@@ -37,6 +37,13 @@ class ModelLoadFailed:
 
 
 @dataclass(frozen=True)
+class ModelLost:
+    """The model can no longer be used (an RPC server went away) and was unloaded; ``message`` says why."""
+
+    message: str
+
+
+@dataclass(frozen=True)
 class RunStarted:
     """A run began: each lane's key and the tokens it starts from."""
 
@@ -100,6 +107,6 @@ class EngineStopped:
 
 
 Event = (
-    ModelLoadProgress | ModelLoaded | ModelLoadFailed | RunStarted | StepsProduced | RunEnded | FanProduced | FanEnded
-    | TaskEnded | EngineStopped
+    ModelLoadProgress | ModelLoaded | ModelLoadFailed | ModelLost | RunStarted | StepsProduced | RunEnded
+    | FanProduced | FanEnded | TaskEnded | EngineStopped
 )

@@ -16,6 +16,7 @@ from .generation import MAX_LANES, Generation
 from .lane import LaneConfig
 from .model_info import ModelLoadError
 from .records import StopReason
+from .rpc_watch import RpcServerLost
 
 #: Load progress is reported at most this often (seconds), the last fraction always.
 PROGRESS_INTERVAL_S = 0.05
@@ -76,13 +77,19 @@ def generate(engine, cmd: Generate) -> None:
         workspace = engine.workspace_for(max([len(cmd.lanes)] + [k + 1 for k in keys]), cmd.options.context)
         gen = Generation(engine.model, prompt, cmd.lanes, cmd.options, workspace=workspace,
                          should_stop=engine.cancelled)
-    except (ValueError, DecodeError) as exc:  # no chat template, a prompt longer than the context, no memory ...
+    except (ValueError, DecodeError, RpcServerLost) as exc:  # no chat template, a prompt too long, no memory ...
         engine.emit(RunEnded(cmd.run_id, error=str(exc)))
         return
     starts = tuple((lane.key, tuple(lane.prompt_tokens)) for lane in gen.lanes)
     engine.emit(RunStarted(cmd.run_id, starts, chat_prompt))
+    engine.live_run = gen  # read by a rescue if llama.cpp loses an RPC server mid-decode (rpc_rescue)
     try:
         _step_until_done(engine, gen, cmd.run_id)
+    except RpcServerLost as exc:  # found between two steps: the text so far is kept
+        for lane in gen.lanes:
+            lane.stop(StopReason.ERROR, str(exc))
+        engine.emit(RunEnded(cmd.run_id, tuple(gen.results()), error=str(exc)))
+        return
     except Exception as exc:  # a crash inside a step: report it, keep what was made
         for lane in gen.lanes:
             lane.stop(StopReason.ERROR, str(exc))
@@ -90,6 +97,7 @@ def generate(engine, cmd: Generate) -> None:
                              details=traceback.format_exc()))
         return
     finally:
+        engine.live_run = None
         gen.close()
     tokens = sum(len(lane.tokens) for lane in gen.lanes)
     tps = tokens / gen.wall_s if gen.wall_s else 0.0
@@ -153,7 +161,7 @@ def fan(engine, cmd: Fan) -> None:
                 engine.emit(FanProduced(cmd.fan_id, lane, config.settings.seed, result.text, tuple(recs)))
                 done += 1
     except Exception as exc:
-        error = str(exc) if isinstance(exc, ValueError) else f"{type(exc).__name__}: {exc}"
+        error = str(exc) if isinstance(exc, (ValueError, RpcServerLost)) else f"{type(exc).__name__}: {exc}"
         engine.emit(FanEnded(cmd.fan_id, done, error=error))
         return
     engine.emit(FanEnded(cmd.fan_id, done, cancelled=engine.cancelled()))

@@ -1,18 +1,20 @@
 """Loading a GGUF model with llama.cpp: checks first, clear errors, nothing half-loaded."""
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import os
 import struct
 import threading
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Sequence
 
 import llama_cpp as ll
 
 from . import backend, llama_log
 from .chat_template import choose_template, file_template, format_chat
 from .model_info import ModelInfo, ModelLoadError
+from .rpc_link import RpcLink
 from .vocab import ModelVocabulary
 
 GGUF_MAGIC = b"GGUF"
@@ -83,22 +85,32 @@ class LoadedModel:
         *,
         gpu_layers: int | None = None,
         progress: Callable[[float], bool | None] | None = None,
+        rpc: Sequence[str] = (),
+        tensor_split: Sequence[float] = (),
+        repack: bool = True,
     ):
         """Load ``path``.  ``progress(fraction)`` is called while loading; returning
-        False from it cancels the load (ModelLoadError "cancelled").
+        False from it cancels the load (ModelLoadError "cancelled").  ``rpc``: servers
+        (host:port) whose devices take the offloaded layers (see rpc_link).  ``repack`` False
+        keeps the CPU's weights as the file has them (llama-cli's ``--no-repack``), as an RPC
+        server holds them; llama.cpp's repacked CPU kernels sum in another order.
 
-        ``self.offload`` says how many layers really went to a GPU, and
+        ``self.offload`` says how many layers really went to a GPU (or RPC server), and
         ``self.backend_message`` is a one-line note when ``gpu_layers`` asked for
         GPU layers that this build cannot give (else None)."""
         ensure_backend()
         p = check_gguf_file(path)
         requested_layers = gpu_layers
-        if gpu_layers is None:
-            gpu_layers = 999 if supports_gpu_offload() else 0
+        if gpu_layers is None:  # all layers to a GPU, or to the RPC servers when there are some
+            gpu_layers = 999 if supports_gpu_offload() or rpc else 0
         if gpu_layers < 0:
             raise ModelLoadError(f"{p}: GPU layers must be >= 0, got {gpu_layers}")
         params = ll.llama_model_default_params()
         params.n_gpu_layers = int(gpu_layers)
+        params.use_extra_bufts = bool(repack)
+        self.rpc = RpcLink(rpc, tensor_split) if rpc or tensor_split else None
+        if self.rpc is not None:
+            self.rpc.prepare(params)
         cancelled = []
         if progress is not None:
 
@@ -113,18 +125,22 @@ class LoadedModel:
 
             callback = ll.llama_progress_callback(_report)
             params.progress_callback = callback
-        with llama_log.capture_errors() as errors:
+        with llama_log.capture_errors() as errors, _sizes(self.rpc):
             handle = ll.llama_model_load_from_file(str(p).encode("utf-8"), params)
         if not handle:
+            if self.rpc is not None:
+                self.rpc.close()
             reason = "cancelled" if cancelled else errors.reason() or "llama.cpp could not load it"
             raise ModelLoadError(f"{p}: {reason}")
         self.handle = handle
+        if self.rpc is not None:
+            self.rpc.loaded()
         self.vocab = ModelVocabulary(ll.llama_model_get_vocab(handle), model_path=p)
         desc = ctypes.create_string_buffer(256)
         ll.llama_model_desc(handle, desc, len(desc))
-        self.offload = backend.offload_of(handle, int(gpu_layers))
+        self.offload = backend.offload_of(handle, int(gpu_layers), self.rpc.device_names() if self.rpc else None)
         #: A note when GPU layers were asked for on a build that has no GPU backend (None otherwise).
-        self.backend_message = backend.gpu_request_message(requested_layers)
+        self.backend_message = None if self.rpc else backend.gpu_request_message(requested_layers)
         self.info = ModelInfo(
             path=str(p),
             name=meta_value(handle, "general.name") or p.stem,
@@ -138,6 +154,7 @@ class LoadedModel:
             backend=backend.backend_info().summary(),
             offload=self.offload.summary(),
             note=self.backend_message or "",
+            servers=self.rpc.servers() if self.rpc is not None else (),
         )
         #: The chat template chat mode formats with (None: the model has none llama.cpp can apply).
         self.chat_template = choose_template(file_template(handle), self.info.architecture, self.vocab)
@@ -153,6 +170,11 @@ class LoadedModel:
 
         check_context_fits(self, n_ctx, n_seq)
 
+    def check_servers(self) -> None:
+        """RpcServerLost (naming it) if an RPC server has gone away; only between decodes."""
+        if self.rpc is not None:
+            self.rpc.check()
+
     def new_context(self, n_seq: int, options):
         """A decoding context of ``n_seq`` sequences (``options``: a ContextOptions).
 
@@ -162,12 +184,21 @@ class LoadedModel:
         from .memory import check_context_fits
 
         check_context_fits(self, options.n_ctx, n_seq)
-        return DecodeContext(self, n_seq, options)
+        self.check_servers()
+        with _sizes(self.rpc, new_context=True):
+            ctx = DecodeContext(self, n_seq, options)
+        if self.rpc is not None:
+            self.rpc.context_made()
+        return ctx
 
     def close(self) -> None:
         if getattr(self, "handle", None):
+            if self.rpc is not None:
+                self.rpc.sink_lost()
             ll.llama_model_free(self.handle)
             self.handle = None
+            if self.rpc is not None:
+                self.rpc.close()
 
     def __enter__(self) -> "LoadedModel":
         return self
@@ -192,4 +223,10 @@ def load_llama_model(request, progress) -> LoadedModel:
         except BundledModelError as exc:
             raise ModelLoadError(str(exc)) from None
     progress(0.0, f"Loading {Path(path).name} ...")
-    return LoadedModel(path, gpu_layers=request.gpu_layers, progress=progress)
+    return LoadedModel(path, gpu_layers=request.gpu_layers, progress=progress,
+                       rpc=request.rpc, tensor_split=request.tensor_split)
+
+
+def _sizes(link, new_context: bool = False):
+    """Collect the buffer sizes llama.cpp logs for the RPC servers (nothing without them)."""
+    return link.sizes.capture(new_context) if link is not None else contextlib.nullcontext()

@@ -9,6 +9,21 @@ class ModelLoadError(Exception):
 
 
 @dataclass(frozen=True)
+class ServerUsage:
+    """An RPC server a model runs on: its llama.cpp devices, the bytes put there, the total it reports."""
+
+    endpoint: str  # host:port
+    devices: tuple[str, ...]  # llama.cpp's names (RPC0 ...)
+    used_bytes: int  # the model's buffers there (weights; KV cache and compute buffers once a context exists)
+    total_bytes: int  # the device memory the server reports (its RAM for a CPU server; 0: unknown)
+
+    def label(self) -> str:
+        """``host:port: 235 MiB used (RPC0, of 23.5 GiB)``, for the status bar."""
+        of = f", of {self.total_bytes / 2**30:.1f} GiB" if self.total_bytes else ""
+        return f"{self.endpoint}: {self.used_bytes / 2**20:.0f} MiB used ({', '.join(self.devices)}{of})"
+
+
+@dataclass(frozen=True)
 class ModelInfo:
     """What the model's metadata says about it."""
 
@@ -24,6 +39,7 @@ class ModelInfo:
     backend: str = ""  # the llama.cpp build's backends, one line ("CPU only (+ RPC)")
     offload: str = ""  # where the layers went, one line ("CPU only", "25/25 layers on CUDA0")
     note: str = ""  # a word about the load (GPU layers asked for on a build without a GPU)
+    servers: tuple[ServerUsage, ...] = ()  # RPC servers, in --rpc order (none: all local)
 
 
 @dataclass(frozen=True)
@@ -32,3 +48,5 @@ class LoadRequest:
 
     path: str | None = None
     gpu_layers: int | None = None  # None: all layers when the build can offload
+    rpc: tuple[str, ...] = ()  # RPC servers (host:port), llama-cli's --rpc; none: this machine only
+    tensor_split: tuple[float, ...] = ()  # share of the offloaded layers per device (--tensor-split)

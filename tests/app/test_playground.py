@@ -207,3 +207,25 @@ def test_lane_limits(pg):
 def test_default_settings_lane(tmp_path):
     state = PlaygroundState()
     assert state.lane().settings == SamplerSettings() and state.lane().preset is None
+
+
+def test_a_lost_rpc_model_is_unloaded_with_its_reason_and_the_text_stays(pg):
+    from app.engine.events import ModelLost
+
+    run(pg)
+    text = pg.state.lane().text
+    pg.engine.emit(ModelLost("RPC server 127.0.0.1:5000 went away: the model was unloaded"))
+    pump(pg, lambda: pg.state.model is None)
+    assert pg.state.problem == "RPC server 127.0.0.1:5000 went away: the model was unloaded"
+    assert pg.state.lane().text == text
+    pg.runs.generate()
+    assert pg.state.problem == "No model is loaded yet." and not pg.state.busy
+
+
+def test_the_load_request_carries_the_rpc_servers_and_the_split(pg):
+    sent = []
+    pg.engine.submit, submit = (lambda command: (sent.append(command), submit(command))), pg.engine.submit
+    pg.runs.load_model(None, 99, ("127.0.0.1:5000", "127.0.0.1:5001"), (3.0, 1.0))
+    assert sent[0].request.rpc == ("127.0.0.1:5000", "127.0.0.1:5001") and sent[0].request.tensor_split == (3.0, 1.0)
+    assert "on 127.0.0.1:5000, 127.0.0.1:5001" in pg.state.load_progress[1]
+    pump(pg, lambda: not pg.state.loading)

@@ -1,4 +1,5 @@
-"""The status bar: the model, load progress, speed and how the last run ended."""
+"""The status bar: the model (and each RPC server with the memory used there), load progress,
+speed and how the last run ended."""
 from __future__ import annotations
 
 from PySide6.QtWidgets import QLabel, QProgressBar, QStatusBar
@@ -46,6 +47,7 @@ class StatusController:
         else:
             parts = [info.name, info.architecture, f"{info.size_bytes / 2**20:.0f} MiB",
                      info.offload or f"{info.gpu_layers} GPU layers", info.backend]
+            parts += [f"RPC {s.label()}" for s in info.servers]
             self.model.setText(" \u00b7 ".join(p for p in parts if p))
 
     def close_bindings(self) -> None:

@@ -1,0 +1,43 @@
+"""``generate --rpc``: what the command says about the servers, and a server lost mid-decode.
+
+Between two steps a lost server is an ordinary error (one line, exit 1, the
+text printed so far stays on stdout).  During a decode llama.cpp's RPC client
+would end the process with ``abort()``; while the run goes on, the handler
+below is called instead (on llama.cpp's thread, see app.engine.rpc_abort),
+ends the text's line, prints one error line and exits with 1.
+"""
+from __future__ import annotations
+
+import os
+import sys
+from contextlib import contextmanager
+
+EXIT_FAILED = 1
+
+
+def server_lines(model) -> list[str]:
+    """One line per RPC server: its devices and the memory the model took there."""
+    return [f"RPC server {s.label()}" for s in model.info.servers]
+
+
+def _exit_lost(message: str) -> bool:  # pragma: no cover - runs in a subprocess, on llama.cpp's thread
+    try:
+        sys.stdout.write("\n")
+        sys.stdout.flush()
+    except (OSError, ValueError):
+        pass
+    reason = message.split("; the text so far")[0]
+    os.write(2, f"error: {reason}; the text above is what was made\n".encode("utf-8", "replace"))
+    os._exit(EXIT_FAILED)
+
+
+@contextmanager
+def exit_if_lost(model):
+    """While the run goes on, a server lost inside llama.cpp ends the command with one line."""
+    if not model.info.servers:
+        yield
+        return
+    from app.engine import rpc_abort
+
+    with rpc_abort.rescue(_exit_lost):
+        yield

@@ -1,0 +1,78 @@
+"""RPC on loopback: tokens/s with every layer on a local ``rpc-server`` against the same run in-process.
+
+One server (``python -m app rpc-server`` on 127.0.0.1, the same threads as the
+local run) takes all layers; the local run is llama.cpp's default CPU path
+(repacked weights).  Each round generates ``N_TOKENS`` from the same prompt and
+seed on both; the ratio is the median over ``ROUNDS`` interleaved rounds.  On
+one machine the server competes with the client for the same cores, and every
+step pays a loopback round trip per graph and for the logits (1 MiB for
+Gemma's 262,144-token vocabulary), so the figure is a floor, not what two
+computers would see.
+"""
+from __future__ import annotations
+
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from app.engine.context import ContextOptions, physical_cores
+from app.engine.generation import Generation, RunOptions
+from app.engine.lane import LaneConfig
+from app.engine.model import LoadedModel, default_model_path
+from sampler import SamplerSettings
+
+ROOT = Path(__file__).resolve().parent.parent
+PROMPT = "Write a long story about a lighthouse keeper who finds a letter from the future. Chapter 1.\n\n"
+N_TOKENS = 64
+ROUNDS = 5
+
+
+def _start_server(threads: int) -> tuple[subprocess.Popen, str]:
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    proc = subprocess.Popen([sys.executable, "-m", "app", "rpc-server", "--port", "0", "--threads", str(threads)],
+                            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    deadline = time.monotonic() + 60
+    for line in proc.stdout:
+        if line.startswith("listening on "):
+            return proc, line.split()[-1]
+        if time.monotonic() > deadline:
+            break
+    proc.kill()
+    proc.wait()
+    raise RuntimeError("the RPC server did not start")
+
+
+def _tps(model, options: RunOptions) -> float:
+    gen = Generation(model, PROMPT, [LaneConfig(SamplerSettings(seed=11))], options)
+    tokens = len(gen.run()[0].tokens)
+    return tokens / gen.wall_s
+
+
+def run_all() -> dict[str, float]:
+    threads = physical_cores()
+    options = RunOptions(max_tokens=N_TOKENS, context=ContextOptions(n_ctx=512, n_threads=threads))
+    proc, endpoint = _start_server(threads)
+    try:
+        t0 = time.perf_counter()
+        remote = LoadedModel(default_model_path(), rpc=[endpoint])
+        load_s = time.perf_counter() - t0
+        local = LoadedModel(default_model_path(), gpu_layers=0)
+        try:
+            rounds = [(_tps(remote, options), _tps(local, options)) for _ in range(ROUNDS)]
+        finally:
+            remote.close()
+            local.close()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+    ratios = [r / l for r, l in rounds]
+    return {
+        "rpc_vs_local_tps_ratio": statistics.median(ratios),
+        "rpc_vs_local_tps_ratio_min": min(ratios),
+        "rpc_vs_local_tps_ratio_max": max(ratios),
+        "rpc_tps": statistics.median(r for r, _ in rounds),
+        "rpc_load_s": load_s,
+    }

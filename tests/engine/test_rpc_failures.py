@@ -1,0 +1,133 @@
+"""RPC servers that go away: killed with SIGKILL mid-run, or never there.
+
+The engine's side runs in a subprocess (tests/engine/rpc_death.py), because
+if llama.cpp's RPC client were to call abort() it would take the test process
+with it.  Every wait is bounded; the suite's 300 s timeout is the backstop.
+"""
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from rpc_servers import ROOT, RpcServer, env, port_is_free, unused_port
+
+pytestmark = [pytest.mark.rpc, pytest.mark.slow]
+
+SCRIPT = ROOT / "tests" / "engine" / "rpc_death.py"
+WAIT_S = 240
+
+
+def findings(mode: str) -> dict:
+    proc = subprocess.run([sys.executable, str(SCRIPT), mode], cwd=ROOT, env=env(), capture_output=True,
+                          text=True, timeout=WAIT_S)
+    found = {}
+    for line in proc.stdout.splitlines():
+        if line.startswith("{"):
+            found.update(json.loads(line))
+    assert proc.returncode == 0, f"exit {proc.returncode}: {found} {proc.stderr[-2000:]}"
+    return found
+
+
+def check_recovery(found: dict) -> None:
+    assert found["port_free"]  # the killed server left nothing bound
+    assert "the model was unloaded" in found["lost"]
+    assert found["fallback"] and not found["fallback_error"] and found["fallback_tokens"] == 8  # run here
+    assert found["reconnected"] and not found["reconnect_error"] and found["reconnect_tokens"] == 8  # same port
+    assert found["shutdown"]
+
+
+def test_a_server_killed_between_two_steps_ends_the_run_with_an_error_and_keeps_the_text():
+    found = findings("paused")
+    assert found["error"].startswith("RPC server 127.0.0.1:") and "went away (its connection closed)" in found["error"]
+    assert len(found["streamed"]) > 10 and found["kept"] == [found["streamed"]]
+    assert found["seconds"] < 30
+    check_recovery(found)
+
+
+def test_a_server_killed_during_a_decode_is_an_error_event_not_an_abort_or_a_hang():
+    found = findings("prompt")
+    assert "went away during a decode" in found["error"] and "Remote RPC server crashed" in found["error"]
+    assert found["error"].startswith("RPC server 127.0.0.1:")  # the lost one, by name
+    assert found["kept"] == [found["streamed"]]
+    assert found["seconds"] < 30
+    check_recovery(found)
+
+
+# -- the command line ---------------------------------------------------------------------------
+
+
+def generate(*args: str) -> list[str]:
+    return [sys.executable, "-m", "app", "generate", "-t", "1", "-c", "256", "-s", "42", *args]
+
+
+def test_generate_with_a_wrong_port_fails_fast_with_one_line_naming_it():
+    endpoint = f"127.0.0.1:{unused_port()}"
+    t0 = time.monotonic()
+    proc = subprocess.run(generate("-p", "Hello", "-n", "4", "--rpc", endpoint), cwd=ROOT, env=env(),
+                          capture_output=True, text=True, timeout=WAIT_S)
+    assert proc.returncode == 1 and proc.stdout == ""
+    errors = [line for line in proc.stderr.splitlines() if line.startswith("error")]
+    assert errors == [f"error: RPC server {endpoint}: nothing is listening there (connection refused)"]
+    assert "Traceback" not in proc.stderr
+    assert time.monotonic() - t0 < 60  # imports and the bundled model's check; no load is tried
+
+
+def test_generate_ends_with_one_line_and_keeps_the_text_when_its_server_is_killed():
+    with RpcServer() as server:
+        proc = subprocess.Popen(generate("-p", "Once upon a time", "-n", "400", "--rpc", server.endpoint),
+                                cwd=ROOT, env=env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            text = ""
+            deadline = time.monotonic() + WAIT_S
+            while len(text) < 20:  # a few tokens streamed
+                assert time.monotonic() < deadline and proc.poll() is None, "no text in time"
+                text += proc.stdout.read(1)
+            server.kill()
+            out, err = proc.communicate(timeout=WAIT_S)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate()
+        assert port_is_free(server.port)
+    assert proc.returncode == 1
+    assert len(text + out) > 20  # what was made stays on stdout
+    errors = [line for line in err.splitlines() if line.startswith("error")]
+    assert len(errors) == 1 and errors[0].startswith(f"error: RPC server {server.endpoint} went away")
+    assert "Traceback" not in err and "Aborted" not in err
+
+
+def test_generate_ends_with_one_line_when_its_server_dies_inside_llama_cpp():
+    long_prompt = "The old lighthouse keeper counted the ships that passed the rocky point each night. " * 40
+    with RpcServer() as server:
+        proc = subprocess.Popen(generate("-c", "1024", "-n", "8", "-p", long_prompt, "--rpc", server.endpoint),
+                                cwd=ROOT, env=env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            while not proc.stderr.readline().startswith("prompt:"):  # the prompt's decode begins
+                assert proc.poll() is None, "the command ended before its prompt was decoded"
+            time.sleep(0.5)  # seconds of decoding on one thread: the kill lands inside llama_decode
+            server.kill()
+            out, err = proc.communicate(timeout=WAIT_S)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate()
+    assert proc.returncode == 1 and out == "\n"
+    assert err.splitlines() == [f"error: RPC server {server.endpoint} went away during a decode (llama.cpp: Remote RPC "
+                                "server crashed or returned malformed response); the text above is what was made"]
+
+
+def test_rpc_server_ends_on_ctrl_c_with_one_line_and_frees_its_port():
+    server = RpcServer().start()
+    try:
+        server.proc.send_signal(signal.SIGINT)
+        out, err = server.proc.communicate(timeout=30)
+    finally:
+        server.stop()
+    assert server.proc.returncode == 130
+    assert err.splitlines()[-1] == "rpc-server: stopped (Ctrl-C)" and "Traceback" not in err
+    assert port_is_free(server.port)

@@ -1,0 +1,41 @@
+"""The Model page's RPC servers field and the status bar's servers (fake backend; no server is contacted)."""
+from __future__ import annotations
+
+import dataclasses
+
+from app.engine.model_info import ServerUsage
+
+
+def test_a_bad_server_list_is_one_line_and_loads_nothing(window):
+    page = window.controls.model_page
+    page.rpc.setText("127.0.0.1")
+    page.load(None)
+    assert window.state.problem == "--rpc: '127.0.0.1' is not host:port" and not window.state.loading
+    page.rpc.setText("127.0.0.1:5000")
+    page.tensor_split.setText("1,x")
+    page.load(None)
+    assert window.state.problem == "--tensor-split: 'x' is not a number" and not window.state.loading
+
+
+def test_the_servers_and_split_go_with_the_load(qtbot, window, monkeypatch):
+    page = window.controls.model_page
+    asked = []
+    monkeypatch.setattr(window.playground.runs, "load_model", lambda *args: asked.append(args))
+    page.rpc.setText(" 127.0.0.1:5000,127.0.0.1:5001 ")
+    page.tensor_split.setText("3/1")
+    page.reload_button.click()
+    assert asked == [(page.path, None, ("127.0.0.1:5000", "127.0.0.1:5001"), (3.0, 1.0))]
+    page.rpc.setText("")  # empty: the fallback, this computer only
+    page.tensor_split.setText("")
+    page.reload_button.click()
+    assert asked[-1][2:] == ((), ())
+
+
+def test_the_status_bar_shows_each_server_and_the_memory_used_there(window):
+    servers = (ServerUsage("127.0.0.1:5000", ("RPC0",), 36 * 2**20, 24 * 2**30),
+               ServerUsage("127.0.0.1:5001", ("RPC1",), 199 * 2**20, 0))
+    window.state.set_model(dataclasses.replace(window.state.model, servers=servers))
+    text = window.status.model.text()
+    assert "RPC 127.0.0.1:5000: 36 MiB used (RPC0, of 24.0 GiB)" in text
+    assert "RPC 127.0.0.1:5001: 199 MiB used (RPC1)" in text
+    assert "127.0.0.1:5001: 199 MiB used" in window.controls.model_page.info.text()
