@@ -27,6 +27,23 @@ Decisions where llama.cpp and the spec are silent:
 * float32 flags accept magnitudes up to ``FLT_MAX``.  Tiny values that
   ``std::stof`` would reject as underflowing (``1e-300``) are accepted and
   become 0 or a subnormal in the stage, as the C conversion would give.
+* The mirostat and adaptive-p rows (``cparse``) read a command line as
+  llama-cli does (``std::stoi``/``std::stof``, :mod:`sampler.cparse`): a
+  pasted value llama-cli runs with is never refused, except NaN and
+  infinities (they poison every later probability) and ``--mirostat`` values
+  other than 0, 1, 2 (llama.cpp aborts on them).  ``--adaptive-decay`` outside
+  [0, 0.99] is clamped as ``llama_sampler_init_adaptive_p`` clamps it.
+  Settings built in code or read from JSON are checked strictly.
+* ``logit_bias`` (kind ``bias``) is a list of ``(token, bias)`` pairs, written
+  ``TOKEN_ID(+/-)BIAS`` on a command line (``-l``, repeatable: the list of a
+  command line replaces the base's) and in JSON (:mod:`sampler.biasvalues`).
+* ``banned_phrases`` (kind ``phrases``) is the playground's own
+  (:mod:`sampler.phrases`): no llama.cpp flag (``cli=False``,
+  ``upstream=False``); presets, sessions and traces keep it.
+* The mirostat values of a model's GGUF (``general.sampling.mirostat*``) are
+  not read: a lane's settings are the whole truth, and the exported command
+  pins ``--mirostat`` (and its two values when mirostat is on) so that a GGUF
+  cannot change them there either.
 """
 from __future__ import annotations
 
@@ -35,13 +52,19 @@ from typing import Any, Iterable
 
 import numpy as np
 
+from . import cparse
+from .biasvalues import biases_from_json, biases_to_json, check_biases
 from .numbers import check_value, effective_range, show
+from .phrases import check_phrases, phrases_from_json, phrases_to_json
 from .rng import DEFAULT_SEED
 from .stagetable import DEFAULT_ORDER, STAGE_BY_LETTER, stage_name
 
-KINDS = ("float", "int", "uint", "switch", "samplers", "seq", "breaker")
+KINDS = ("float", "int", "uint", "switch", "samplers", "seq", "breaker", "bias", "phrases")
 #: The Python type a field of each kind holds.
-PY_TYPES = {"float": float, "int": int, "uint": int, "switch": bool, "samplers": tuple, "seq": tuple, "breaker": tuple}
+PY_TYPES = {"float": float, "int": int, "uint": int, "switch": bool, "samplers": tuple, "seq": tuple, "breaker": tuple,
+            "bias": tuple, "phrases": tuple}
+#: Kinds whose flag may be repeated, each occurrence adding one entry to the list.
+REPEATED_KINDS = ("breaker", "bias")
 
 DEFAULT_BREAKERS = ("\n", ":", '"', "*")
 #: Smallest float32 whose float32 inverse is finite (llama-cli's repeat-penalty rule).
@@ -66,8 +89,9 @@ class Flag:
     slider_hi: float | None = None
     step: float | None = None
     decimals: int = 0
-    upstream: bool = True  # False: only a scatter-patched llama.cpp has it
-    cli: bool = True  # False: llama-cli has no such flag (min_keep)
+    upstream: bool = True  # False: only a scatter-patched llama.cpp has it (or no llama.cpp: banned_phrases)
+    cli: bool = True  # False: llama-cli has no such flag (min_keep, banned_phrases)
+    cparse: str | None = None  # "stoi", "stof", "stof_clamp": read a command line as llama-cli does
 
     @property
     def flag(self) -> str:
@@ -113,6 +137,10 @@ class Flag:
             return bool(value)
         if self.kind in ("samplers", "seq"):
             return tuple(stage_name(s) for s in _sequence(name, value, "a list of sampler names"))
+        if self.kind == "bias":
+            return check_biases(name, value)
+        if self.kind == "phrases":
+            return check_phrases(name, value)
         return _breakers(name, value)
 
     def parse(self, raw: str, name: str | None = None):
@@ -127,7 +155,47 @@ class Flag:
             return tuple(STAGE_BY_LETTER[c] for c in raw)
         if self.kind == "breaker":
             return _breakers(name, (raw,))[0]
+        if self.kind == "bias":  # one entry: parse_flags collects the repeated flag
+            return check_biases(name, (raw,))[0]
+        if self.kind == "phrases":
+            return check_phrases(name, (raw,))[0]
+        if self.cparse == "stoi":
+            return self.check(cparse.stoi(name, raw), name)
+        if self.cparse in ("stof", "stof_clamp"):
+            value = cparse.stof(name, raw)
+            if self.cparse == "stof_clamp" and value == value:  # std::clamp; NaN stays for the check to refuse
+                value = min(max(value, self.lo), self.hi)
+            return self.check(value, name)
         return self.check(raw, name)
+
+    def to_json(self, value):
+        """The value as JSON (lists for tuples; ``-l`` texts for biases; objects for phrases)."""
+        if self.kind == "bias":
+            return biases_to_json(value)
+        if self.kind == "phrases":
+            return phrases_to_json(value)
+        return list(value) if isinstance(value, tuple) else value
+
+    def from_json(self, where: str, value):
+        """``value`` if its JSON type fits the kind (the range is :meth:`check`'s), else ValueError naming ``where``."""
+        if self.kind == "bias":
+            return biases_from_json(where, value)
+        if self.kind == "phrases":
+            return phrases_from_json(where, value)
+        if self.kind == "switch":
+            ok = isinstance(value, bool)
+            expected = "true or false"
+        elif self.numeric:
+            ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+            expected = "an integer" if self.integer else "a number"
+            if ok and self.integer and isinstance(value, float):
+                ok = value.is_integer()
+        else:
+            ok = isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value)
+            expected = "a list of strings"
+        if not ok:
+            raise ValueError(f"{where}: expected {expected}, got {show(value)}")
+        return tuple(value) if isinstance(value, list) else value
 
 
 def _sequence(name: str, value, what: str) -> tuple:
@@ -206,6 +274,32 @@ ROWS: tuple[Flag, ...] = (
          stage="dry"),
     Flag("min_keep", ("--min-keep",), default=0, label="Min keep", lo=0, cli=False,
          help="The truncating samplers keep at least this many tokens (no llama-cli flag).", **I32),
+    # Logit bias: first in the chain whenever its merged list is not empty (stagetable.BIASES).
+    Flag("logit_bias", ("-l", "--logit-bias"), "bias", (), "Logit bias",
+         "Added to a token's logit before every other stage, TOKEN_ID(+/-)BIAS each (-inf bans it); repeatable.",
+         stage="logit_bias"),
+    Flag("ignore_eos", ("--ignore-eos",), "switch", False, "Ignore EOS",
+         "Bans every end-of-generation token (-inf), so the text goes on to the token limit.", stage="logit_bias"),
+    # Mirostat replaces everything after logit bias by a plain temperature and itself.
+    Flag("mirostat", ("--mirostat",), default=0, label="Mirostat", lo=0, hi=2, cparse="stoi",
+         help="0 off; 1 Mirostat, 2 Mirostat 2.0: then only logit bias and a plain temperature run before it.",
+         **I32, **_slider(0, 2, 1, 0)),
+    Flag("mirostat_eta", ("--mirostat-lr",), default=0.10, label="Mirostat lr", stage="mirostat_v2", cparse="stof",
+         help="Mirostat's learning rate (eta): how fast mu follows the surprise of each pick.",
+         **F32, **_slider(0, 1, 0.01)),
+    Flag("mirostat_tau", ("--mirostat-ent",), default=5.0, label="Mirostat entropy", stage="mirostat_v2",
+         cparse="stof", help="Mirostat's target surprise (tau), in bits.", **F32, **_slider(0, 10, 0.1, 1)),
+    # Adaptive-p: only when the order names it ('a'); it then picks the token instead of dist.
+    Flag("adaptive_target", ("--adaptive-target",), default=-1.0, label="Adaptive-p target", stage="adaptive_p",
+         cparse="stof", help="Adaptive-p picks tokens near this probability (negative: a plain pick); "
+         "it runs only when the order names it.", **F32, **_slider(-1, 1, 0.01)),
+    Flag("adaptive_decay", ("--adaptive-decay",), default=0.90, label="Adaptive-p decay", stage="adaptive_p",
+         lo=0.0, hi=0.99, cparse="stof_clamp", help="How slowly adaptive-p's running average forgets (0 to 0.99).",
+         **F32, **_slider(0, 0.99, 0.01)),
+    # The playground's own: no llama.cpp flag (see sampler.phrases).
+    Flag("banned_phrases", ("--ban-phrase",), "phrases", (), "Banned phrases",
+         "Words or phrases never to appear: single tokens are banned outright, longer ones are taken back.",
+         stage="logit_bias", upstream=False, cli=False),
     # The spec's parameter table, in its order (also the order of llama_sampler_init_scatter_ext).
     Flag("scatter.k", ("--scatter-k",), default=64, label="K (medium)",
          help="Size of the top-K medium; candidates beyond it are dropped when scatter fires.",

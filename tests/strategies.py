@@ -1,6 +1,7 @@
 """Hypothesis strategies shared by the tests: valid settings that llama-cli flags can express."""
 from __future__ import annotations
 
+import numpy as np
 from hypothesis import strategies as st
 
 from sampler import DEFAULT_ORDER, SamplerSettings, ScatterParams
@@ -108,7 +109,22 @@ def accepted(row):
         return st.booleans()
     if row.kind == "samplers":
         return sampler_orders
+    if row.kind == "bias":
+        return logit_biases
+    if row.kind == "phrases":
+        return banned_phrases
     return breakers
+
+
+#: -l entries: any int32 token, a finite float32 bias (up to 1e30 in size) or -inf.
+logit_biases = st.lists(st.tuples(
+    st.integers(-(2**31), 2**31 - 1),
+    st.one_of(st.just(float("-inf")), st.floats(-1e29, 1e29, allow_nan=False).map(lambda b: float(np.float32(b)))),
+), max_size=4).map(tuple)
+banned_phrases = st.lists(st.tuples(
+    st.text(min_size=1, max_size=12).map(str.strip).filter(lambda t: t and not set(t) & set("\r\n\0")),
+    st.booleans(),
+), max_size=3).map(tuple)
 
 
 @st.composite
