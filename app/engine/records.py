@@ -56,6 +56,8 @@ class StepRecord:
     forced: bool = False  # the writer chose this token (a branch), not the chain
     chain_state: object = None  # the chain's state before this step (to branch from it later)
     final_tail: FinalTail | None = None  # None: final_ids/final_p are the whole final distribution
+    banned: tuple[int, ...] = ()  # tokens a banned phrase took back at this step (app.engine.bans)
+    ban_kept: bool = False  # a banned phrase begins here and was kept: the rewinds per step ran out
 
     def to_json(self) -> dict:
         sc = self.scatter
@@ -71,6 +73,8 @@ class StepRecord:
                 "absorption_factors": np.round(sc.absorption_factors, 6).tolist(),
             },
             "decode_ms": round(self.decode_ms, 3), "chain_ms": round(self.chain_ms, 3),
+            **({"banned": list(self.banned)} if self.banned else {}),
+            **({"ban_kept": True} if self.ban_kept else {}),
         }
 
 
