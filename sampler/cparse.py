@@ -10,13 +10,15 @@ llama.cpp would run with:
   2, 1 and 0).  No digits: "invalid"; beyond int32: "out of range".
 * ``std::stof`` (``--mirostat-lr`` ...): leading white space, then a decimal or
   hexadecimal float, ``inf``/``infinity`` or ``nan`` in any case; whatever
-  follows is ignored.  A value that overflows or underflows a float is an error
-  (``out_of_range``), as in llama-cli.
+  follows is ignored.  A value beyond a float's range is refused by the row's
+  check, as llama-cli's ``out_of_range``; a tiny one that ``std::stof`` would
+  call an underflow is accepted, as every float flag of the table accepts it
+  (it becomes 0 or a subnormal in the stage, as the C conversion gives).
 
 The number is returned as Python reads the text it took (``"0.99"`` is 0.99,
 not the float nearest to it), like the other rows' values; the flag's own
-check then applies its range.  glibc's rules are those of
-:mod:`sampler.stages.logit_bias`, whose ``std::stof`` this reuses.
+check then applies its range.  The number syntax is glibc's, as
+:mod:`sampler.stages.logit_bias` reads it.
 """
 from __future__ import annotations
 
@@ -24,6 +26,8 @@ import math
 import re
 
 _C_SPACE = " \t\n\v\f\r"
+#: The smallest size that rounds to an infinite float (FLT_MAX plus half its last step).
+FLOAT_OVERFLOW = 3.4028235677973366e38
 _INT = re.compile(r"[+-]?[0-9]+")
 INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
 
@@ -52,28 +56,31 @@ def _prefix(s: str) -> tuple[str, str] | None:
 
 
 def stof(name: str, raw: str) -> float:
-    """``std::stof(raw)`` as a Python float; ValueError naming ``name`` and the text where llama-cli throws.
+    """``std::stof(raw)`` as a Python float; ValueError naming ``name`` and the text where llama-cli throws
+    (no number, or one beyond a float's range; a tiny one is accepted, see the module docstring).
 
-    NaN and infinities are returned as such: the row's check refuses them.
+    NaN and infinities are returned as such: the row's check refuses them (``--adaptive-decay`` clamps them).
     """
-    from .stages.logit_bias import _Range, _strtof
-
     s = raw.lstrip(_C_SPACE)
     found = _prefix(s)
     if found is None:
         raise ValueError(f"{name}: expected a number, got {raw!r}")
     text, form = found
-    try:
-        _strtof(text)  # glibc's verdict on the range
-    except _Range:
-        raise ValueError(f"{name}: out of range for a C float, got {raw!r}") from None
-    except ValueError:
-        raise ValueError(f"{name}: expected a number, got {raw!r}") from None
+    value = _value(text, form)
+    if form in ("dec", "hex") and abs(value) >= FLOAT_OVERFLOW:  # std::stof: out_of_range
+        raise ValueError(f"{name}: out of range for a C float, got {raw!r}")
+    return value
+
+
+def _value(text: str, form: str) -> float:
     if form == "nan":
         return math.nan
     if form == "inf":
         return -math.inf if text.startswith("-") else math.inf
     if form == "hex":
         sign = -1.0 if text.startswith("-") else 1.0
-        return sign * float.fromhex(text.lstrip("+-"))
+        try:
+            return sign * float.fromhex(text.lstrip("+-"))
+        except OverflowError:
+            return sign * math.inf
     return float(text)

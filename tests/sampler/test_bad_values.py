@@ -71,7 +71,7 @@ NOT_A_NUMBER = ["abc", "", "1.2.3", "0x1p3", "--5"]
 NOT_FINITE = ["nan", "NaN", "inf", "-inf", "Infinity"]
 NOT_AN_INT = ["abc", "", "1.5", "nan", "1e3", "0x10", "inf"]
 #: What llama-cli's std::stof refuses (the mirostat and adaptive-p flags read values as llama-cli does).
-NOT_A_C_FLOAT = ["abc", "", "--5", "x1", ".", "e5", "1e39", "-1e39", "1e-50"]
+NOT_A_C_FLOAT = ["abc", "", "--5", "x1", ".", "e5", "1e39", "-1e39", "0x1p200", "1e999"]
 
 #: Bad raw values for every flag (every spelling is tested with each).
 BAD = {
