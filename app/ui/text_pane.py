@@ -107,6 +107,8 @@ class TokenTextPane(QTextBrowser):
             fmt.setForeground(QColor(20, 20, 20))
             if rec.forced:
                 fmt.setFontUnderline(True)  # the writer took this token
+            if rec.banned or rec.ban_kept:
+                fmt.setFontOverline(True)  # a banned phrase began here: taken back (or kept, the cap reached)
             colour = tint_for(rec)
             if colour is not None:
                 fmt.setBackground(colour)
@@ -158,5 +160,7 @@ class TokenTextPane(QTextBrowser):
             rows.append(f"<tr><td>{mark}{html.escape(repr(self.token_text(tid)))}</td>"
                         f"<td align='right'>{rec.final_p[i]:.1%}</td></tr>")
         special = self.chips.describe(rec.token) if self.chips is not None else ""
+        ban = "".join(f"<br>banned phrase taken back: {html.escape(repr(self.token_text(t)))}" for t in rec.banned)
+        ban += "<br>banned phrase kept: the rewinds at this step ran out" if rec.ban_kept else ""
         return (f"{special}<b>step {rec.step}</b>: rank {rec.raw_rank + 1} among the raw logits, "
-                f"p = {rec.chosen_p:.1%}<table>{''.join(rows)}</table>")
+                f"p = {rec.chosen_p:.1%}{ban}<table>{''.join(rows)}</table>")
