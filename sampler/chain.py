@@ -1,4 +1,5 @@
-"""The sampler chain: stages in order, then dist, with a per-step trace."""
+"""The sampler chain: stages in order, then the stage that picks (dist, adaptive-p or a mirostat), with a
+per-step trace.  :mod:`sampler.chainbuild` puts the stages together as llama.cpp does."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -7,11 +8,11 @@ from typing import Iterable, NamedTuple
 import numpy as np
 
 from .candidates import Candidates
+from .chainbuild import CONSTRUCTORS, build_stages, chain_stages, make_stage  # noqa: F401  (part of this API)
 from .scatter import Scatter, ScatterTrace
-from .settings import SamplerSettings, ScatterParams
+from .settings import SamplerSettings
 from .stage import Stage
-from .stageargs import stage_args
-from .stages import Dist, Dry, MinP, Penalties, Temperature, TopK, TopNSigma, TopP, Typical, Xtc
+from .stages import AdaptiveP, Dry, Mirostat, MirostatV2
 from .stages.dry import Vocabulary
 
 
@@ -37,47 +38,56 @@ class StepTrace:
     final_p: np.ndarray
 
 
-def _scatter(*args) -> Scatter:
-    """Scatter from its stage-table arguments: every scatter field (ScatterParams' order), then the seed."""
-    return Scatter(ScatterParams(*args[:-1]), args[-1])
+F32 = np.float32
 
 
-#: The NumPy class of each stage; each takes its stage-table arguments without the markers.
-CONSTRUCTORS = {
-    "penalties": Penalties, "dry": Dry, "top_n_sigma": TopNSigma, "top_k": TopK, "typ_p": Typical,
-    "top_p": TopP, "min_p": MinP, "xtc": Xtc, "scatter": _scatter, "temperature": Temperature, "dist": Dist,
-}
+def _bits(x) -> int:
+    return int(np.asarray(x, dtype=F32).view(np.uint32))
 
 
-def make_stage(name: str, settings: SamplerSettings) -> Stage:
-    """The NumPy stage ``name`` (or ``"dist"``) for ``settings``."""
-    return CONSTRUCTORS[name](*(value for _, value in stage_args(name, settings)))
+def _float(bits: int) -> np.float32:
+    return np.array([int(bits) & 0xFFFFFFFF], dtype=np.uint32).view(F32)[0]
 
 
-def build_stages(settings: SamplerSettings, vocab: Vocabulary | None) -> list[Stage]:
-    """The stages for ``settings`` in order (the settings checked every value when built)."""
-    stages = [make_stage(name, settings) for name in settings.samplers]
-    if vocab is not None:
-        for stage in stages:
-            if isinstance(stage, Dry):
-                stage.bind(vocab)
-    return stages
+def _state_pairs(stage) -> tuple[tuple[int, int], ...]:
+    """A stage's own state beyond its history, as pairs of ints (float32 values by their bits)."""
+    if isinstance(stage, (Mirostat, MirostatV2)):
+        return ((_bits(stage.mu), 0),)
+    if isinstance(stage, AdaptiveP):
+        return ((_bits(stage.weighted_sum), _bits(stage.total_weight)),)
+    return ()
+
+
+def _set_state_pairs(stage, pairs) -> None:
+    if isinstance(stage, (Mirostat, MirostatV2)):
+        stage.mu = _float(pairs[0][0])
+    elif isinstance(stage, AdaptiveP):
+        stage.weighted_sum, stage.total_weight = _float(pairs[0][0]), _float(pairs[0][1])
+        stage.pending_token_id, stage.pending_token_idx = -1, -1
 
 
 class SamplerChain:
-    """Stages applied in order, then dist, like ``llama_sampler_chain``."""
+    """Stages applied in order, then the stage that picks, like ``llama_sampler_chain``.
 
-    def __init__(self, stages: Iterable[Stage], dist: Dist):
+    The picking stage is ``dist`` (the attribute keeps that name whatever it is):
+    :class:`~sampler.stages.Dist`, :class:`~sampler.stages.AdaptiveP`,
+    :class:`~sampler.stages.Mirostat` or :class:`~sampler.stages.MirostatV2`.
+    """
+
+    def __init__(self, stages: Iterable[Stage], dist: Stage):
         self.stages = list(stages)
         self.dist = dist
 
     @classmethod
-    def from_settings(cls, settings: SamplerSettings, vocab: Vocabulary | None = None) -> "SamplerChain":
-        stages = build_stages(settings, vocab)
+    def from_settings(cls, settings: SamplerSettings, vocab: Vocabulary | None = None,
+                      n_vocab: int | None = None) -> "SamplerChain":
+        """The chain ``common_sampler_init`` builds (:mod:`sampler.chainbuild`).  ``vocab``: the model's
+        vocabulary, when the settings need it; ``n_vocab``: its size when there is no ``vocab`` (Mirostat 1)."""
+        stages, pick = chain_stages(settings, vocab, n_vocab)
         missing = [s.name for s in stages if isinstance(s, Dry) and s.needs_vocab]
         if missing:
             raise ValueError("--dry-multiplier: DRY with sequence breakers needs the model's vocabulary")
-        return cls(stages, make_stage("dist", settings))
+        return cls(stages, pick)
 
     @property
     def seed(self) -> int:
@@ -97,7 +107,7 @@ class SamplerChain:
             counts.append(StageCount(stage.name, n_in, len(cur), stage.enabled))
         n_in = len(cur)
         self.dist.apply(cur)
-        counts.append(StageCount("dist", n_in, len(cur), True))
+        counts.append(StageCount(self.dist.name, n_in, len(cur), True))
         return tuple(counts), scatter_trace
 
     def sample(self, logits: np.ndarray, *, accept: bool = True, top_hint: np.ndarray | None = None) -> StepTrace:
@@ -144,20 +154,37 @@ class SamplerChain:
     def _generators(self) -> list:
         return [stage.rng for stage in [*self.stages, self.dist] if getattr(stage, "rng", None) is not None]
 
-    def position(self) -> tuple[tuple[int, int], ...]:
-        """Where every random generator of the chain stands: (seed, words drawn) each, stage order.
+    def _stateful(self) -> list[tuple[Stage, tuple]]:
+        return [(s, pairs) for s in [*self.stages, self.dist] if (pairs := _state_pairs(s))]
 
-        With the tokens accepted so far (the history every stage keeps), this
-        is the chain's whole state, so a step can be taken again later from a
-        new chain built with the same settings: see :meth:`set_position`.
+    def position(self) -> tuple[tuple[int, int], ...]:
+        """Where the chain stands: pairs of ints, in stage order.
+
+        First every random generator, (seed, words drawn) each; then the state
+        of the stages that steer themselves: mirostat's ``mu`` as ``(bits, 0)``
+        and adaptive-p's running average as ``(bits of weighted_sum, bits of
+        total_weight)`` (float32 bit patterns: exact).  With the tokens accepted
+        so far (the history every stage keeps), this is the chain's whole
+        state, so a step can be taken again later from a new chain built with
+        the same settings: see :meth:`set_position`.  (Adaptive-p's pending
+        pick is not part of it: every ``accept`` clears it, so it is empty
+        between steps.)
         """
-        return tuple(rng.position() for rng in self._generators())
+        pairs = tuple(rng.position() for rng in self._generators())
+        return pairs + tuple(pair for _, state in self._stateful() for pair in state)
 
     def set_position(self, position) -> None:
-        """Put the random generators where :meth:`position` said (same settings, same stage order)."""
+        """Put the chain where :meth:`position` said (same settings, same stage order)."""
         generators = self._generators()
-        if len(generators) != len(position):
-            raise ValueError(f"chain position: {len(position)} generators given, the chain has {len(generators)}")
+        stateful = self._stateful()
+        expected = len(generators) + sum(len(state) for _, state in stateful)
+        if len(position) != expected:
+            raise ValueError(f"chain position: {len(position)} entries given, the chain has {expected} "
+                             f"({len(generators)} generators)")
         for rng, (seed, drawn) in zip(generators, position):
             rng.set_position(seed, drawn)
+        at = len(generators)
+        for stage, state in stateful:
+            _set_state_pairs(stage, position[at:at + len(state)])
+            at += len(state)
         self.dist.seed_cur = generators[-1].seed

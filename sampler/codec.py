@@ -3,8 +3,9 @@
 Derived from the flag table.  :func:`settings_to_dict` gives every field
 (scatter nested under ``"scatter"``, lists for tuples); :func:`settings_from_dict`
 reads it back strictly: JSON types only (numbers, booleans, lists of
-strings), unknown keys and bad values raise ValueError naming the key and
-the value.  Missing keys take llama.cpp's defaults.  An integer field also
+strings; logit biases as ``-l`` texts, banned phrases as objects: see each
+row's :meth:`~sampler.flagtable.Flag.to_json`), unknown keys and bad values
+raise ValueError naming the key and the value.  Missing keys take llama.cpp's defaults.  An integer field also
 takes a float with an integral value (``64.0``), as some JSON writers give.
 """
 from __future__ import annotations
@@ -16,14 +17,10 @@ from .settings import SamplerSettings, ScatterParams
 __all__ = ["settings_for_trace", "settings_from_dict", "settings_to_dict"]
 
 
-def _json_value(value):
-    return list(value) if isinstance(value, tuple) else value
-
-
 def settings_to_dict(settings: SamplerSettings) -> dict:
     """Every field of ``settings`` as JSON-ready values (scatter nested)."""
-    out = {row.attr: _json_value(settings.get(row.field)) for row in SETTINGS_ROWS}
-    out["scatter"] = {row.attr: _json_value(settings.get(row.field)) for row in SCATTER_ROWS}
+    out = {row.attr: row.to_json(settings.get(row.field)) for row in SETTINGS_ROWS}
+    out["scatter"] = {row.attr: row.to_json(settings.get(row.field)) for row in SCATTER_ROWS}
     return out
 
 
@@ -37,26 +34,8 @@ def settings_for_trace(settings: SamplerSettings, *, only_changed: bool = False)
     for row in SETTINGS_ROWS + SCATTER_ROWS:
         value = settings.get(row.field)
         if not (only_changed and value == row.default):
-            out[row.field] = _json_value(value)
+            out[row.field] = row.to_json(value)
     return out
-
-
-def _typed(where: str, row: Flag, value):
-    """``value`` if its JSON type fits the row's kind (ranges are the row's check), else ValueError."""
-    if row.kind == "switch":
-        ok = isinstance(value, bool)
-        expected = "true or false"
-    elif row.numeric:
-        ok = isinstance(value, (int, float)) and not isinstance(value, bool)
-        expected = "an integer" if row.integer else "a number"
-        if ok and row.integer and isinstance(value, float):
-            ok = value.is_integer()
-    else:
-        ok = isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value)
-        expected = "a list of strings"
-    if not ok:
-        raise ValueError(f"{where}: expected {expected}, got {show(value)}")
-    return tuple(value) if isinstance(value, list) else value
 
 
 def _read(where: str, data, rows: tuple[Flag, ...], nested: tuple[str, ...] = ()) -> dict:
@@ -73,7 +52,7 @@ def _read(where: str, data, rows: tuple[Flag, ...], nested: tuple[str, ...] = ()
             continue
         row = by_attr[key]
         try:
-            out[key] = row.check(_typed(f"{where}.{key}", row, value))
+            out[key] = row.check(row.from_json(f"{where}.{key}", value))
         except ValueError as exc:
             text = str(exc)
             raise ValueError(text if text.startswith(f"{where}.") else f"{where}.{key}: {text}") from None

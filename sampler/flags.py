@@ -11,6 +11,7 @@ from __future__ import annotations
 import shlex
 from typing import Iterable, Sequence
 
+from .biasvalues import bias_text
 from .flagtable import FLAG_BY_NAME, FLAGS, Flag  # noqa: F401  (re-exported: part of this API)
 from .settings import SamplerSettings
 from .stagetable import STAGE_ALIASES, STAGES
@@ -21,9 +22,7 @@ _PATCHED_LETTERS = {row.letter for row in STAGES if not row.upstream}
 
 #: llama-cli sampling flags the playground does not implement, with their arity.
 UNSUPPORTED = {
-    "--ignore-eos": 0, "-l": 1, "--logit-bias": 1, "--mirostat": 1, "--mirostat-lr": 1,
-    "--mirostat-ent": 1, "--adaptive-target": 1, "--adaptive-decay": 1, "--grammar": 1,
-    "--grammar-file": 1, "-j": 1, "--json-schema": 1, "-jf": 1, "--json-schema-file": 1,
+    "--grammar": 1, "--grammar-file": 1, "-j": 1, "--json-schema": 1, "-jf": 1, "--json-schema-file": 1,
     "-bs": 0, "--backend-sampling": 0,
 }
 
@@ -65,6 +64,7 @@ def parse_flags(
     tokens = _split(args)
     changes: dict[str, object] = {}
     breakers: list[str] | None = None
+    biases: list | None = None  # -l entries: the command line's list replaces the base's
     rest: list[str] = []
     problems: list[str] = []
     i = 0
@@ -98,10 +98,14 @@ def parse_flags(
         if flag.kind == "breaker":
             breakers = [] if breakers is None or value == "none" else breakers
             breakers += [] if value == "none" else [value]
+        elif flag.kind == "bias":
+            biases = (biases or []) + [value]
         else:
             changes[flag.field] = value
     if breakers is not None:
         changes["dry_sequence_breakers"] = tuple(breakers)
+    if biases is not None:
+        changes["logit_bias"] = tuple(biases)
     settings = base
     if not problems:
         try:  # values that are only wrong together (strength-min above strength-max)
@@ -175,6 +179,8 @@ def to_flags(
                 out.append(flag.flag)
         elif flag.kind == "breaker":
             out += [a for b in (value or ("none",)) for a in (flag.flag, b)]
+        elif flag.kind == "bias":
+            out += [a for pair in value for a in (flag.flag, bias_text(pair))]
         else:
             out += [flag.flag, _format(value)]
     return out

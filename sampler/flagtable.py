@@ -1,6 +1,6 @@
 """The one table of sampling flags: every setting of the chain, described once.
 
-Each :class:`Flag` row says which settings field it sets, every llama.cpp
+Each :class:`Flag` row (:mod:`sampler.flagrow`) says which settings field it sets, every llama.cpp
 spelling, its kind, default, valid range and C type, the chain stage that
 reads it, and what the GUI shows (label, tooltip, slider).  Settings
 classes, flag parsing and printing, the JSON codec, the trace and the native
@@ -27,120 +27,31 @@ Decisions where llama.cpp and the spec are silent:
 * float32 flags accept magnitudes up to ``FLT_MAX``.  Tiny values that
   ``std::stof`` would reject as underflowing (``1e-300``) are accepted and
   become 0 or a subnormal in the stage, as the C conversion would give.
+* The mirostat and adaptive-p rows (``cparse``) read a command line as
+  llama-cli does (``std::stoi``/``std::stof``, :mod:`sampler.cparse`): a
+  pasted value llama-cli runs with is never refused, except NaN and
+  infinities (they poison every later probability) and ``--mirostat`` values
+  other than 0, 1, 2 (llama.cpp aborts on them).  ``--adaptive-decay`` outside
+  [0, 0.99] is clamped as ``llama_sampler_init_adaptive_p`` clamps it.
+  Settings built in code or read from JSON are checked strictly.
+* ``logit_bias`` (kind ``bias``) is a list of ``(token, bias)`` pairs, written
+  ``TOKEN_ID(+/-)BIAS`` on a command line (``-l``, repeatable: the list of a
+  command line replaces the base's) and in JSON (:mod:`sampler.biasvalues`).
+* ``banned_phrases`` (kind ``phrases``) is the playground's own
+  (:mod:`sampler.phrases`): no llama.cpp flag (``cli=False``,
+  ``upstream=False``); presets, sessions and traces keep it.
+* The mirostat values of a model's GGUF (``general.sampling.mirostat*``) are
+  not read: a lane's settings are the whole truth, and the exported command
+  pins ``--mirostat`` (and its two values when mirostat is on) so that a GGUF
+  cannot change them there either.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Iterable
-
-import numpy as np
-
-from .numbers import check_value, effective_range, show
+from .flagrow import (  # noqa: F401  (re-exported: the table's vocabulary)
+    DEFAULT_BREAKERS, KINDS, MIN_REPEAT_PENALTY, PY_TYPES, REPEATED_KINDS, Flag,
+)
 from .rng import DEFAULT_SEED
-from .stagetable import DEFAULT_ORDER, STAGE_BY_LETTER, stage_name
-
-KINDS = ("float", "int", "uint", "switch", "samplers", "seq", "breaker")
-#: The Python type a field of each kind holds.
-PY_TYPES = {"float": float, "int": int, "uint": int, "switch": bool, "samplers": tuple, "seq": tuple, "breaker": tuple}
-
-DEFAULT_BREAKERS = ("\n", ":", '"', "*")
-#: Smallest float32 whose float32 inverse is finite (llama-cli's repeat-penalty rule).
-MIN_REPEAT_PENALTY = 2.938737278354183e-39
-
-
-@dataclass(frozen=True)
-class Flag:
-    """One row of the table: one setting and its llama.cpp flag."""
-
-    field: str  # SamplerSettings attribute path: "temp", "scatter.strength"
-    names: tuple[str, ...]  # every llama.cpp spelling; names[0] canonical (but seed prints --seed)
-    kind: str  # one of KINDS
-    default: Any
-    label: str  # short GUI label
-    help: str  # one sentence: tooltips and --help
-    stage: str | None = None  # the stage that reads it (None: seed, order, min_keep)
-    lo: float | int | None = None  # inclusive bounds, None = unbounded
-    hi: float | int | None = None
-    ctype: str | None = None  # C type in llama.cpp: int32, uint32, float32, double (None: not a number)
-    slider_lo: float | None = None  # GUI slider (None: no slider)
-    slider_hi: float | None = None
-    step: float | None = None
-    decimals: int = 0
-    upstream: bool = True  # False: only a scatter-patched llama.cpp has it
-    cli: bool = True  # False: llama-cli has no such flag (min_keep)
-
-    @property
-    def flag(self) -> str:
-        """The name printed on export and used in errors (the first long spelling)."""
-        return next((n for n in self.names if n.startswith("--")), self.names[0])
-
-    @property
-    def group(self) -> str | None:
-        """``"scatter"`` for the scatter parameters, None for top-level fields."""
-        return self.field.partition(".")[0] if "." in self.field else None
-
-    @property
-    def attr(self) -> str:
-        """The attribute name on its dataclass (``"k"`` for ``"scatter.k"``)."""
-        return self.field.rpartition(".")[2]
-
-    @property
-    def numeric(self) -> bool:
-        return self.kind in ("float", "int", "uint")
-
-    @property
-    def integer(self) -> bool:
-        return self.kind in ("int", "uint")
-
-    @property
-    def bounds(self) -> tuple:
-        """Inclusive ``(lo, hi)`` after narrowing to the C type's range."""
-        return effective_range(self.lo, self.hi, self.ctype)
-
-    def check(self, value, name: str | None = None):
-        """``value`` converted to the field's type if valid, else ValueError naming the flag.
-
-        ``name`` is the spelling to name in errors (default :attr:`flag`).
-        Lenient about representation (``"0.5"``, ``3.0`` for an integer,
-        any iterable of names); :mod:`sampler.codec` is the strict one.
-        """
-        name = name or self.flag
-        if self.numeric:
-            return check_value(name, value, integer=self.integer, lo=self.lo, hi=self.hi, ctype=self.ctype)
-        if self.kind == "switch":
-            if not isinstance(value, (bool, np.bool_)):
-                raise ValueError(f"{name}: expected true or false, got {show(value)}")
-            return bool(value)
-        if self.kind in ("samplers", "seq"):
-            return tuple(stage_name(s) for s in _sequence(name, value, "a list of sampler names"))
-        return _breakers(name, value)
-
-    def parse(self, raw: str, name: str | None = None):
-        """The value of this flag written ``raw`` on a command line (checked)."""
-        name = name or self.flag
-        if self.kind == "samplers":
-            return tuple(stage_name(part) for part in raw.split(";") if part.strip())
-        if self.kind == "seq":
-            unknown = sorted({c for c in raw if c not in STAGE_BY_LETTER})
-            if unknown:
-                raise ValueError(f"{name}: unknown sampler letter(s) {''.join(unknown)!r} in {raw!r}")
-            return tuple(STAGE_BY_LETTER[c] for c in raw)
-        if self.kind == "breaker":
-            return _breakers(name, (raw,))[0]
-        return self.check(raw, name)
-
-
-def _sequence(name: str, value, what: str) -> tuple:
-    if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
-        raise ValueError(f"{name}: expected {what}, got {show(value)}")
-    return tuple(value)
-
-
-def _breakers(name: str, value) -> tuple[str, ...]:
-    breakers = tuple(str(b) for b in _sequence(name, value, "a list of strings"))
-    if "" in breakers:
-        raise ValueError(f"{name}: a breaker must not be empty, got ''")
-    return breakers
+from .stagetable import DEFAULT_ORDER
 
 
 def _slider(lo, hi, step, decimals=2) -> dict:
@@ -206,6 +117,32 @@ ROWS: tuple[Flag, ...] = (
          stage="dry"),
     Flag("min_keep", ("--min-keep",), default=0, label="Min keep", lo=0, cli=False,
          help="The truncating samplers keep at least this many tokens (no llama-cli flag).", **I32),
+    # Logit bias: first in the chain whenever its merged list is not empty (stagetable.BIASES).
+    Flag("logit_bias", ("-l", "--logit-bias"), "bias", (), "Logit bias",
+         "Added to a token's logit before every other stage, TOKEN_ID(+/-)BIAS each (-inf bans it); repeatable.",
+         stage="logit_bias"),
+    Flag("ignore_eos", ("--ignore-eos",), "switch", False, "Ignore EOS",
+         "Bans every end-of-generation token (-inf), so the text goes on to the token limit.", stage="logit_bias"),
+    # Mirostat replaces everything after logit bias by a plain temperature and itself.
+    Flag("mirostat", ("--mirostat",), default=0, label="Mirostat", lo=0, hi=2, cparse="stoi",
+         help="0 off; 1 Mirostat, 2 Mirostat 2.0: then only logit bias and a plain temperature run before it.",
+         **I32, **_slider(0, 2, 1, 0)),
+    Flag("mirostat_eta", ("--mirostat-lr",), default=0.10, label="Mirostat lr", stage="mirostat_v2", cparse="stof",
+         help="Mirostat's learning rate (eta): how fast mu follows the surprise of each pick.",
+         **F32, **_slider(0, 1, 0.01)),
+    Flag("mirostat_tau", ("--mirostat-ent",), default=5.0, label="Mirostat entropy", stage="mirostat_v2",
+         cparse="stof", help="Mirostat's target surprise (tau), in bits.", **F32, **_slider(0, 10, 0.1, 1)),
+    # Adaptive-p: only when the order names it ('a'); it then picks the token instead of dist.
+    Flag("adaptive_target", ("--adaptive-target",), default=-1.0, label="Adaptive-p target", stage="adaptive_p",
+         cparse="stof", help="Adaptive-p picks tokens near this probability (negative: a plain pick); "
+         "it runs only when the order names it.", **F32, **_slider(-1, 1, 0.01)),
+    Flag("adaptive_decay", ("--adaptive-decay",), default=0.90, label="Adaptive-p decay", stage="adaptive_p",
+         lo=0.0, hi=0.99, cparse="stof_clamp", help="How slowly adaptive-p's running average forgets (0 to 0.99).",
+         **F32, **_slider(0, 0.99, 0.01)),
+    # The playground's own: no llama.cpp flag (see sampler.phrases).
+    Flag("banned_phrases", ("--ban-phrase",), "phrases", (), "Banned phrases",
+         "Words or phrases never to appear: single tokens are banned outright, longer ones are taken back.",
+         stage="logit_bias", upstream=False, cli=False),
     # The spec's parameter table, in its order (also the order of llama_sampler_init_scatter_ext).
     Flag("scatter.k", ("--scatter-k",), default=64, label="K (medium)",
          help="Size of the top-K medium; candidates beyond it are dropped when scatter fires.",

@@ -1,8 +1,13 @@
 """The chain's stages: names, ``--sampler-seq`` letters, llama.cpp's aliases and native constructors.
 
 One row per stage, in llama.cpp's default order with scatter before
-temperature (``shared/spec/scatter.md``, "Place in the chain"); ``dist``, the
-final pick, is :data:`DIST` and is not part of an order.
+temperature (``shared/spec/scatter.md``, "Place in the chain"), then
+adaptive-p, which ``--samplers`` / ``--sampler-seq`` can name but the default
+order leaves out.  ``dist``, the final pick, is :data:`DIST` and is not part
+of an order.  The stages ``common_sampler_init`` adds on its own are
+:data:`EXTRA_STAGES`: logit bias (first whenever its list is not empty), the
+plain temperature and the two mirostats (``--mirostat 1|2``).  How the chain
+is put together from them is :mod:`sampler.chainbuild`.
 
 ``args`` lists the arguments of the stage's ``llama_sampler_init_*`` function
 in order: a settings field path (``"top_k"``, ``"scatter.k"``) or one of the
@@ -19,8 +24,16 @@ N_VOCAB = "<n_vocab>"  # llama_vocab_n_tokens(vocab)
 VOCAB = "<vocab>"  # the model's const llama_vocab *
 #: Every scatter row of the flag table, in the table's order (the spec's order).
 SCATTER_PARAMS = "<scatter.*>"
+#: The logit-bias list ``common_sampler_init`` merges (one C array plus its length): the user's
+#: ``-l`` entries, the single-token banned phrases, ``--ignore-eos``'s EOG tokens, the model's
+#: suppress tokens.  Built by :func:`sampler.chainbuild.merged_biases`.
+BIASES = "<logit_bias merged>"
+#: The ``m`` that ``common_sampler_init`` passes to ``llama_sampler_init_mirostat`` (always 100).
+MIROSTAT_M = "<m=100>"
 
-MARKERS = (N_VOCAB, VOCAB, SCATTER_PARAMS)
+MARKERS = (N_VOCAB, VOCAB, SCATTER_PARAMS, BIASES, MIROSTAT_M)
+#: The settings fields a marker is made from.
+MARKER_FIELDS = {BIASES: ("logit_bias", "banned_phrases", "ignore_eos")}
 
 
 @dataclass(frozen=True)
@@ -33,6 +46,7 @@ class StageRow:
     native: str  # the llama_sampler_init_* function
     args: tuple[str, ...]  # its arguments: field paths and markers, in order
     upstream: bool = True  # False: only a scatter-patched llama.cpp has it
+    default: bool = True  # in llama.cpp's default order (adaptive-p is not)
 
     @property
     def spellings(self) -> tuple[str, ...]:
@@ -54,19 +68,35 @@ STAGES: tuple[StageRow, ...] = (
     StageRow("scatter", "r", (), "llama_sampler_init_scatter_ext", (SCATTER_PARAMS, "seed"), upstream=False),
     StageRow("temperature", "t", ("temp",), "llama_sampler_init_temp_ext",
              ("temp", "dynatemp_range", "dynatemp_exponent")),
+    # Named anywhere in the order, it is appended once at the very end, instead of dist.
+    StageRow("adaptive_p", "a", ("adaptive-p", "adaptivep"), "llama_sampler_init_adaptive_p",
+             ("adaptive_target", "adaptive_decay", "seed"), default=False),
 )
 DIST = StageRow("dist", None, (), "llama_sampler_init_dist", ("seed",))
+#: What ``common_sampler_init`` adds itself: logit bias, and for ``--mirostat 1|2`` a plain temperature
+#: (not temp_ext: the dynatemp flags are ignored) and the mirostat that ends the chain.
+LOGIT_BIAS = StageRow("logit_bias", None, (), "llama_sampler_init_logit_bias", (N_VOCAB, BIASES))
+TEMP_PLAIN = StageRow("temp_plain", None, (), "llama_sampler_init_temp", ("temp",))
+MIROSTAT = StageRow("mirostat", None, (), "llama_sampler_init_mirostat",
+                    (N_VOCAB, "seed", "mirostat_tau", "mirostat_eta", MIROSTAT_M))
+MIROSTAT_V2 = StageRow("mirostat_v2", None, (), "llama_sampler_init_mirostat_v2",
+                       ("seed", "mirostat_tau", "mirostat_eta"))
+EXTRA_STAGES = (LOGIT_BIAS, TEMP_PLAIN, MIROSTAT, MIROSTAT_V2)
+#: The stages that pick the token (they end a chain).
+SELECTORS = ("dist", "adaptive_p", "mirostat", "mirostat_v2")
 
-STAGE_BY_NAME = {row.name: row for row in STAGES + (DIST,)}
+STAGE_BY_NAME = {row.name: row for row in STAGES + (DIST,) + EXTRA_STAGES}
 #: Canonical stage names in the default order.
-DEFAULT_ORDER = tuple(row.name for row in STAGES)
+DEFAULT_ORDER = tuple(row.name for row in STAGES if row.default)
+#: Every stage an order may name, in table order (the default order, then adaptive-p).
+ORDERABLE = tuple(row.name for row in STAGES)
 LETTERS = {row.name: row.letter for row in STAGES}
 STAGE_BY_LETTER = {row.letter: row.name for row in STAGES}
 #: Every accepted ``--samplers`` spelling (lower case) -> canonical name.
 STAGE_ALIASES = {spelling: row.name for row in STAGES for spelling in row.spellings}
 
 #: Stages llama.cpp has that the playground does not run (named in errors).
-UNSUPPORTED_STAGES = {"infill", "adaptive_p", "adaptive-p", "adaptivep"}
+UNSUPPORTED_STAGES = {"infill"}
 
 
 def stage_name(alias) -> str:

@@ -1,10 +1,12 @@
 """Hypothesis strategies shared by the tests: valid settings that llama-cli flags can express."""
 from __future__ import annotations
 
+import numpy as np
 from hypothesis import strategies as st
 
 from sampler import DEFAULT_ORDER, SamplerSettings, ScatterParams
 from sampler.settings import DEFAULT_BREAKERS
+from sampler.stagetable import ORDERABLE
 
 DEFAULT = SamplerSettings()
 
@@ -23,13 +25,24 @@ count = st.integers(min_value=0, max_value=2**31 - 1)
 sampler_orders = st.one_of(
     st.just(DEFAULT_ORDER),
     st.permutations(DEFAULT_ORDER).map(tuple),
-    st.lists(st.sampled_from(DEFAULT_ORDER), unique=True, max_size=len(DEFAULT_ORDER)).map(tuple),
-    st.lists(st.sampled_from(DEFAULT_ORDER), max_size=12).map(tuple),  # llama.cpp allows repeats
+    st.lists(st.sampled_from(ORDERABLE), unique=True, max_size=len(ORDERABLE)).map(tuple),  # adaptive-p too
+    st.lists(st.sampled_from(ORDERABLE), max_size=12).map(tuple),  # llama.cpp allows repeats
 )
 breakers = st.one_of(
     st.just(DEFAULT_BREAKERS),
     st.lists(st.text(min_size=1, max_size=6).filter(lambda b: b != "none"), max_size=5).map(tuple),
 )
+
+
+#: -l entries: any int32 token, a finite float32 bias (up to 1e30 in size) or -inf.
+logit_biases = st.lists(st.tuples(
+    st.integers(-(2**31), 2**31 - 1),
+    st.one_of(st.just(float("-inf")), st.floats(-1e29, 1e29, allow_nan=False).map(lambda b: float(np.float32(b)))),
+), max_size=4).map(tuple)
+banned_phrases = st.lists(st.tuples(
+    st.text(min_size=1, max_size=12).map(str.strip).filter(lambda t: t and not set(t) & set("\r\n\0")),
+    st.booleans(),
+), max_size=3).map(tuple)
 
 
 @st.composite
@@ -81,6 +94,13 @@ def sampler_settings(draw):
         dry_penalty_last_n=draw(maybe(count, d.dry_penalty_last_n)),
         dry_sequence_breakers=draw(breakers),
         scatter=draw(st.one_of(st.just(ScatterParams()), scatter_params())),
+        logit_bias=draw(maybe(logit_biases, d.logit_bias)),
+        ignore_eos=draw(st.booleans()),
+        mirostat=draw(maybe(st.integers(0, 2), d.mirostat)),
+        mirostat_eta=draw(maybe(any_float, d.mirostat_eta)),
+        mirostat_tau=draw(maybe(any_float, d.mirostat_tau)),
+        adaptive_target=draw(maybe(any_float, d.adaptive_target)),
+        adaptive_decay=draw(maybe(finite(0.0, 0.99), d.adaptive_decay)),
     )
 
 
@@ -108,7 +128,12 @@ def accepted(row):
         return st.booleans()
     if row.kind == "samplers":
         return sampler_orders
+    if row.kind == "bias":
+        return logit_biases
+    if row.kind == "phrases":
+        return banned_phrases
     return breakers
+
 
 
 @st.composite

@@ -13,7 +13,7 @@ exported command runs here with only the program name changed: ``-no-cnv``
 are accepted as no-ops (``generate`` never applies a chat template, prints
 only the generated text and stops when the context is full), and flags of
 features the playground lacks are accepted when they switch them off
-(``--mirostat 0``; :mod:`app.llamacpp.off_values`), with a note on stderr.
+(``--grammar ""``; :mod:`app.llamacpp.off_values`), with a note on stderr.
 """
 from __future__ import annotations
 
@@ -120,7 +120,7 @@ class GenerateArgs:
     options: argparse.Namespace
     prompt: str
     lanes: list[SamplerSettings]
-    notes: list[str] = field(default_factory=list)  # flags accepted but ignored (--mirostat 0 ...)
+    notes: list[str] = field(default_factory=list)  # flags accepted but ignored (--grammar "" ...)
 
 
 def split_lanes(argv: list[str]) -> tuple[list[str], list[str]]:

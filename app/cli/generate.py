@@ -260,7 +260,7 @@ def _silence_stdout() -> None:
 
 
 def _stream(gen, trace: TraceFile, n_lanes: int, options, say) -> int:
-    """Run to the end, printing one lane's text as it comes (held back where a stop string may begin).
+    """Run to the end, printing one lane's settled text as it comes (held back where a stop string may begin).
 
     Returns how many steps gave records.
     """
@@ -272,7 +272,7 @@ def _stream(gen, trace: TraceFile, n_lanes: int, options, say) -> int:
         steps += bool(records)
         if n_lanes == 1:
             lane = gen.lanes[0]
-            upto = len(lane.text) - (0 if not lane.active else holdback)
+            upto = min(lane.settled_chars, len(lane.text) - (0 if not lane.active else holdback))
             if upto > printed:
                 sys.stdout.write(lane.text[printed:upto])
                 sys.stdout.flush()

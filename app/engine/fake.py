@@ -43,6 +43,7 @@ class FakeVocab:
         self.n_tokens = len(self.texts)
         self.add_bos = True
         self.eos_bias = eos_bias
+        self.eos = EOS
 
     def piece(self, token: int, *, special: bool = True) -> bytes:
         if token in CONTROL_TOKENS and not special:

@@ -11,18 +11,16 @@ import numpy as np
 from sampler.sorting import top_order
 
 from .context import ContextOptions
-from .lane import Lane, LaneConfig, PromptText, sample_forced
+from .lane import Lane, LaneConfig, sample_forced
 from .logsumexp import LogSumExp
 from .model import LoadedModel
 from .records import LaneResult, StepRecord, StopReason
+from .rewind import rewind, settled_records, stop_reason
+from .starts import PromptTooLong, assign_sequences, expand_parts, lane_starts, tokenize_prompt  # noqa: F401
 from .workspace import Workspace, common_prefix
 
 TOP_N = 64
 MAX_LANES = 4
-
-
-class PromptTooLong(ValueError):
-    pass
 
 
 @dataclass(frozen=True)
@@ -39,12 +37,6 @@ class RunOptions:
             raise ValueError("stop strings: an empty stop string would stop at once")
 
 
-def tokenize_prompt(model: LoadedModel, prompt: str) -> list[int]:
-    """Tokens of the prompt, BOS as the model's metadata says, special tokens parsed."""
-    vocab = model.vocab
-    return vocab.tokenize(prompt.encode("utf-8"), add_special=vocab.add_bos, parse_special=True)
-
-
 class Generation:
     """Generates in 1 to 4 lanes; iterate to get each step's records.
 
@@ -55,6 +47,10 @@ class Generation:
     step or prompt batch; ``set_lane_settings`` takes effect at the next step.
     A ``workspace`` given by the caller (the engine's) keeps its caches for the
     next run; otherwise one is made and closed with the run.
+
+    With banned phrases a step's records may be held back until they are
+    settled, and a lane may go back some steps (``app.engine.bans``): the
+    records each step returns are settled ones, in order, never taken back.
     """
 
     def __init__(
@@ -66,23 +62,24 @@ class Generation:
             raise ValueError(f"lanes: expected 1 to {MAX_LANES}, got {len(lanes)}")
         self.model = model
         self.options = options
-        starts = _lane_starts(model, prompt, lanes, int(options.context.n_ctx))
+        self._logsumexp = LogSumExp() if options.raw_logsumexp else None
+        starts = lane_starts(model, prompt, lanes, int(options.context.n_ctx))
         self.prompt_tokens = starts[0]
         self.lanes = [Lane(i, cfg, model.vocab, starts[i]) for i, cfg in enumerate(lanes)]
-        _assign_sequences(self.lanes, workspace)
+        assign_sequences(self.lanes, workspace)
         self._cancel = threading.Event()
         self._outside_stop = should_stop
         self._workspace = workspace
         self._owns_workspace = workspace is None
         self._first: dict[int, np.ndarray] | None = None  # each lane's logits before its first step
         self._outputs: dict[int, int] = {}  # lane's sequence -> row of its logits in the last step's decode
+        self._rewound: dict[int, np.ndarray] = {}  # lane's sequence -> its logits after a rewind
         self._t_step: float | None = None  # when the step being made began
         self.decode_ms_total = 0.0
         self.wall_s = 0.0  # time spent in step(), the prompt's decode excluded
         self.prompt_ms = 0.0
         #: (whole step, its llama_decode) in milliseconds, one pair per step
         self.step_times: list[tuple[float, float]] = []
-        self._logsumexp = LogSumExp() if options.raw_logsumexp else None
 
     # -- control (thread-safe) ---------------------------------------------
 
@@ -107,7 +104,7 @@ class Generation:
 
     @property
     def finished(self) -> bool:
-        return all(not lane.active for lane in self.lanes)
+        return all(not lane.active and not lane.held for lane in self.lanes)
 
     def __iter__(self) -> Iterator[list[StepRecord]]:
         try:
@@ -150,6 +147,8 @@ class Generation:
         self.prompt_ms = self._last_decode_ms = (time.perf_counter() - t0) * 1e3
 
     def _logits(self, lane: Lane) -> np.ndarray:
+        if lane.seq in self._rewound:
+            return self._rewound.pop(lane.seq)
         row = self._outputs.get(lane.seq)
         return self._first[lane.seq] if row is None else self._workspace.logits(row)
 
@@ -167,11 +166,15 @@ class Generation:
         if self._stopped():  # also when the prompt's decode was stopped
             for lane in self.lanes:
                 lane.stop(StopReason.CANCELLED)
-            return []
+            return settled_records(self.lanes)
         sampled = [  # sample every lane first, so a failure leaves no lane half-stepped
             (lane, *self._sample_lane(lane, self._logits(lane))) for lane in self.lanes if lane.active
         ]
-        return [self._commit(lane, *rest) for lane, *rest in sampled]
+        back = [(lane, self._commit(lane, *rest)) for lane, *rest in sampled]
+        for lane, index in back:  # after every commit: a rewind decodes, which overwrites the step's logits
+            if index is not None:
+                self._rewound[lane.seq] = rewind(self._workspace, lane, index)
+        return settled_records(self.lanes)
 
     def decode_step(self) -> None:
         """Decode the tokens the last :meth:`sample_step` chose (their logits feed the next step)."""
@@ -188,6 +191,8 @@ class Generation:
         ws = self._workspace
         live = []
         for lane in self.lanes:
+            if lane.seq in self._rewound:
+                continue  # gone back: its last token is in the cache, its logits are ready
             if lane.active and len(ws.seqs[lane.seq].tokens) + 1 >= ws.n_ctx:
                 lane.stop(StopReason.CONTEXT_FULL, f"{ws.n_ctx} tokens")
             elif lane.active:
@@ -204,6 +209,10 @@ class Generation:
     def _sample_lane(self, lane: Lane, logits: np.ndarray):
         lane.apply_pending_settings()
         lane.position = lane.chain.position()  # where the step starts, for a branch from it later
+        banned = lane.bans.banned_at(len(lane.tokens))
+        if banned:  # a banned phrase began with these tokens here: take another way
+            logits = logits.copy()
+            logits[list(banned)] = -np.inf
         t0 = time.perf_counter()
         top = top_order(logits, TOP_N)  # for the record, and reused by the chain's top-k
         forced = lane.force is not None and lane.force[0] == lane.step
@@ -213,8 +222,10 @@ class Generation:
             trace = lane.chain.sample(logits, top_hint=top)
         return logits, top, trace, (time.perf_counter() - t0) * 1e3, forced
 
-    def _commit(self, lane: Lane, logits: np.ndarray, top: np.ndarray, trace, chain_ms: float, forced: bool) -> StepRecord:
-        """Record the sampled token in the lane and build the step's record."""
+    def _commit(self, lane: Lane, logits: np.ndarray, top: np.ndarray, trace, chain_ms: float,
+                forced: bool) -> int | None:
+        """Record the sampled token in the lane and hold its record back; the token index to go back to
+        if the text now holds a banned phrase (else None)."""
         token = trace.token
         top_logits = logits[top]
         chosen = logits[token]
@@ -222,14 +233,23 @@ class Generation:
             raw_rank = int(np.count_nonzero(top_logits > chosen))
         else:
             raw_rank = int(np.count_nonzero(logits > chosen))
+        index = len(lane.tokens)
         lane.history.append(token)
         lane.tokens.append(token)
         lane.step += 1
         piece = self.model.vocab.piece(token, special=False)
+        lane.pieces.append(piece)
+        start = len(lane.stream.text)
         text = lane.stream.push(piece)
-        self._check_stop(lane, token)
+        lane.bans.note_token(start, len(lane.stream.text))
+        stop = stop_reason(lane, token, self.model.vocab, self.options)
+        final_text = lane.stream.text if stop is None or stop[2] is None else lane.stream.text[:stop[2]]
+        back = lane.bans.check(final_text, stop is not None, lane.forced_index)
+        if back is None and stop is not None:
+            lane.stop_at = stop[2]
+            lane.stop(stop[0], stop[1])
         temp_stage = next((s for s in lane.chain.stages if s.name == "temperature"), None)
-        return StepRecord(
+        lane.held.append(StepRecord(
             lane=lane.key, step=lane.step - 1, token=token, piece=piece, text=text, raw_rank=raw_rank,
             chosen_index=trace.chosen_index, chosen_p=trace.chosen_p,
             top_ids=top.astype(np.int32), top_logits=top_logits,
@@ -238,70 +258,13 @@ class Generation:
             decode_ms=self._last_decode_ms, chain_ms=chain_ms, settings=lane.config.settings, forced=forced,
             chain_state=lane.position,
             temperature=temp_stage.last_temp if temp_stage is not None else 1.0,
+            banned=lane.bans.banned_at(index),
             raw_logit=float(chosen),
             raw_logsumexp=self._logsumexp(logits, top_logits[0]) if self._logsumexp else float("nan"),
-        )
-
-    def _check_stop(self, lane: Lane, token: int) -> None:
-        if self.model.vocab.is_eog(token):
-            lane.stop(StopReason.EOG, self.model.vocab.piece(token, special=True).decode("utf-8", "replace"))
-            return
-        for stop in self.options.stop_strings:
-            at = lane.stream.text.find(stop, max(0, len(lane.stream.text) - len(stop) - 64))
-            if at >= 0:
-                lane.stop_at = at
-                lane.stop(StopReason.STOP_STRING, stop)
-                return
-        if len(lane.tokens) >= self.options.max_tokens:
-            lane.stop(StopReason.MAX_TOKENS, str(self.options.max_tokens))
+        ))
+        return back
 
     def close(self) -> None:
         if self._owns_workspace and self._workspace is not None:
             self._workspace.close()
             self._workspace = None
-
-
-def _assign_sequences(lanes: list[Lane], workspace: Workspace | None) -> None:
-    """Each lane's KV sequence: its key in a kept workspace (so its cache is its own from run to
-    run, also when a run has only some lanes), else its place in the run."""
-    keys = [lane.key for lane in lanes]
-    by_key = workspace is not None and len(set(keys)) == len(keys) and all(0 <= k < workspace.n_seq for k in keys)
-    for lane in lanes:
-        lane.seq = lane.key if by_key else lane.index
-
-
-def expand_parts(model, parts) -> list[int]:
-    """Token ids from a lane's start parts: ids as they are, PromptText as a prompt, text without BOS."""
-    tokens: list[int] = []
-    for part in parts:
-        if isinstance(part, PromptText):
-            tokens += tokenize_prompt(model, part.text)
-        elif isinstance(part, str):
-            tokens += model.vocab.tokenize(part.encode("utf-8"), add_special=False, parse_special=True)
-        else:
-            tokens.append(int(part))
-    return tokens
-
-
-def _lane_starts(model, prompt: str, lanes: Sequence[LaneConfig], n_ctx: int) -> list[list[int]]:
-    """The tokens each lane starts from, checked against the context size."""
-    tokenized: dict[str, list[int]] = {}
-    starts = []
-    for i, cfg in enumerate(lanes):
-        if cfg.prefix is not None:
-            tokens = expand_parts(model, cfg.prefix)
-        else:
-            text = prompt if cfg.prompt is None else cfg.prompt
-            if text not in tokenized:
-                tokenized[text] = tokenize_prompt(model, text)
-            tokens = tokenized[text]
-        which = f"lane {i + 1}: " if len(lanes) > 1 else ""
-        if not tokens:
-            raise PromptTooLong(f"{which}the prompt is empty after tokenising")
-        if len(tokens) >= n_ctx:
-            raise PromptTooLong(
-                f"{which}the prompt is {len(tokens)} tokens long but the context holds {n_ctx}; "
-                "shorten the prompt or raise the context size"
-            )
-        starts.append(tokens)
-    return starts

@@ -8,11 +8,11 @@ import numpy as np
 
 from sampler import Candidates, SamplerChain, SamplerSettings
 from sampler.chain import StepTrace
-from sampler.stages.xtc import Xtc
-from sampler.scatter import Scatter
+from sampler.phrases import PhraseMatcher, vocab_plan
 
+from .bans import LaneBans
 from .detok import TextStream
-from .records import StopReason
+from .records import StepRecord, StopReason
 from .vocab import ModelVocabulary
 
 
@@ -54,13 +54,7 @@ class Lane:
         self.key = index if config.key is None else config.key
         self.config = config
         self.vocab = vocab
-        self.chain = SamplerChain.from_settings(config.settings, vocab)
-        self.chain.accept_prompt(prompt_tokens)
-        if config.chain_state is not None:
-            try:
-                self.chain.set_position(config.chain_state)
-            except ValueError:
-                pass  # the order changed since: the generators start from their seeds
+        self.chain = self.new_chain(config.settings, prompt_tokens, config.chain_state)
         self.history = list(prompt_tokens)  # every token the chain has accepted
         self.prompt_tokens = list(prompt_tokens)
         self.tokens: list[int] = []
@@ -71,6 +65,29 @@ class Lane:
         self.stop_detail = ""
         self.stop_at: int | None = None  # index in the text where a stop string begins
         self._pending: SamplerSettings | None = None
+        self.pieces: list[bytes] = []  # each new token's bytes (to rebuild the text on a rewind)
+        self.held: list[StepRecord] = []  # steps not yet settled (a banned phrase may still appear)
+        self.bans = LaneBans(_matcher(config.settings, vocab), _lead(vocab, prompt_tokens))
+
+    def new_chain(self, settings: SamplerSettings, history, position=None) -> SamplerChain:
+        """A chain for ``settings`` that has accepted ``history``, put at ``position`` if given."""
+        chain = SamplerChain.from_settings(settings, self.vocab)
+        chain.accept_prompt(history)
+        if position is not None:
+            try:
+                chain.set_position(position)
+            except ValueError:
+                pass  # the order changed since: the generators start from their seeds
+        return chain
+
+    @property
+    def first_step(self) -> int:
+        return self.config.first_step
+
+    @property
+    def forced_index(self) -> int | None:
+        """The index (in this run's tokens) of the step the writer chose, if any."""
+        return None if self.force is None else self.force[0] - self.first_step
 
     @property
     def active(self) -> bool:
@@ -79,6 +96,13 @@ class Lane:
     @property
     def text(self) -> str:
         return self.stream.text if self.stop_at is None else self.stream.text[: self.stop_at]
+
+    @property
+    def settled_chars(self) -> int:
+        """How much of :attr:`text` is settled: the rest belongs to held-back steps and may be taken back."""
+        if not self.held:
+            return len(self.text)
+        return min(len(self.text), self.bans.starts[self.held[0].step - self.first_step])
 
     def request_settings(self, settings: SamplerSettings) -> None:
         """New settings, applied before the next step (thread-safe: one assignment)."""
@@ -89,11 +113,12 @@ class Lane:
         if pending is None or pending == self.config.settings:
             return
         old = self.chain
-        chain = SamplerChain.from_settings(pending, self.vocab)
-        chain.accept_prompt(self.history)
+        chain = self.new_chain(pending, self.history)
         if pending.seed == self.config.settings.seed:
             _carry_rng_state(old, chain)
         self.chain = chain
+        if pending.banned_phrases != self.config.settings.banned_phrases:
+            self.bans.matcher = _matcher(pending, self.vocab)
         self.config = dataclasses.replace(self.config, settings=pending)
 
     def stop(self, reason: StopReason, detail: str = "") -> None:
@@ -104,14 +129,32 @@ class Lane:
 
 
 def _carry_rng_state(old: SamplerChain, new: SamplerChain) -> None:
-    """Keep the random streams going when only non-seed settings changed."""
+    """Keep the random streams going when only non-seed settings changed (and mirostat's mu and
+    adaptive-p's average, when the picking stage stays the same kind)."""
     new.dist.rng = old.dist.rng.clone()
     new.dist.seed_cur = old.dist.seed_cur
-    for kind in (Xtc, Scatter):
-        src = next((s for s in old.stages if isinstance(s, kind)), None)
-        dst = next((s for s in new.stages if isinstance(s, kind)), None)
+    if type(new.dist) is type(old.dist):
+        for name in ("mu", "weighted_sum", "total_weight"):
+            if hasattr(old.dist, name):
+                setattr(new.dist, name, getattr(old.dist, name))
+    for name in ("xtc", "scatter"):
+        src = next((s for s in old.stages if s.name == name), None)
+        dst = next((s for s in new.stages if s.name == name), None)
         if src is not None and dst is not None:
             dst.rng = src.rng.clone()
+
+
+def _matcher(settings: SamplerSettings, vocab) -> PhraseMatcher:
+    """The matcher of the settings' multi-token banned phrases (none without phrases)."""
+    if not settings.banned_phrases:
+        return PhraseMatcher(())
+    return PhraseMatcher(vocab_plan(vocab, settings.banned_phrases).multi)
+
+
+def _lead(vocab, tokens) -> str:
+    """The last character of the text before the lane's new text (for a word edge)."""
+    tail = b"".join(vocab.piece(int(t), special=False) for t in list(tokens)[-4:])
+    return tail.decode("utf-8", "ignore")[-1:]
 
 
 def sample_forced(chain: SamplerChain, logits: np.ndarray, top: np.ndarray, token: int) -> StepTrace:

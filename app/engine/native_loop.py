@@ -21,7 +21,7 @@ def native_generate(
 
     Stops at ``max_tokens`` or an end-of-generation token, like the engine.
     """
-    chain = native_chain(settings, vocab=model.vocab.ptr, n_vocab=model.info.n_vocab)
+    chain = native_chain(settings, model_vocab=model.vocab)
     tokens = tokenize_prompt(model, prompt)
     out: list[int] = []
     with DecodeContext(model, 1, context) as ctx:

@@ -11,10 +11,11 @@ from dataclasses import dataclass
 import llama_cpp as ll
 import numpy as np
 
+from sampler.chainbuild import merged_biases
 from sampler.flagtable import ROW_BY_FIELD
 from sampler.settings import SamplerSettings
 from sampler.stageargs import stage_args
-from sampler.stagetable import N_VOCAB, STAGE_BY_NAME, VOCAB
+from sampler.stagetable import BIASES, MIROSTAT_M, N_VOCAB, STAGE_BY_NAME, VOCAB
 
 TOKEN_DATA = np.dtype([("id", np.int32), ("logit", np.float32), ("p", np.float32)], align=False)
 assert TOKEN_DATA.itemsize == ctypes.sizeof(ll.llama_token_data)
@@ -91,36 +92,64 @@ class NativeSampler:
             pass
 
 
-def _c_args(name: str, s: SamplerSettings, n_vocab: int, vocab) -> list:
-    """The native constructor's arguments from the stage table; a breaker list is an array and its length."""
+def logit_bias_array(entries) -> ctypes.Array:
+    """``llama_logit_bias[]`` holding ``(token, bias)`` entries (one slot at least)."""
+    arr = (ll.llama_logit_bias * max(1, len(entries)))()
+    for i, (token, bias) in enumerate(entries):
+        arr[i].token = int(token)
+        arr[i].bias = float(bias)
+    return arr
+
+
+def _c_args(name: str, s: SamplerSettings, n_vocab: int, vocab, biases=()) -> list:
+    """The native constructor's arguments from the stage table; a breaker list, and the merged logit
+    biases, are an array and its length."""
     args = []
-    for path, value in stage_args(name, s, {N_VOCAB: n_vocab, VOCAB: vocab}):
+    markers = {N_VOCAB: n_vocab, VOCAB: vocab, BIASES: biases, MIROSTAT_M: 100}
+    for path, value in stage_args(name, s, markers):
         if path in ROW_BY_FIELD and ROW_BY_FIELD[path].kind == "breaker":
             encoded = [b.encode("utf-8") for b in value]
             args += [(ctypes.c_char_p * max(1, len(encoded)))(*encoded), len(encoded)]
+        elif path == BIASES:
+            args += [len(value), logit_bias_array(value)]
         else:
             args.append(value)
     return args
 
 
-def native_stage(name: str, s: SamplerSettings, *, n_vocab: int = 0, vocab=None):
-    """The raw llama.cpp sampler for one stage (or ``"dist"``), as ``common/sampling.cpp`` builds it."""
+def native_stage(name: str, s: SamplerSettings, *, n_vocab: int = 0, vocab=None, biases=()):
+    """The raw llama.cpp sampler for one stage (or ``"dist"``, or one ``common_sampler_init`` adds
+    itself), as ``common/sampling.cpp`` builds it."""
     row = STAGE_BY_NAME.get(name)
     if row is None or not row.upstream:
         raise ValueError(f"llama.cpp has no native {name!r} sampler")
-    return getattr(ll, row.native)(*_c_args(name, s, n_vocab, vocab))
+    return getattr(ll, row.native)(*_c_args(name, s, n_vocab, vocab, biases))
 
 
-def native_chain(s: SamplerSettings, *, vocab=None, n_vocab: int = 0) -> NativeSampler:
-    """llama.cpp's chain for ``s`` (scatter must be off: upstream has none), ending in dist."""
+def native_chain(s: SamplerSettings, *, vocab=None, n_vocab: int = 0, model_vocab=None) -> NativeSampler:
+    """llama.cpp's chain for ``s``, built as ``common_sampler_init`` builds it (scatter must be off:
+    upstream has none): logit bias first when its merged list is not empty, then the ``--samplers``
+    stages and dist or adaptive-p, or with ``--mirostat 1|2`` a plain temperature and the mirostat.
+
+    ``model_vocab`` (an ``app.engine.vocab.ModelVocabulary``) gives the vocabulary pointer, its size and
+    what the merged bias list needs (EOG and suppress tokens, the banned phrases' tokens).
+    """
+    if model_vocab is not None:
+        vocab, n_vocab = model_vocab.ptr, model_vocab.n_tokens
+    if s.scatter.enabled and "scatter" in s.samplers and s.mirostat == 0:
+        raise ValueError("llama.cpp upstream has no scatter sampler; turn scatter off for a native chain")
     params = ll.llama_sampler_chain_default_params()
     params.no_perf = True
     chain = ll.llama_sampler_chain_init(params)
-    for name in s.samplers:
-        if not STAGE_BY_NAME[name].upstream:
-            if s.scatter.enabled:
-                raise ValueError("llama.cpp upstream has no scatter sampler; turn scatter off for a native chain")
-            continue
-        ll.llama_sampler_chain_add(chain, native_stage(name, s, vocab=vocab, n_vocab=n_vocab))
-    ll.llama_sampler_chain_add(chain, native_stage("dist", s))
+    biases = merged_biases(s, model_vocab)
+    names = []
+    if biases:
+        names.append("logit_bias")
+    if s.mirostat == 0:
+        names += [n for n in s.samplers if n != "adaptive_p" and STAGE_BY_NAME[n].upstream]
+        names.append("adaptive_p" if "adaptive_p" in s.samplers else "dist")
+    else:
+        names += ["temp_plain", "mirostat" if s.mirostat == 1 else "mirostat_v2"]
+    for name in names:
+        ll.llama_sampler_chain_add(chain, native_stage(name, s, vocab=vocab, n_vocab=n_vocab, biases=biases))
     return NativeSampler(chain)

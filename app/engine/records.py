@@ -61,6 +61,8 @@ class StepRecord:
     # outside the top 64).  raw_logsumexp is NaN unless the run asked for it (RunOptions.raw_logsumexp).
     raw_logit: float = float("nan")
     raw_logsumexp: float = float("nan")
+    banned: tuple[int, ...] = ()  # tokens a banned phrase took back at this step (app.engine.bans)
+    ban_kept: bool = False  # a banned phrase begins here and was kept: the rewinds per step ran out
 
     def to_json(self) -> dict:
         sc = self.scatter
@@ -79,6 +81,8 @@ class StepRecord:
             "forced": self.forced,
             # what differs from llama.cpp's defaults, by field path (from the sampler's flag table)
             "settings": settings_for_trace(self.settings, only_changed=True),
+            **({"banned": list(self.banned)} if self.banned else {}),
+            **({"ban_kept": True} if self.ban_kept else {}),
         }
 
 

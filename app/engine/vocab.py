@@ -127,6 +127,17 @@ class ModelVocabulary:
     def is_eog(self, token: int) -> bool:
         return bool(ll.llama_vocab_is_eog(self.ptr, int(token)))
 
+    @property
+    def eos(self) -> int:
+        """The EOS token, or -1 (``LLAMA_TOKEN_NULL``) when the vocabulary has none."""
+        return int(ll.llama_vocab_eos(self.ptr))
+
+    def suppress_tokens(self) -> list[int]:
+        """The tokens llama.cpp always bans (GGUF ``tokenizer.ggml.suppress_tokens``)."""
+        n = ctypes.c_int32(0)
+        ptr = ll.llama_vocab_get_suppress_tokens(self.ptr, ctypes.byref(n))
+        return [int(ptr[i]) for i in range(n.value)] if ptr else []
+
     # The vocabulary is identified by its pointer, so caches keyed on it stay valid.
     def __hash__(self) -> int:
         return hash(ctypes.cast(self.ptr, ctypes.c_void_p).value)

@@ -13,7 +13,7 @@ string is applied to ``base``.  DRY breakers follow llama.cpp: a bare
 ``--no-escape``), so ``\\x6eone`` is the breaker "none".
 
 Flags of features the playground lacks are errors, except when they switch
-the feature off (``--mirostat 0``; the table is :mod:`app.llamacpp.off_values`):
+the feature off (``--grammar ""``; the table is :mod:`app.llamacpp.off_values`):
 those are ignored and reported in :attr:`ImportResult.notes`.
 """
 from __future__ import annotations
@@ -159,7 +159,7 @@ def import_command_with_notes(
     *,
     from_defaults: bool | None = None,
 ) -> ImportResult:
-    """Like :func:`import_command`, with the notes on ignored flags (``--mirostat 0`` ...).
+    """Like :func:`import_command`, with the notes on ignored flags (``--grammar ""`` ...).
 
     Raises :class:`~sampler.FlagError` listing every problem, as import_command does.
     """

@@ -1,32 +1,25 @@
 """llama.cpp flags of features the playground lacks, accepted when they switch the feature off.
 
-A pasted command often spells out a feature's "off" value (``--mirostat 0``,
-written by tools that print every default, and by the playground's own
-export, which pins ``--mirostat 0`` against a model's GGUF sampling
-defaults).  Such a flag changes nothing in llama.cpp, so import and
-``generate`` accept it and report it as ignored, in a note, instead of
-failing.  Any other value of these flags is still an error naming the flag.
+A pasted command often spells out a feature's "off" value (written by tools
+that print every default).  Such a flag changes nothing in llama.cpp, so
+import and ``generate`` accept it and report it as ignored, in a note,
+instead of failing.  Any other value of these flags is still an error naming
+the flag.
 
 This is the one table of them; keep it small.  A row applies only while its
 flag is in :data:`sampler.flags.UNSUPPORTED`: once the playground implements
-a feature (mirostat, adaptive-p ...), its flag leaves that table and the
-row falls silent, so the real flag takes over without touching this file.
+a feature, its flag leaves that table and the row falls silent, so the real
+flag takes over.  (Mirostat, adaptive-p, ``--logit-bias`` and ``--ignore-eos``
+are settings now; their rows are gone.)
 
 Values follow ``common/arg.cpp`` and ``common/sampling.cpp``:
 
-* ``--mirostat 0``: mirostat off (1 and 2 are the two versions).
-* ``--mirostat-lr X`` / ``--mirostat-ent X``: parameters of mirostat alone;
-  any number is ignored while mirostat is off (``--mirostat 1``/``2`` is
-  an error of its own).
-* ``--adaptive-target X`` with X < 0: adaptive-p off ("negative = disabled").
-* ``--adaptive-decay X``: a parameter of adaptive-p alone, any number.
 * ``--grammar ""``: an empty grammar is no grammar (``common_sampler_init``
   builds no grammar sampler for an empty string).
 
 Deliberately *not* here: ``--json-schema {}`` (it means "any JSON object"
-and constrains the output), ``--ignore-eos`` and ``--backend-sampling``
-(switches without an off form), ``--logit-bias`` and the file flags (their
-effect depends on the token or the file).
+and constrains the output), ``--backend-sampling`` (a switch without an off
+form) and the file flags (their effect depends on the file).
 """
 from __future__ import annotations
 
@@ -34,21 +27,6 @@ from dataclasses import dataclass
 from typing import Callable, Iterable, Sequence
 
 from sampler.flags import FLAG_BY_NAME, UNSUPPORTED
-
-
-def _number(text: str) -> float | None:
-    try:
-        value = float(text)
-    except ValueError:
-        return None
-    return value if value == value else None  # NaN is no number here
-
-
-def _int_zero(text: str) -> bool:
-    try:
-        return int(text.strip(), 10) == 0
-    except ValueError:
-        return False
 
 
 @dataclass(frozen=True)
@@ -61,12 +39,6 @@ class OffValue:
 
 
 ROWS: tuple[OffValue, ...] = (
-    OffValue(("--mirostat",), _int_zero, "0 leaves mirostat off"),
-    OffValue(("--mirostat-lr",), lambda v: _number(v) is not None, "only mirostat uses it, and mirostat is off"),
-    OffValue(("--mirostat-ent",), lambda v: _number(v) is not None, "only mirostat uses it, and mirostat is off"),
-    OffValue(("--adaptive-target",), lambda v: (_number(v) or 0.0) < 0, "a negative target leaves adaptive-p off"),
-    OffValue(("--adaptive-decay",), lambda v: _number(v) is not None,
-             "only adaptive-p uses it, and adaptive-p is off"),
     OffValue(("--grammar",), lambda v: v == "", "an empty grammar is no grammar"),
 )
 
@@ -88,8 +60,8 @@ def off_note(name: str, value: str) -> str | None:
 def resolve(pairs: Iterable[tuple[str, str]]) -> tuple[list[str], list[tuple[str, str]]]:
     """Sort ``(name, value)`` pairs of off-table flags into notes and the pairs that remain errors.
 
-    As in llama.cpp the last value of a flag wins: ``--mirostat 2 --mirostat 0``
-    is off, ``--mirostat 0 --mirostat 2`` is not.
+    As in llama.cpp the last value of a flag wins: ``--grammar x --grammar ""``
+    is off, ``--grammar "" --grammar x`` is not.
     """
     last: dict[str, tuple[str, str]] = {}
     for name, value in pairs:
@@ -109,7 +81,7 @@ def strip_off_values(words: Sequence[str]) -> tuple[list[str], list[str]]:
     """``words`` (sampling flags) without the off-valued flags of the table, and a note for each.
 
     Walks the words with every sampling flag's arity, so a value that looks
-    like a flag (``--dry-sequence-breaker --mirostat``) is never taken for
+    like a flag (``--dry-sequence-breaker --grammar``) is never taken for
     one.  Flags of the table whose (last) value is not "off" stay in, for
     :func:`sampler.flags.parse_flags` to report.
     """

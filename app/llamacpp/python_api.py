@@ -13,7 +13,14 @@ dist, with greedy instead at temperature 0.  So:
   scatter stage (``Llama`` has none of them), active stages in another order,
   ``min_keep`` above 1, penalties (``Llama`` never shows the prompt to the
   penalties, llama.cpp does), and in chat mode the template (``Llama``
-  renders it with Python's Jinja2, llama.cpp with its own engine);
+  renders it with Python's Jinja2, llama.cpp with its own engine); adaptive-p
+  (``Llama`` always ends in dist), logit biases and ``--ignore-eos`` (not
+  written: ``Llama`` applies ``logit_bias`` through a Python logits processor
+  of its own), banned phrases; and with mirostat on, a temperature other than
+  0 or 1 (llama.cpp runs a plain temperature before mirostat, ``Llama`` none);
+* mirostat: ``mirostat_mode``, ``mirostat_tau``, ``mirostat_eta``; ``Llama``
+  then keeps only its penalties before mirostat, which llama.cpp leaves out, so
+  they are switched off;
 * ``flash_attn=True``: the playground asks llama.cpp for "auto", which is
   on wherever the backend supports it (the CPU does); ``Llama`` takes only
   on or off.  ``n_batch``/``n_ubatch`` 512 as in the playground;
@@ -27,6 +34,7 @@ from dataclasses import dataclass
 from sampler.settings import SamplerSettings
 
 from .export import MODEL_PLACEHOLDER
+from .phrases import phrase_notes, resolve_phrases
 from .run import RunSpec
 
 #: The order of ``Llama``'s fixed chain.
@@ -43,8 +51,12 @@ OFF_KWARGS = {
 
 
 def active_stages(settings: SamplerSettings) -> list[str]:
-    """The stages of the chain that change anything, in chain order (llama.cpp's no-op rules)."""
+    """The stages of the chain that change anything, in chain order (llama.cpp's no-op rules).
+
+    With mirostat on: the plain temperature alone (mirostat replaces the rest)."""
     s = settings
+    if s.mirostat:
+        return ["temperature"] if s.temp != 1.0 else []
 
     def active(name: str) -> bool:
         if name == "penalties":
@@ -93,6 +105,14 @@ def llama_gaps(settings: SamplerSettings) -> list[str]:
         gaps.append("penalties: Llama does not count the prompt's tokens, llama.cpp does")
     if s.min_keep > 1:
         gaps.append(f"min_keep={s.min_keep}: Llama always uses 1")
+    if s.mirostat and s.temp not in (0.0, 1.0):
+        gaps.append("mirostat: llama.cpp runs a plain temperature before mirostat, Llama none")
+    if "adaptive_p" in s.samplers and not s.mirostat:
+        gaps.append("adaptive-p: Llama has no adaptive-p stage (its chain ends in dist)")
+    if s.logit_bias:
+        gaps.append("logit bias: not written (Llama applies logit_bias through a Python logits processor of its own)")
+    if s.ignore_eos:
+        gaps.append("--ignore-eos: Llama has no such option")
     return gaps
 
 
@@ -127,7 +147,8 @@ class LlamaExport:
 def llama_kwargs(settings: SamplerSettings, **run) -> LlamaExport:
     """The ``Llama`` constructor and call kwargs for a run (``run``: the fields of :class:`RunSpec`)."""
     spec = RunSpec.make(settings, **run)
-    s = settings
+    px = resolve_phrases(settings, spec.token_texts)
+    s = settings = px.settings
     init = {
         "model_path": MODEL_PLACEHOLDER if spec.model_path is None else spec.model_path,
         "n_ctx": spec.n_ctx,
@@ -151,13 +172,15 @@ def llama_kwargs(settings: SamplerSettings, **run) -> LlamaExport:
         presence_penalty=s.penalty_present,
         seed=s.seed,
         stop=list(spec.stop),
-        mirostat_mode=0,
+        mirostat_mode=s.mirostat,
     )
+    if s.mirostat:
+        call.update(mirostat_tau=s.mirostat_tau, mirostat_eta=s.mirostat_eta, **OFF_KWARGS["penalties"])
     for stage, off in OFF_KWARGS.items():
         if stage not in s.samplers:
             call.update(off)
     method = "create_chat_completion" if spec.chat else "create_completion"
-    gaps = llama_gaps(s)
+    gaps = llama_gaps(s) + phrase_notes(px, "logit_bias")
     if spec.chat:
         gaps.append("chat template: Llama renders the model's template with Jinja2 in Python, llama.cpp with its "
                     "own engine; the prompt can differ")

@@ -32,7 +32,8 @@ class RunSpec:
     Plain mode continues ``prompt``.  Chat mode (``chat=True``) answers
     ``messages`` (``(role, content)`` pairs or ``{"role", "content"}``
     dicts, oldest first) after the ``system`` prompt; without messages,
-    ``prompt`` is the one user message.
+    ``prompt`` is the one user message.  ``token_texts``: the model's token
+    texts, if known (for banned phrases: :mod:`app.llamacpp.phrases`).
     """
 
     settings: SamplerSettings
@@ -44,6 +45,7 @@ class RunSpec:
     chat: bool = False
     system: str | None = None
     messages: tuple[tuple[str, str], ...] = ()
+    token_texts: tuple = ()
 
     def __post_init__(self):
         if not isinstance(self.settings, SamplerSettings):

@@ -8,8 +8,13 @@ and the samplers' ones, from a chat request too).
 
 * Every sampling field is written, not only the changed ones: a request's
   defaults are the server's command line and the model's GGUF sampling
-  metadata, not llama.cpp's built-in defaults.  ``mirostat`` is 0 for the
-  same reason.
+  metadata, not llama.cpp's built-in defaults (``mirostat`` included).
+* ``logit_bias`` is a list of ``[token, bias]`` pairs, ``false`` for a ban
+  (``-inf`` is no JSON number); the server drops ids outside the vocabulary,
+  which llama.cpp's sampler ignores anyway.  ``ignore_eos`` adds the EOG bans
+  after them, as llama-cli does.  Banned phrases: :mod:`app.llamacpp.phrases`.
+* ``adaptive_target`` above 1 is clamped to 1 by the server (a note says so);
+  llama-cli keeps it.
 * ``cache_prompt`` is false: a prompt found in the cache is not decoded
   again, and the last token's logits would come from a one-token decode
   instead of the prompt's batch.
@@ -29,6 +34,7 @@ and the samplers' ones, from a chat request too).
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 from dataclasses import dataclass
 
@@ -36,6 +42,7 @@ from sampler.flags import FLAG_BY_NAME
 from sampler.settings import SamplerSettings
 
 from .export import MODEL_PLACEHOLDER, SERVER_PROGRAM, reproducing_flags
+from .phrases import phrase_notes, resolve_phrases
 from .run import RunSpec
 from .shell import quote
 
@@ -65,6 +72,12 @@ FIELDS = {
     "dry_penalty_last_n": "dry_penalty_last_n",
     "dry_sequence_breakers": "dry_sequence_breakers",
     "min_keep": "min_keep",
+    "mirostat": "mirostat",
+    "mirostat_tau": "mirostat_tau",
+    "mirostat_eta": "mirostat_eta",
+    "adaptive_target": "adaptive_target",
+    "adaptive_decay": "adaptive_decay",
+    "ignore_eos": "ignore_eos",
 }
 #: Request fields llama-server clamps, with the range it clamps to.
 CLAMPED = {
@@ -108,7 +121,8 @@ def request_body(spec: RunSpec) -> dict:
                 continue  # an empty list is an error: the launch line says --dry-sequence-breaker none
             value = list(value)
         body[key] = value
-    body["mirostat"] = 0
+    if s.logit_bias:
+        body["logit_bias"] = [[t, False if b == float("-inf") else b] for t, b in s.logit_bias]
     if spec.stop:
         body["stop"] = list(spec.stop)
     return body
@@ -117,6 +131,9 @@ def request_body(spec: RunSpec) -> dict:
 def server_request(settings: SamplerSettings, **run) -> ServerExport:
     """The llama-server request that reproduces a run (``run``: the fields of :class:`RunSpec`)."""
     spec = RunSpec.make(settings, **run)
+    px = resolve_phrases(settings, spec.token_texts)
+    settings = px.settings
+    spec = dataclasses.replace(spec, settings=settings)
     body = request_body(spec)
     model = MODEL_PLACEHOLDER if spec.model_path is None else spec.model_path
     launch = [SERVER_PROGRAM, "-m", model, "-c", str(spec.n_ctx), "-np", "1", "--no-context-shift"]
@@ -141,6 +158,9 @@ def server_request(settings: SamplerSettings, **run) -> ServerExport:
             notes.append(f"{key} {value!r}: llama-server clamps it to {to!r}")
     if settings.min_keep != 0:
         notes.append(f"min_keep={settings.min_keep}: sent as min_keep (the command line has no flag for it)")
+    if settings.adaptive_target > 1 and "adaptive_p" in settings.samplers:
+        notes.append(f"adaptive_target {settings.adaptive_target!r}: llama-server clamps it to 1.0 (llama-cli keeps it)")
+    notes += phrase_notes(px, "logit_bias")
     if spec.model_path is None:
         notes.append(f"replace {MODEL_PLACEHOLDER} with the model file the run used")
     if scatter_flags or "scatter" in settings.samplers:

@@ -119,6 +119,8 @@ def encode_records(records: list[StepRecord]) -> tuple[dict, dict[str, np.ndarra
     w.scalars("chain_state", (r.chain_state is not None for r in records), bool)
     w.ragged("chain_state.seed", [np.array(c[0], np.int64) for c in chains], np.int64)
     w.ragged("chain_state.drawn", [np.array(c[1], np.int64) for c in chains], np.int64)
+    w.ragged("banned", [np.array(r.banned, np.int32) for r in records], np.int32)  # banned phrases
+    w.scalars("ban_kept", (r.ban_kept for r in records), bool)
     xor = encode_scatter(w, [r.scatter for r in records])
     meta = {
         "count": len(records),
@@ -174,7 +176,7 @@ def decode_records(meta, arrays: dict[str, np.ndarray]) -> list[StepRecord]:
     if len(beyond):
         raise ValueError(f"records: record {int(beyond[0])}'s chosen index is beyond its final candidates")
     columns = (top_ids.split(), top_logits.split(), final_ids.split(), final_p.split(), _tails(r),
-               _stages(r, stage_sets), _chains(r), decode_scatter(r, xor))
+               _stages(r, stage_sets), _chains(r), decode_scatter(r, xor), *_bans(r))
     return [
         StepRecord(
             lane=lane[i], step=step[i], token=token[i], piece=pieces[i], text=texts[i], raw_rank=raw_rank[i],
@@ -182,8 +184,9 @@ def decode_records(meta, arrays: dict[str, np.ndarray]) -> list[StepRecord]:
             stages=stages, scatter=scatter, final_ids=f_ids, final_p=f_p, decode_ms=decode_ms[i],
             chain_ms=chain_ms[i], temperature=temperature[i], settings=settings[which_settings[i]], forced=forced[i],
             chain_state=chain, final_tail=tail, raw_logit=raw_logit[i], raw_logsumexp=raw_logsumexp[i],
+            banned=banned, ban_kept=kept,
         )
-        for i, (t_ids, t_logits, f_ids, f_p, tail, stages, chain, scatter) in enumerate(zip(*columns))
+        for i, (t_ids, t_logits, f_ids, f_p, tail, stages, chain, scatter, banned, kept) in enumerate(zip(*columns))
     ]
 
 
@@ -193,6 +196,14 @@ def _optional_floats(r: ColumnReader, name: str) -> list[float]:
     if name not in r.arrays:
         return [float("nan")] * r.count
     return r.floats(name)
+
+
+def _bans(r: ColumnReader) -> tuple[list, list]:
+    """Each record's banned tokens and ban-kept mark (sessions written before banned phrases have neither)."""
+    if "ban_kept" not in r.arrays and "banned" not in r.arrays:
+        return [()] * r.count, [False] * r.count
+    banned = r.ragged("banned", INT_KINDS)
+    return [tuple(a.tolist()) for a in banned.split()], r.bools("ban_kept")
 
 
 def _text(a: np.ndarray) -> str:

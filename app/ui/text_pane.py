@@ -172,6 +172,8 @@ class TokenTextPane(QTextBrowser):
             fmt.setAnchorHref(f"step:{rec.step}")
             if rec.forced:
                 fmt.setFontUnderline(True)  # the writer took this token
+            if rec.banned or rec.ban_kept:
+                fmt.setFontOverline(True)  # a banned phrase began here: taken back (or kept, the cap reached)
             colour = tint_for(rec, self.theme)
             if colour is not None:
                 fmt.setBackground(colour)
@@ -234,8 +236,10 @@ class TokenTextPane(QTextBrowser):
             rows.append(f"<tr><td align='right'>{k}.</td><td>{mark}{html.escape(repr(self.token_text(tid)))}</td>"
                         f"<td align='right'>{rec.final_p[i]:.1%}</td></tr>")
         special = self.chips.describe(rec.token) if self.chips is not None else ""
+        ban = "".join(f"<br>banned phrase taken back: {html.escape(repr(self.token_text(t)))}" for t in rec.banned)
+        ban += "<br>banned phrase kept: the rewinds at this step ran out" if rec.ban_kept else ""
         in_list = (f"{ordinal(place)} of the {len(order)} candidates left after the sampler chain, "
                    f"p = {rec.chosen_p:.1%}" if place is not None else f"p = {rec.chosen_p:.1%}")
         return (f"{special}<b>step {rec.step}</b>: {html.escape(repr(self.token_text(rec.token)))}<br>"
-                f"{in_list}<br>{ordinal(rec.raw_rank + 1)} by raw logit, before any sampler"
+                f"{in_list}<br>{ordinal(rec.raw_rank + 1)} by raw logit, before any sampler{ban}"
                 f"<table>{''.join(rows)}</table>")

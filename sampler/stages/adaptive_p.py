@@ -50,9 +50,12 @@ default seed).  llama.cpp also leaves the clone's stored probabilities empty,
 so accepting the pending token on a clone reads out of bounds there
 (undefined behaviour); this port copies them instead.
 
-Arguments: ``target`` must be finite and at most 1 (any negative value
-disables the transform), ``decay`` in [0, 0.99], the documented ranges;
-llama-cli takes any float there (NaN and inf too) and clamps.  Empty candidates: llama.cpp asserts; here ``selected`` is -1 and the
+Arguments: ``target`` must be finite (any negative value disables the
+transform; above 1, llama.cpp clamps it to 1 at each step but starts the
+average from the value given, and so does this port: llama-cli takes it, so
+an imported command must run), ``decay`` in [0, 0.99], the documented range
+(the flag's command-line reader clamps other values as llama.cpp's
+constructor does); llama-cli takes NaN and inf too, which we refuse.  Empty candidates: llama.cpp asserts; here ``selected`` is -1 and the
 state is untouched.
 """
 from __future__ import annotations
@@ -92,11 +95,10 @@ class AdaptiveP(Stage):
     letter = "a"
 
     def __init__(self, target: float = DEFAULT_TARGET, decay: float = DEFAULT_DECAY, seed: int = DEFAULT_SEED):
-        self.target = F32(check_number("--adaptive-target", target))
-        if self.target > F32(1.0):
-            raise ValueError(f"--adaptive-target: must be <= 1 (negative disables it), got {target!r}")
-        raw_decay = F32(check_number("--adaptive-decay", decay))
-        if not F32(0.0) <= raw_decay <= F32(0.99):
+        self.target = F32(check_number("--adaptive-target", target))  # above 1: clamped at each step
+        checked = check_number("--adaptive-decay", decay)
+        raw_decay = F32(checked)
+        if not (F32(0.0) <= raw_decay <= F32(0.99) and 0.0 <= checked <= 0.99):  # the flag's range, as given
             raise ValueError(f"--adaptive-decay: must be between 0 and 0.99, got {decay!r}")
         self.decay = _clamp(raw_decay, F32(0.0), F32(0.99))  # llama.cpp clamps; a no-op after the check
         self.seed = check_number("--seed", seed, lo=0, hi=0xFFFFFFFF, integer=True)
@@ -155,7 +157,8 @@ class AdaptiveP(Stage):
         self.rng.reseed(self.seed_cur)
 
     def clone(self) -> "AdaptiveP":
-        other = AdaptiveP(float(self.target), float(self.decay), self.seed)  # fresh generator, as llama.cpp
+        other = AdaptiveP(float(self.target), 0.0, self.seed)  # fresh generator, as llama.cpp
+        other.decay = self.decay  # the float32 decay as it is (0.99f is a little above the flag's 0.99)
         other.weighted_sum = self.weighted_sum
         other.total_weight = self.total_weight
         other.pending_token_id = self.pending_token_id

@@ -218,10 +218,11 @@ def test_round_trip_fixed_examples(only_changed, order):
 def test_bare_flags_apply_to_base(s, base, order):
     """Without a program name the flags change ``base``; only the flags given are applied.
 
-    ``--scatter-adaptive`` is a switch without a negation, so a flag string can
-    turn adaptive on but never off: the base here has it off.
+    ``--scatter-adaptive`` and ``--ignore-eos`` are switches without a negation, so a
+    flag string can turn them on but never off: the base here has them off.  An
+    empty ``-l`` list writes no words, so it cannot clear the base's biases either.
     """
-    base = base.replace(scatter_adaptive=False)
+    base = base.replace(scatter_adaptive=False, ignore_eos=False, logit_bias=base.logit_bias if s.logit_bias else ())
     args = command_args(s, order=order, only_changed=False)
     flags = args[3:]  # no program, no model
     assert import_command(flags, base) == s
@@ -364,7 +365,7 @@ def test_breaker_escapes_on_import():
 
 
 def test_all_problems_in_one_error():
-    text = ("llama-cli -m x.gguf --bogus 3 --temp hot --top-k 1.5 --mirostat 2 stray --scatter-strength 2 "
+    text = ("llama-cli -m x.gguf --bogus 3 --temp hot --top-k 1.5 --mirostat 3 stray --scatter-strength 2 "
             "--jinja=yes --top-p 0.5 -ctk")
     with pytest.raises(FlagError) as exc:
         import_command(text, DEFAULT)

@@ -146,8 +146,10 @@ def test_notes_model_seed_min_keep_and_scatter_build():
 def test_only_changed_false_writes_every_flag():
     args = list(export_run(DEFAULT, only_changed=False, prompt="x", **RUN).args)
     for row in FLAG_BY_NAME.values():
-        if row.kind not in ("switch", "seq") and row.field != "seed":
+        if row.kind not in ("switch", "seq", "bias") and row.field != "seed":  # an empty -l list has no words
             assert row.flag in args, row.flag
+    biased = list(export_run(DEFAULT.replace(logit_bias=((5, 1.5), (9, float("-inf")))), prompt="x", **RUN).args)
+    assert [w for i, w in enumerate(biased) if biased[i - 1] == "--logit-bias"] == ["5+1.5", "9-inf"]
 
 
 def test_sampler_seq_order():
@@ -288,7 +290,7 @@ def test_exported_run_imports_back(s, base, chat, mode, order, only_changed, pro
                    system="Sys", **RUN)
     result = import_command_with_notes(e.text, base)
     assert result.settings == s.replace(min_keep=0)
-    assert result.notes == ("--mirostat 0: ignored (0 leaves mirostat off)",)
+    assert result.notes == ()  # --mirostat is a setting now: nothing ignored
     assert import_command(e.command, base) == s.replace(min_keep=0)
 
 
@@ -379,35 +381,39 @@ def test_llama_no_gaps_for_its_own_chain():
 # --------------------------------------------------------------------------
 
 
-def test_mirostat_0_is_a_note_and_mirostat_2_an_error():
+def test_mirostat_adaptive_p_logit_bias_and_ignore_eos_are_settings():
+    """Once ignored at their off values or refused: now imported, with every value llama-cli takes."""
     result = import_command_with_notes("llama-cli -m x.gguf --mirostat 0 --temp 0.5")
-    assert result.settings == DEFAULT.replace(temp=0.5)
-    assert result.notes == ("--mirostat 0: ignored (0 leaves mirostat off)",)
-    assert import_command("--mirostat=0 --top-k 3") == DEFAULT.replace(top_k=3)
-    with pytest.raises(FlagError) as exc:
-        import_command_with_notes("--mirostat 2 --temp 0.5")
-    assert exc.value.problems == ["--mirostat: not supported by the playground"]
+    assert result.settings == DEFAULT.replace(temp=0.5) and result.notes == ()
+    s = import_command("llama-cli -m x.gguf --mirostat 2 --mirostat 1 --mirostat_lr 0.2x --mirostat-ent=0x1p2 "
+                       "-l 15043+1 --logit-bias '15043 - inf' --ignore-eos --samplers 'top_k;Adaptive-P' "
+                       "--adaptive-target 1.5 --adaptive-decay 7")
+    assert (s.mirostat, s.mirostat_eta, s.mirostat_tau) == (1, 0.2, 4.0)  # the last --mirostat wins
+    assert s.logit_bias == ((15043, 1.0), (15043, float("-inf"))) and s.ignore_eos
+    assert s.samplers == ("top_k", "adaptive_p") and (s.adaptive_target, s.adaptive_decay) == (1.5, 0.99)
+    assert import_command("--mirostat ' 2abc'").mirostat == 2  # std::stoi
+    assert import_command("--mirostat 1.9").mirostat == 1
 
 
 @pytest.mark.parametrize("text,notes", [
-    ("--mirostat 0 --mirostat-lr 0.2 --mirostat-ent 4", 3),
-    ("--mirostat 2 --mirostat 0", 1),  # llama.cpp: the last value wins
     ("--grammar ''", 1),
-    ("--adaptive-target -1 --adaptive-decay 0.5", 2),
+    ("--grammar x --grammar ''", 1),  # llama.cpp: the last value wins
 ])
 def test_off_values_accepted(text, notes):
     assert len(import_command_with_notes(text).notes) == notes
 
 
 @pytest.mark.parametrize("text,name", [
-    ("--mirostat 0 --mirostat 1", "--mirostat"),
-    ("--mirostat 0.0", "--mirostat"),
+    ("--mirostat 0 --mirostat 3", "--mirostat"),  # llama.cpp aborts on an unknown version
+    ("--mirostat x", "--mirostat"),
+    ("--grammar '' --grammar x", "--grammar"),
     ("--grammar 'root ::= \"a\"'", "--grammar"),
     ("--json-schema '{}'", "--json-schema"),  # "any JSON object" constrains the output
-    ("--adaptive-target 0.5", "--adaptive-target"),
+    ("--adaptive-target nan", "--adaptive-target"),
     ("--mirostat-lr fast", "--mirostat-lr"),
-    ("--ignore-eos", "--ignore-eos"),
+    ("--ignore-eos=1", "--ignore-eos"),
     ("--mirostat", "--mirostat"),
+    ("-l 15043", "-l"),
 ])
 def test_values_that_are_not_off_stay_errors(text, name):
     with pytest.raises(FlagError) as exc:
@@ -421,8 +427,10 @@ def test_off_table_only_covers_unsupported_flags():
 
 
 def test_strip_off_values_walks_values_by_arity():
-    kept, notes = strip_off_values(["--dry-sequence-breaker", "--mirostat", "--mirostat", "0", "--temp", "1"])
-    assert kept == ["--dry-sequence-breaker", "--mirostat", "--temp", "1"] and len(notes) == 1
+    kept, notes = strip_off_values(["--dry-sequence-breaker", "--grammar", "--grammar", "", "--temp", "1"])
+    assert kept == ["--dry-sequence-breaker", "--grammar", "--temp", "1"] and len(notes) == 1
+    kept, notes = strip_off_values(["-l", "--grammar", "--mirostat", "0"])  # -l's value is no flag
+    assert kept == ["-l", "--grammar", "--mirostat", "0"] and notes == []
 
 
 def test_run_spec_checks():

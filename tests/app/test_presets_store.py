@@ -749,3 +749,21 @@ def test_import_missing_and_too_large(store, tmp_path, monkeypatch):
     with pytest.raises(PresetFileError, match="larger than"):
         store.import_file(big)
     assert store.names() == []
+
+
+#: The settings of issue 13: logit biases (a ban among them), --ignore-eos, mirostat, adaptive-p, banned phrases.
+NEW_FIELDS = SamplerSettings(
+    seed=13, samplers=("top_k", "adaptive_p"), logit_bias=((15043, float("-inf")), (7, 1.5), (7, -0.25)),
+    ignore_eos=True, mirostat=2, mirostat_eta=0.2, mirostat_tau=4.5, adaptive_target=0.35, adaptive_decay=0.8,
+    banned_phrases=(("in the end", False), ("Suddenly", True), ("a | b", False)),
+)
+
+
+def test_the_new_fields_round_trip(store, path):
+    store.save("New", NEW_FIELDS, "issue 13")
+    doc = json.loads(path.read_text(encoding="utf-8"))  # strict JSON: no -Infinity in it
+    settings = doc["presets"][0]["settings"]
+    assert settings["logit_bias"] == ["15043-inf", "7+1.5", "7-0.25"]
+    assert settings["banned_phrases"][1] == {"text": "Suddenly", "exact_case": True}
+    assert settings["mirostat"] == 2 and settings["ignore_eos"] is True
+    assert PresetStore(path).get("New").settings == NEW_FIELDS

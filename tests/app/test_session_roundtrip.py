@@ -230,3 +230,17 @@ def test_a_record_a_reader_would_refuse_is_not_written(pg, tmp_path):
     with pytest.raises(SessionFileError, match="step 3"):
         save_session(pg.state, path)
     assert path.read_bytes() == before
+
+
+def test_banned_phrase_marks_round_trip_and_old_sessions_have_none(pg):
+    """A record's banned tokens and ban-kept mark are kept; a session written before them reads as none."""
+    run(pg)
+    records = list(pg.state.lane().records[:4])
+    records[1] = dataclasses.replace(records[1], banned=(5, 17))
+    records[2] = dataclasses.replace(records[2], ban_kept=True)
+    again = decode_records(*encode_records(records))
+    for a, b in zip(records, again):
+        assert_same_record(a, b)
+    meta, arrays = encode_records(records)
+    old = {k: v for k, v in arrays.items() if not k.startswith(("banned", "ban_kept"))}
+    assert all(r.banned == () and r.ban_kept is False for r in decode_records(meta, old))

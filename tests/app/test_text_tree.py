@@ -8,7 +8,7 @@ import pytest
 
 from app.engine.context import ContextOptions
 from app.engine.engine import Engine
-from app.engine.fake import fake_loader
+from app.engine.fake import FakeVocab, fake_loader
 from app.engine.generation import Generation, RunOptions
 from app.engine.lane import LaneConfig
 from app.playground import Playground
@@ -151,3 +151,50 @@ def test_tree_paths_and_alternatives_by_hand():
     tree.branches[a.id].pieces.append(Written("d"))
     tree.restore(snap)
     assert tree.text() == "abc"
+
+
+#: The chains that steer themselves: mirostat's mu and adaptive-p's running average are part of the position.
+STEERING = {
+    "mirostat 2": SamplerSettings(seed=9, temp=1.3, mirostat=2, mirostat_tau=3.0, mirostat_eta=0.3,
+                                  logit_bias=((1, float("-inf")),)),
+    "mirostat 1": SamplerSettings(seed=10, temp=1.2, mirostat=1, mirostat_tau=4.0, mirostat_eta=0.2),
+    "adaptive-p": SamplerSettings(seed=11, temp=1.1, samplers=("top_k", "min_p", "temperature", "adaptive_p"),
+                                  top_k=0, min_p=0.0, adaptive_target=0.2, adaptive_decay=0.8, ignore_eos=True),
+}
+
+
+@pytest.mark.parametrize("name,step", [(name, step) for name in STEERING for step in (7, 19)])
+def test_a_branch_is_exact_with_mirostat_and_adaptive_p(tmp_path, name, step):
+    settings = STEERING[name]
+    state = PlaygroundState(PROMPT, settings)
+    state.set_run_settings(max_tokens=30, n_ctx=512)
+    engine = Engine(fake_loader(eos_bias=-30.0)).start()
+    pg = Playground(state, engine, PresetStore(tmp_path / "presets.json"))
+    try:
+        pg.runs.load_model(None)
+        pump(pg, lambda: state.model is not None)
+        pg.runs.generate()
+        wait(pg)
+        lane = state.lane()
+        original = [r.token for r in lane.records]
+        assert len(original) == 30
+        record = lane.tree.pieces()[step]
+        other = next(int(t) for t in record.final_ids if int(t) != record.token) if len(record.final_ids) > 1 \
+            else next(t for t in range(3, 40) if t != record.token)
+        assert pg.runs.branch_from(0, step, other)
+        wait(pg)
+        branched = [r.token for r in lane.records]
+        assert branched[:step] == original[:step] and branched[step] == other
+        assert len(branched) == step + 30  # a branch makes max_tokens new tokens
+        assert branched == fresh_run(pg.engine.model, settings, step + 30, force=(step, other))
+        assert len(lane.records[step].chain_state) > len(SamplerChainPositionPairs(settings))  # and the steering
+    finally:
+        assert engine.shutdown(10)
+
+
+def SamplerChainPositionPairs(settings):
+    """The random generators alone (the position holds more: mu, or adaptive-p's average)."""
+    from sampler import SamplerChain
+
+    chain = SamplerChain.from_settings(settings, FakeVocab())
+    return [s for s in [*chain.stages, chain.dist] if getattr(s, "rng", None) is not None]

@@ -255,3 +255,13 @@ def test_interrupt_counts_checks_until_asked_to_stop():
     interrupt.handler(signal.SIGINT, None)
     assert interrupt.should_stop() and interrupt.checks_passed == 2
     assert interrupt.keep_loading(0.5) is False
+
+
+def test_generate_takes_the_flags_of_issue_13():
+    """--ignore-eos, -l, mirostat and adaptive-p: once refused, now every lane's settings."""
+    parsed = parse_generate_args(["-p", "x", "--ignore-eos", "-l", "5-inf", "--logit-bias", "9+2", "--mirostat", "2",
+                                  "--lanes", "off --mirostat 0 --samplers top_k;adaptive_p --adaptive-target 0.4"])
+    (lane,) = parsed.lanes
+    assert lane.ignore_eos and lane.logit_bias == ((5, float("-inf")), (9, 2.0))
+    assert lane.mirostat == 0 and lane.samplers == ("top_k", "adaptive_p") and lane.adaptive_target == 0.4
+    assert parsed.notes == []

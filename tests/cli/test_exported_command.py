@@ -35,7 +35,8 @@ def test_generate_accepts_what_the_export_writes(tmp_path):
     parsed = parse_generate_args(list(e.args[1:]))
     assert parsed.prompt == PROMPT and parsed.lanes == [SamplerSettings(seed=4, temp=0.6)]
     assert parsed.options.n == N_TOKENS and parsed.options.ctx == N_CTX and parsed.options.stop == ["\n\n"]
-    assert parsed.notes == ["--mirostat 0: ignored (0 leaves mirostat off)"]
+    assert parsed.notes == []  # --mirostat 0 is a setting now, no longer an ignored flag
+    assert e.args[list(e.args).index("--mirostat") + 1] == "0"
 
 
 def test_stop_strings_are_escape_processed_as_llama_cpp_does():

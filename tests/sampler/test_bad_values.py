@@ -70,12 +70,14 @@ def assert_names(exc: BaseException, flag_name: str, raw) -> None:
 NOT_A_NUMBER = ["abc", "", "1.2.3", "0x1p3", "--5"]
 NOT_FINITE = ["nan", "NaN", "inf", "-inf", "Infinity"]
 NOT_AN_INT = ["abc", "", "1.5", "nan", "1e3", "0x10", "inf"]
+#: What llama-cli's std::stof refuses (the mirostat and adaptive-p flags read values as llama-cli does).
+NOT_A_C_FLOAT = ["abc", "", "--5", "x1", ".", "e5", "1e39", "-1e39", "0x1p200", "1e999"]
 
 #: Bad raw values for every flag (every spelling is tested with each).
 BAD = {
     "--seed": NOT_AN_INT + ["-1", "4294967296", "99999999999999999999"],
-    "--samplers": ["top_k;bogus", "infill", "adaptive_p", "top-k;TOP-Q", "typical", "top k"],
-    "--sampler-seq": ["kz", "i", "a", "K", "1", "k;p"],
+    "--samplers": ["top_k;bogus", "infill", "adaptive_q", "top-k;TOP-Q", "typical", "top k"],
+    "--sampler-seq": ["kz", "i", "q", "K", "1", "k;p"],
     "--temp": NOT_A_NUMBER + NOT_FINITE + ["-0.5", "-1e-9"],
     "--dynatemp-range": NOT_A_NUMBER + NOT_FINITE + ["-0.5"],
     "--dynatemp-exp": NOT_A_NUMBER + NOT_FINITE,
@@ -105,6 +107,14 @@ BAD = {
     "--scatter-absorption": NOT_A_NUMBER + NOT_FINITE + ["-0.1", "-1e-9"],
     "--scatter-absorption-last-n": NOT_AN_INT + ["-1"],
     "--scatter-collision": NOT_A_NUMBER + NOT_FINITE + ["-0.1", "1.5", "2"],
+    "--logit-bias": ["", "abc", "15043", "15043+", "15043*1", "x+1", "2147483648+1", "7+1e39", "7+nan", "7+inf",
+                     "7+1e31"],
+    # std::stoi: leading digits (trailing text ignored); llama.cpp aborts on any mode but 0, 1 and 2
+    "--mirostat": ["abc", "", "x1", "-", "3", "-1", "9" * 12, "nan", "inf"],
+    "--mirostat-lr": NOT_A_C_FLOAT + NOT_FINITE,
+    "--mirostat-ent": NOT_A_C_FLOAT + NOT_FINITE,
+    "--adaptive-target": NOT_A_C_FLOAT + NOT_FINITE,
+    "--adaptive-decay": NOT_A_C_FLOAT + ["nan", "NaN"],  # +-inf is clamped to 0.99 / 0, as llama.cpp does
 }
 def shown_part(name: str, raw: str) -> str:
     """--samplers names the one unknown sampler rather than the whole list."""
@@ -121,7 +131,7 @@ BAD_CASES = [
 
 def test_bad_table_covers_every_flag():
     covered = {FLAG_BY_NAME[n] for n in BAD}
-    assert covered | {FLAG_BY_NAME["--scatter-adaptive"]} == set(FLAGS)
+    assert covered | {FLAG_BY_NAME["--scatter-adaptive"], FLAG_BY_NAME["--ignore-eos"]} == set(FLAGS)
 
 
 @pytest.mark.parametrize("name,raw", BAD_CASES, ids=[f"{n} {r!r}" for n, r in BAD_CASES])
@@ -145,7 +155,7 @@ def test_parse_flags_rejects_bad_value_equals_form(name, raw):
 def test_typed_spelling_named_for_malformed_values():
     """A value that is not even a number is reported under the spelling the user typed."""
     for flag in FLAGS:
-        if flag.kind in ("switch", "breaker", "samplers", "seq"):
+        if flag.kind in ("switch", "breaker", "samplers", "seq", "bias"):  # -l: test_logit_bias_malformed_names_spelling
             continue
         for name in flag.names:
             with pytest.raises(FlagError) as exc:
@@ -153,6 +163,15 @@ def test_typed_spelling_named_for_malformed_values():
             assert exc.value.problems == [exc.value.problems[0]]
             assert exc.value.problems[0].startswith(f"{name}: expected ")
             assert "'abc'" in exc.value.problems[0]
+
+
+def test_logit_bias_malformed_names_spelling():
+    """-l's own syntax (TOKEN_ID(+/-)BIAS): the message names the spelling typed and shows the text."""
+    for name in FLAG_BY_NAME["-l"].names:
+        with pytest.raises(FlagError) as exc:
+            parse_flags([name, "abc"])
+        assert len(exc.value.problems) == 1
+        assert exc.value.problems[0].startswith(f"{name}: invalid input format") and "'abc'" in exc.value.problems[0]
 
 
 def test_switch_with_a_value():
@@ -256,7 +275,7 @@ FIELD_FLAG["min_keep"] = "--min-keep"  # no flag in llama-cli's list; the stages
 
 SETTINGS_BAD = [
     ("seed", -1), ("seed", 2**32), ("seed", "abc"), ("seed", 1.5), ("seed", NAN), ("seed", INF),
-    ("samplers", ("bogus",)), ("samplers", ("top_k", "infill")), ("samplers", ("adaptive-p",)),
+    ("samplers", ("bogus",)), ("samplers", ("top_k", "infill")), ("samplers", ("adaptive-q",)),
     ("temp", -0.5), ("temp", NAN), ("temp", INF), ("temp", "abc"), ("temp", None),
     ("dynatemp_range", -0.5), ("dynatemp_range", NAN),
     ("dynatemp_exponent", NAN), ("dynatemp_exponent", -INF),
@@ -278,6 +297,12 @@ SETTINGS_BAD = [
     ("dry_penalty_last_n", -1), ("dry_penalty_last_n", 2.5),
     ("dry_sequence_breakers", ("a", "")),
     ("min_keep", -1), ("min_keep", 1.5),
+    ("mirostat", 3), ("mirostat", -1), ("mirostat", 1.5), ("mirostat", "two"), ("mirostat", NAN),
+    ("mirostat_eta", NAN), ("mirostat_eta", INF), ("mirostat_eta", 1e39), ("mirostat_eta", "abc"),
+    ("mirostat_tau", NAN), ("mirostat_tau", -INF), ("mirostat_tau", 1e39),
+    ("adaptive_target", NAN), ("adaptive_target", INF), ("adaptive_target", -INF), ("adaptive_target", 1e39),
+    ("adaptive_decay", -0.1), ("adaptive_decay", 0.991), ("adaptive_decay", 1.0), ("adaptive_decay", NAN),
+    ("ignore_eos", 1), ("ignore_eos", "yes"), ("ignore_eos", None),
 ]
 
 

@@ -17,6 +17,7 @@ import pytest
 
 from sampler.chain import CONSTRUCTORS
 from sampler.codec import settings_from_dict
+from sampler.cparse import stoi
 from sampler.flagtable import ROWS, Flag
 from sampler.flags import FlagError, parse_flags
 from sampler.settings import SamplerSettings, ScatterParams
@@ -30,7 +31,7 @@ FLT_MAX = float(np.finfo(np.float32).max)
 EXPECTED_CTYPE = {
     "seed": "uint32", "top_k": "int32", "penalty_last_n": "int32", "dry_allowed_length": "int32",
     "dry_penalty_last_n": "int32", "min_keep": "int32", "scatter.k": "int32", "scatter.steps": "int32",
-    "scatter.absorption_last_n": "int32",
+    "scatter.absorption_last_n": "int32", "mirostat": "int32",
 }
 C_RANGE = {"int32": INT32, "uint32": (0, 2**32 - 1), "float32": (-FLT_MAX, FLT_MAX),
            "double": (-1.7976931348623157e308, 1.7976931348623157e308)}
@@ -146,13 +147,36 @@ def test_parse_flags_rejects_outside_values_naming_the_spelling(row):
 
 
 def _parses_inside(text: str, row: Flag) -> bool:
-    """Whether ``text`` is a number inside the row's range (then it is not a rejection case)."""
+    """Whether ``text`` is a number inside the row's range (then it is not a rejection case).
+
+    ``--adaptive-decay`` on a command line is clamped into its range, as llama.cpp clamps it
+    (test_a_command_line_decay_is_clamped): there only a text that is no float is rejected."""
     lo, hi = row.bounds
+    if row.cparse == "stoi":  # llama-cli's std::stoi reads the leading digits ("1e999" is 1)
+        try:
+            return lo <= stoi(row.flag, text) <= hi
+        except ValueError:
+            return False
+    if row.cparse == "stof_clamp":
+        try:
+            return not math.isnan(float(text)) and math.isfinite(float(np.float32(text))) or math.isinf(float(text))
+        except (ValueError, OverflowError):
+            return False
     try:
         value = int(text) if row.integer else float(text)
     except ValueError:
         return False
     return (row.integer or math.isfinite(value)) and lo <= value <= hi
+
+
+def test_a_command_line_decay_is_clamped():
+    """llama_sampler_init_adaptive_p clamps the decay to [0, 0.99]; a command line gives the clamped value."""
+    for text, value in (("5", 0.99), ("0.9900000000000001", 0.99), ("inf", 0.99), ("-3", 0.0), ("-inf", 0.0),
+                        ("0.5", 0.5)):
+        assert parse_flags(["--adaptive-decay", text])[0].adaptive_decay == value, text
+    for bad in ("nan", "1e39", "abc"):
+        with pytest.raises(FlagError):
+            parse_flags(["--adaptive-decay", bad])
 
 
 @pytest.mark.parametrize("text", [

@@ -350,7 +350,8 @@ def test_adaptive_p_single_steps_match_native():
         native.close()
 
 
-@pytest.mark.parametrize("target,decay", [(0.3, 0.9), (0.05, 0.99), (0.8, 0.0), (1.0, 0.5), (-1.0, 0.9)])
+@pytest.mark.parametrize("target,decay", [(0.3, 0.9), (0.05, 0.99), (0.8, 0.0), (1.0, 0.5), (-1.0, 0.9),
+                                          (1.5, 0.9), (2.0, 0.99), (3e38, 0.0)])  # above 1: llama-cli takes it
 def test_adaptive_p_sequence_matches_native(target, decay):
     """300+ steps: the running average follows accepted picks only, compared bit for bit."""
     rng = np.random.default_rng(int(target * 100) + int(decay * 1000))

@@ -66,6 +66,12 @@ VALID = {
     "scatter.absorption": ("0.2", 0.2),
     "scatter.absorption_last_n": ("10", 10),
     "scatter.collision": ("0.25", 0.25),
+    "logit_bias": ("15043-inf", ((15043, float("-inf")),)),
+    "mirostat": ("2", 2),
+    "mirostat_eta": ("0.2", 0.2),
+    "mirostat_tau": ("4.5", 4.5),
+    "adaptive_target": ("0.3", 0.3),
+    "adaptive_decay": ("0.5", 0.5),
 }
 VALID_SAMPLERS = ("top_k;scatter;temp", ("top_k", "scatter", "temperature"))
 VALID_SEQ = ("kpr", ("top_k", "top_p", "scatter"))
@@ -87,6 +93,7 @@ LLAMA_ALIASES = {
     "xtc": ["xtc"],
     "scatter": ["scatter"],
     "temperature": ["temperature", "temp"],
+    "adaptive_p": ["adaptive_p", "adaptive-p", "adaptivep"],
 }
 ALIAS_CASES = [
     (spelling, canonical)
@@ -118,14 +125,15 @@ def flag_value(flag) -> tuple[str | None, object]:
 
 def test_tables_cover_every_flag():
     fields = {f.field for f in FLAGS}
-    assert fields - {"scatter.adaptive"} == set(VALID)
+    assert fields - {"scatter.adaptive", "ignore_eos"} == set(VALID)
     # every alias llama-cli has for the sampling flags the playground supports
     expected_names = {
         "-s", "--seed", "--samplers", "--sampler-seq", "--sampling-seq", "--temp", "--temperature",
         "--dynatemp-range", "--dynatemp-exp", "--top-k", "--top-p", "--min-p", "--typical", "--typical-p",
         "--top-nsigma", "--top-n-sigma", "--xtc-probability", "--xtc-threshold", "--repeat-last-n",
         "--repeat-penalty", "--presence-penalty", "--frequency-penalty", "--dry-multiplier", "--dry-base",
-        "--dry-allowed-length", "--dry-penalty-last-n", "--dry-sequence-breaker",
+        "--dry-allowed-length", "--dry-penalty-last-n", "--dry-sequence-breaker", "-l", "--logit-bias",
+        "--ignore-eos", "--mirostat", "--mirostat-lr", "--mirostat-ent", "--adaptive-target", "--adaptive-decay",
     }
     assert expected_names <= set(FLAG_BY_NAME)
     scatter_names = {n for n in FLAG_BY_NAME if n.startswith("--scatter-")}
@@ -311,12 +319,18 @@ def test_samplers_duplicates_and_order_kept():
     assert s.samplers == ("temperature", "top_k", "temperature", "top_k")
 
 
-@pytest.mark.parametrize("name", ["infill", "adaptive_p", "adaptive-p", "adaptivep", "INFILL"])
+@pytest.mark.parametrize("name", ["infill", "INFILL", "Infill"])
 def test_samplers_llama_stages_the_playground_lacks(name):
     with pytest.raises(FlagError) as exc:
         parse_flags(["--samplers", f"top_k;{name}"])
     msg = str(exc.value)
     assert "--samplers" in msg and name in msg and "not supported" in msg
+
+
+@pytest.mark.parametrize("name", ["adaptive_p", "adaptive-p", "adaptivep", "Adaptive-P", "ADAPTIVEP"])
+def test_samplers_adaptive_p_every_spelling(name):
+    assert parse_flags(["--samplers", f"top_k;{name}"])[0].samplers == ("top_k", "adaptive_p")
+    assert parse_flags(["--sampler-seq", "ka"])[0].samplers == ("top_k", "adaptive_p")
 
 
 @pytest.mark.parametrize("name", ["bogus", "top k", "top__k", "typical", "mirostat", "greedy", "scatter_"])
@@ -348,7 +362,7 @@ def test_sampler_seq_order_and_repeats():
     assert s.samplers == ("temperature", "top_k", "scatter", "top_k", "top_p")
 
 
-@pytest.mark.parametrize("seq", ["i", "a", "K", "kz", "k p", "k;p", "1", "edskypmxrtq"])
+@pytest.mark.parametrize("seq", ["i", "q", "A", "K", "kz", "k p", "k;p", "1", "edskypmxrtq"])
 def test_sampler_seq_unknown_letters(seq):
     with pytest.raises(FlagError) as exc:
         parse_flags(["--sampler-seq", seq])
@@ -489,23 +503,32 @@ def test_several_problems_in_one_error_and_nothing_applied():
 
 def test_unsupported_llama_cli_flags_reported():
     with pytest.raises(FlagError) as exc:
-        parse_flags("--mirostat 2 --grammar x --ignore-eos --top-k 3")
+        parse_flags("-bs --grammar x --backend-sampling --top-k 3")
     assert exc.value.problems == [
-        "--mirostat: not supported by the playground",
+        "-bs: not supported by the playground",
         "--grammar: not supported by the playground",
-        "--ignore-eos: not supported by the playground",
+        "--backend-sampling: not supported by the playground",
     ]
 
 
 def test_unsupported_flags_values_are_consumed_with_equals_form():
     with pytest.raises(FlagError) as exc:
-        parse_flags(["--mirostat=2", "--mirostat-lr", "0.1", "-l", "15043+1", "--json-schema", "{}"])
+        parse_flags(["--grammar=x", "-j", "{}", "--json-schema", "{}", "--top-k", "3"])
     assert exc.value.problems == [
-        "--mirostat: not supported by the playground",
-        "--mirostat-lr: not supported by the playground",
-        "-l: not supported by the playground",
+        "--grammar: not supported by the playground",
+        "-j: not supported by the playground",
         "--json-schema: not supported by the playground",
     ]
+
+
+def test_the_flags_once_unsupported_are_read():
+    """Mirostat, logit bias, --ignore-eos and adaptive-p were refused before issue 13; now they are settings."""
+    s, rest = parse_flags(["--mirostat=2", "--mirostat-lr", "0.1", "-l", "15043+1", "--ignore-eos",
+                           "--adaptive-target", "0.4", "--adaptive-decay=0.5", "--logit-bias", "7-inf"])
+    assert rest == []
+    assert (s.mirostat, s.mirostat_eta, s.ignore_eos, s.adaptive_target, s.adaptive_decay) == (2, 0.1, True, 0.4, 0.5)
+    assert s.logit_bias == ((15043, 1.0), (7, float("-inf")))
+    assert not set(UNSUPPORTED) & set(FLAG_BY_NAME)
 
 
 @pytest.mark.parametrize("name,arity", sorted(UNSUPPORTED.items()))
@@ -517,9 +540,9 @@ def test_every_unsupported_flag(name, arity):
 
 def test_unsupported_and_unknown_together():
     with pytest.raises(FlagError) as exc:
-        parse_flags("--mirostat 2 --nope --temp x")
+        parse_flags("--grammar 2 --nope --temp x")
     assert exc.value.problems == [
-        "--mirostat: not supported by the playground",
+        "--grammar: not supported by the playground",
         "--nope: unknown flag",
         "--temp: expected a number, got 'x'",
     ]

@@ -214,7 +214,8 @@ STAGE_BAD = [
     ("mirostat n_vocab", lambda v: Mirostat(v), [0, -5, 2**31, 1.5]),
     ("mirostat m", lambda v: Mirostat(1000, 0, 5.0, 0.1, v), [0, -1, 2.5]),
     ("--mirostat", check_mirostat_mode, [3, -1, 1.5, "two", NAN]),
-    ("--adaptive-target", lambda v: AdaptiveP(v), [NAN, INF, -INF, 1.0001, 2.0, "abc"]),
+    # above 1 is accepted (llama.cpp clamps it at each step): test_adaptive_p_target_above_one_matches_native
+    ("--adaptive-target", lambda v: AdaptiveP(v), [NAN, INF, -INF, 1e39, "abc"]),
     ("--adaptive-decay", lambda v: AdaptiveP(0.5, v), [NAN, INF, -0.1, 0.991, 1.0, 5.0]),
     ("--seed", lambda v: AdaptiveP(0.5, 0.9, v), [-1, 2**32]),
     ("-l/--logit-bias", lambda v: LogitBias(100, [(1, v)]), [NAN, INF, 1e39, 2e30, -2e30, "abc"]),
@@ -245,6 +246,7 @@ def test_accepted_boundaries():
     Mirostat(1), Mirostat(1, 0, 0.0, 0.0, 1), Mirostat(2**31 - 1, 0xFFFFFFFF, -5.0, -1.0, 2**31 - 1)
     MirostatV2(0, 3e38, 3e38), MirostatV2(0xFFFFFFFF, -3e38, -3e38)
     AdaptiveP(1.0, 0.0), AdaptiveP(0.0, 0.99), AdaptiveP(-3e38, 0.5), AdaptiveP(-1.0, 0.0)
+    AdaptiveP(1.0001, 0.5), AdaptiveP(2.0, 0.9), AdaptiveP(3e38, 0.0)  # llama-cli takes them; clamped per step
     LogitBias(0, []), LogitBias(10, [(3, -INF), (3, 1e30), (2**31 - 1, 1.0), (-(2**31), -1.0)])
     assert [check_mirostat_mode(v) for v in (0, 1, 2, 2.0, "1")] == [0, 1, 2, 2, 1]
     assert AdaptiveP(0.5, 0.99).decay == np.float32(0.99)

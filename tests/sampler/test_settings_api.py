@@ -27,6 +27,9 @@ OTHER = {
     "scatter.strength": 0.5, "scatter.radius": 1.0, "scatter.steps": 3, "scatter.adaptive": True,
     "scatter.strength_min": 0.1, "scatter.strength_max": 0.2, "scatter.entropy_target": 0.4,
     "scatter.absorption": 0.3, "scatter.absorption_last_n": 5, "scatter.collision": 0.5,
+    "logit_bias": ((15043, float("-inf")), (7, 1.5)), "ignore_eos": True, "mirostat": 2, "mirostat_eta": 0.2,
+    "mirostat_tau": 4.0, "adaptive_target": 0.4, "adaptive_decay": 0.5,
+    "banned_phrases": (("in the end", False), ("Suddenly", True)),
 }
 
 
@@ -111,6 +114,8 @@ WRONG = {
     "switch": [1, 0, "true", None],
     "samplers": ["top_k", ["top_k", 3], None, 5],
     "breaker": ["x", [1], None],
+    "bias": ["7+1", [[7, 1.0]], [7], None],
+    "phrases": ["end", ["end"], [{"text": 5}], [{"text": "x", "exact_case": "yes"}], None],
 }
 
 

@@ -25,7 +25,8 @@ from sampler.settings import SamplerSettings, ScatterParams
 from sampler.stageargs import arg_paths, scatter_ext_args, stage_args
 from sampler.stages import Dist, Dry, MinP, Penalties, Temperature, TopK, TopNSigma, TopP, Typical, Xtc
 from sampler.stagetable import (
-    DEFAULT_ORDER, DIST, LETTERS, N_VOCAB, STAGE_ALIASES, STAGE_BY_NAME, STAGES, UNSUPPORTED_STAGES, VOCAB,
+    BIASES, DEFAULT_ORDER, DIST, EXTRA_STAGES, LETTERS, MARKER_FIELDS, MIROSTAT_M, N_VOCAB, STAGE_ALIASES,
+    STAGE_BY_NAME, STAGES, UNSUPPORTED_STAGES, VOCAB,
 )
 
 DATA = Path(__file__).parent / "data" / "llama.cpp"
@@ -79,8 +80,9 @@ def test_row_is_well_formed(row):
     assert row.kind in KINDS
     assert row.numeric == (row.ctype is not None)
     assert row.label and row.help.endswith(".") and "\n" not in row.help
-    assert row.upstream == (row.group is None)
-    assert row.cli == (row.field != "min_keep")
+    # every llama.cpp setting is upstream; the scatter rows and the playground's banned phrases are not
+    assert row.upstream == (row.group is None and row.field != "banned_phrases")
+    assert row.cli == (row.field not in ("min_keep", "banned_phrases"))
     lo, hi = row.bounds
     if row.numeric:
         assert lo <= row.default <= hi
@@ -110,19 +112,22 @@ def test_flags_are_the_cli_rows_in_order():
 
 def test_each_rows_stage_reads_it():
     read_by: dict[str, set[str]] = {}
-    for stage in STAGES + (DIST,):
+    for stage in STAGES + (DIST,) + EXTRA_STAGES:
         for path in arg_paths(stage):
-            if not path.startswith("<"):
-                assert path in ROW_BY_FIELD, (stage.name, path)
-                read_by.setdefault(path, set()).add(stage.name)
+            for field in MARKER_FIELDS.get(path, () if path.startswith("<") else (path,)):
+                assert field in ROW_BY_FIELD, (stage.name, field)
+                read_by.setdefault(field, set()).add(stage.name)
+    # the two mirostats read the same two values; --mirostat 1|2 puts a plain temperature before them
+    shared = {"mirostat_eta": "mirostat", "mirostat_tau": "mirostat", "temp": "temp_plain"}
     for row in ROW_BY_FIELD.values():
         if row.stage is not None:
-            assert read_by[row.field] == {row.stage}, row.field
-    # the rows without one stage: read by several (seed, min_keep) or by the chain itself (the order)
-    assert {r.field for r in ROW_BY_FIELD.values() if r.stage is None} == {"seed", "samplers", "min_keep"}
-    assert read_by["seed"] == {"xtc", "scatter", "dist"}
+            assert read_by[row.field] == {row.stage} | ({shared[row.field]} if row.field in shared else set()), row.field
+    # the rows without one stage: read by several (seed, min_keep) or by the chain itself (the order, mirostat)
+    assert {r.field for r in ROW_BY_FIELD.values() if r.stage is None} == {"seed", "samplers", "min_keep", "mirostat"}
+    assert read_by["seed"] == {"xtc", "scatter", "dist", "adaptive_p", "mirostat", "mirostat_v2"}
     assert read_by["min_keep"] == {"typ_p", "top_p", "min_p", "xtc"}
-    assert "samplers" not in read_by
+    assert read_by["temp"] == {"temperature", "temp_plain"}
+    assert "samplers" not in read_by and "mirostat" not in read_by
 
 
 def test_scatter_ext_args_in_the_spec_order():
@@ -195,6 +200,8 @@ def _common_params() -> dict[str, tuple[str, str]]:
         out[m.group(2)] = (m.group(1), m.group(3).strip())
     vector = re.search(r"dry_sequence_breakers = (\{[^}]*\})", excerpt("common.h.excerpt"))
     out["dry_sequence_breakers"] = ("std::vector<std::string>", vector.group(1))
+    for m in re.finditer(r"^\s*(std::vector<llama_logit_bias>)\s+(\w+);", excerpt("common.h.excerpt"), re.M):
+        out[m.group(2)] = (m.group(1), "{}")  # an empty vector
     return out
 
 
@@ -205,6 +212,8 @@ def _c_literal(ctype: str, text: str):
         return np.float32(float(text.rstrip("f")))
     if ctype.startswith("std::vector"):
         return tuple(ast.literal_eval("[" + text.strip("{}") + "]"))
+    if ctype == "bool":
+        return {"true": True, "false": False}[text]
     return int(text)
 
 
@@ -262,9 +271,9 @@ def test_stage_names_letters_and_aliases_match_sampling_cpp():
     }
 
 
-def _native_calls() -> dict[str, list[str]]:
+def _native_calls(block: int = 0) -> dict[str, list[str]]:
     """``llama_sampler_init_X -> [argument expressions]`` of the chain common_sampler builds."""
-    text = blocks("sampling.cpp.excerpt")[0]
+    text = blocks("sampling.cpp.excerpt")[block]
     calls = {}
     for m in re.finditer(r"(llama_sampler_init_\w+)\(", text):
         depth, i = 1, m.end()
@@ -286,14 +295,25 @@ def _as_table_args(c_args: list[str]) -> list[str]:
             out.append(a.removeprefix("params."))
         elif a == "c_breakers.data()":
             out.append("dry_sequence_breakers")  # with c_breakers.size(): one breaker field
+        elif a == "merged.data()":
+            out.append(BIASES)  # with merged.size(): the merged list
+        elif a == "100":
+            out.append(MIROSTAT_M)
         else:
-            assert a == "c_breakers.size()", a
+            assert a in ("c_breakers.size()", "merged.size()"), a
     return out
 
 
 @pytest.mark.parametrize("stage", [s for s in STAGES + (DIST,) if s.upstream], ids=lambda s: s.name)
 def test_native_args_match_sampling_cpp(stage):
     calls = _native_calls()
+    assert _as_table_args(calls[stage.native]) == list(arg_paths(stage))
+
+
+@pytest.mark.parametrize("stage", EXTRA_STAGES, ids=lambda s: s.name)
+def test_extra_stage_args_match_sampling_cpp(stage):
+    """Logit bias, the plain temperature and the two mirostats, as common_sampler_init adds them."""
+    calls = {**_native_calls(2), **_native_calls(3)}
     assert _as_table_args(calls[stage.native]) == list(arg_paths(stage))
 
 

@@ -109,13 +109,13 @@ def test_copy_writes_the_prompt_file_and_never_replaces_another(qtbot, window, t
 def test_import_dialog_lists_ignored_flags_then_applies(qtbot, window):
     before = window.state.lane().settings
     dialog = ImportDialog(before, window)
-    dialog.edit.setPlainText("llama-cli -m x.gguf --temp 0.4 --mirostat 0")
+    dialog.edit.setPlainText("llama-cli -m x.gguf --temp 0.4 --grammar ''")  # (--mirostat 0 is a setting now)
     dialog.apply()
-    assert dialog.result_settings.temp == 0.4 and dialog.notes == ("--mirostat 0: ignored (0 leaves mirostat off)",)
-    assert "--mirostat 0" in dialog.notes_label.text() and dialog.result() == 0  # shown, not yet accepted
+    assert dialog.result_settings.temp == 0.4 and dialog.notes == ("--grammar '': ignored (an empty grammar is no grammar)",)
+    assert "--grammar" in dialog.notes_label.text() and dialog.result() == 0  # shown, not yet accepted
     dialog.apply()
     assert dialog.result() == 1
     dialog = ImportDialog(before, window)
-    dialog.edit.setPlainText("--mirostat 2 --temp 0.4")
+    dialog.edit.setPlainText("--mirostat 3 --temp 0.4")
     dialog.apply()
     assert dialog.result_settings is None and "--mirostat" in dialog.error.text()

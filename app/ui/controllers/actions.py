@@ -141,7 +141,8 @@ class ActionsController:
     def open_export(self) -> None:
         model = self.state.model
         self.export_dialog = ExportDialog(self.state.lane().settings, model.path if model else None,
-                                          self.state.prompt, self.window, run_settings=self.state.run_settings)
+                                          self.state.prompt, self.window, run_settings=self.state.run_settings,
+                                          token_texts=self.state.token_texts)
         self.export_dialog.show()
 
     def open_import(self) -> None:

@@ -5,7 +5,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QAbstractItemView, QHBoxLayout, QLabel, QLineEdit, QListWidget, QListWidgetItem, QVBoxLayout, QWidget
 
 from sampler import FlagError, parse_flags
-from sampler.stagetable import DEFAULT_ORDER, LETTERS
+from sampler.stagetable import DEFAULT_ORDER, LETTERS, ORDERABLE
 
 
 class OrderEditor(QWidget):
@@ -18,9 +18,10 @@ class OrderEditor(QWidget):
         super().__init__(parent)
         self.list = QListWidget()
         self.list.setDragDropMode(QAbstractItemView.DragDropMode.InternalMove)
-        self.list.setToolTip("Drag to reorder; untick to leave a stage out. dist always comes last.")
+        self.list.setToolTip("Drag to reorder; untick to leave a stage out. dist comes last; adaptive-p, ticked, "
+                             "picks instead of dist wherever it stands.")
         self.seq = QLineEdit()
-        self.seq.setToolTip("--sampler-seq letters: " + ", ".join(f"{LETTERS[n]} {n}" for n in DEFAULT_ORDER))
+        self.seq.setToolTip("--sampler-seq letters: " + ", ".join(f"{LETTERS[n]} {n}" for n in ORDERABLE))
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addWidget(self.list)
@@ -46,7 +47,7 @@ class OrderEditor(QWidget):
         self._syncing = True
         try:
             self.list.clear()
-            rest = [n for n in DEFAULT_ORDER if n not in order]
+            rest = [n for n in ORDERABLE if n not in order]
             for name in list(order) + rest:
                 item = QListWidgetItem(f"{LETTERS[name]}  {name}")
                 item.setData(Qt.ItemDataRole.UserRole, name)

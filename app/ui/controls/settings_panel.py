@@ -12,6 +12,7 @@ from app.state import Change
 from sampler.flagtable import ROW_BY_FIELD
 
 from .flag_control import FlagControl, FlagSwitch, tooltip
+from .list_editors import list_editors
 from .model_page import ModelPage
 from .order_editor import OrderEditor
 from .run_page import RunPage
@@ -68,14 +69,14 @@ class SettingsPanel(QToolBox):
         self.run_page = RunPage(state, playground)
         self.model_page = ModelPage(state, playground)
         self.addItem(self._flag_page(_rows(True), self.noop_note), "Scatter")
-        self.addItem(self._flag_page(_rows(False), self._breakers_row()), "Chain")
+        self.addItem(self._flag_page(_rows(False), self._breakers_row(), *self._list_rows()), "Chain")
         self.addItem(self.order, "Order")
         self.addItem(self.run_page, "Run")
         self.addItem(self.model_page, "Model")
         self._unsubscribe = state.subscribe(self._on_change)
         self.refresh()
 
-    def _flag_page(self, rows, extra: QWidget) -> QWidget:
+    def _flag_page(self, rows, *extra: QWidget) -> QWidget:
         page = QWidget()
         lay = QVBoxLayout(page)
         lay.setSpacing(2)
@@ -84,7 +85,8 @@ class SettingsPanel(QToolBox):
             ctl.edited.connect(self._edit)
             self.controls[row.field] = ctl
             lay.addWidget(ctl)
-        lay.addWidget(extra)
+        for widget in extra:
+            lay.addWidget(widget)
         lay.addStretch(1)
         return page
 
@@ -99,6 +101,14 @@ class SettingsPanel(QToolBox):
         self.breakers.editingFinished.connect(lambda: self._edit(row.field, parse_breakers(self.breakers.text())))
         lay.addWidget(self.breakers)
         return box
+
+    def _list_rows(self) -> list:
+        """Logit biases and banned phrases (``self.controls`` shows them like the others)."""
+        editors = list_editors(ROW_BY_FIELD)
+        for editor in editors:
+            editor.edited.connect(self._edit)
+            self.controls[editor.row.field] = editor
+        return editors
 
     def _edit(self, field: str, value) -> None:
         self.playground.lanes.edit(field, value)

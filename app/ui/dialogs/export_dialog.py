@@ -45,10 +45,10 @@ def _notes_html(notes) -> str:
 
 class ExportDialog(QDialog):
     def __init__(self, settings, model_path: str | None, prompt: str, parent=None, *, run_settings=None,
-                 chat: bool = False, system: str | None = None, messages=None):
+                 chat: bool = False, system: str | None = None, messages=None, token_texts=()):
         super().__init__(parent)
         self.setWindowTitle("Copy as llama.cpp")
-        self.settings, self.model_path, self.prompt = settings, model_path, prompt
+        self.settings, self.model_path, self.prompt, self.token_texts = settings, model_path, prompt, token_texts
         self.run_settings, self.chat, self.system, self.messages = run_settings, chat, system, messages
 
         self.program = QComboBox()
@@ -171,7 +171,7 @@ class ExportDialog(QDialog):
     def _run(self) -> dict:
         chat = self.chat if self.program.currentData() is None else self.program.currentData() == CHAT_PROGRAM
         run = dict(prompt=self.prompt, model_path=self.model_path, chat=chat, system=self.system,
-                   messages=self.messages)
+                   messages=self.messages, token_texts=self.token_texts)
         if self.run_settings is not None:
             run["run_settings"] = self.run_settings
         return run

@@ -1,0 +1,165 @@
+"""One row of the flag table (:class:`Flag`): a setting, its llama.cpp spellings, kind, range, and how it
+is checked, read from a command line and written as JSON.  The rows themselves are :mod:`sampler.flagtable`."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Iterable
+
+import numpy as np
+
+from . import cparse
+from .biasvalues import biases_from_json, biases_to_json, check_biases
+from .numbers import check_value, effective_range, show
+from .phrases import check_phrases, phrases_from_json, phrases_to_json
+from .stagetable import STAGE_BY_LETTER, stage_name
+
+KINDS = ("float", "int", "uint", "switch", "samplers", "seq", "breaker", "bias", "phrases")
+#: The Python type a field of each kind holds.
+PY_TYPES = {"float": float, "int": int, "uint": int, "switch": bool, "samplers": tuple, "seq": tuple, "breaker": tuple,
+            "bias": tuple, "phrases": tuple}
+#: Kinds whose flag may be repeated, each occurrence adding one entry to the list.
+REPEATED_KINDS = ("breaker", "bias")
+
+DEFAULT_BREAKERS = ("\n", ":", '"', "*")
+#: Smallest float32 whose float32 inverse is finite (llama-cli's repeat-penalty rule).
+MIN_REPEAT_PENALTY = 2.938737278354183e-39
+
+
+@dataclass(frozen=True)
+class Flag:
+    """One row of the table: one setting and its llama.cpp flag."""
+
+    field: str  # SamplerSettings attribute path: "temp", "scatter.strength"
+    names: tuple[str, ...]  # every llama.cpp spelling; names[0] canonical (but seed prints --seed)
+    kind: str  # one of KINDS
+    default: Any
+    label: str  # short GUI label
+    help: str  # one sentence: tooltips and --help
+    stage: str | None = None  # the stage that reads it (None: seed, order, min_keep)
+    lo: float | int | None = None  # inclusive bounds, None = unbounded
+    hi: float | int | None = None
+    ctype: str | None = None  # C type in llama.cpp: int32, uint32, float32, double (None: not a number)
+    slider_lo: float | None = None  # GUI slider (None: no slider)
+    slider_hi: float | None = None
+    step: float | None = None
+    decimals: int = 0
+    upstream: bool = True  # False: only a scatter-patched llama.cpp has it (or no llama.cpp: banned_phrases)
+    cli: bool = True  # False: llama-cli has no such flag (min_keep, banned_phrases)
+    cparse: str | None = None  # "stoi", "stof", "stof_clamp": read a command line as llama-cli does
+
+    @property
+    def flag(self) -> str:
+        """The name printed on export and used in errors (the first long spelling)."""
+        return next((n for n in self.names if n.startswith("--")), self.names[0])
+
+    @property
+    def group(self) -> str | None:
+        """``"scatter"`` for the scatter parameters, None for top-level fields."""
+        return self.field.partition(".")[0] if "." in self.field else None
+
+    @property
+    def attr(self) -> str:
+        """The attribute name on its dataclass (``"k"`` for ``"scatter.k"``)."""
+        return self.field.rpartition(".")[2]
+
+    @property
+    def numeric(self) -> bool:
+        return self.kind in ("float", "int", "uint")
+
+    @property
+    def integer(self) -> bool:
+        return self.kind in ("int", "uint")
+
+    @property
+    def bounds(self) -> tuple:
+        """Inclusive ``(lo, hi)`` after narrowing to the C type's range."""
+        return effective_range(self.lo, self.hi, self.ctype)
+
+    def check(self, value, name: str | None = None):
+        """``value`` converted to the field's type if valid, else ValueError naming the flag.
+
+        ``name`` is the spelling to name in errors (default :attr:`flag`).
+        Lenient about representation (``"0.5"``, ``3.0`` for an integer,
+        any iterable of names); :mod:`sampler.codec` is the strict one.
+        """
+        name = name or self.flag
+        if self.numeric:
+            return check_value(name, value, integer=self.integer, lo=self.lo, hi=self.hi, ctype=self.ctype)
+        if self.kind == "switch":
+            if not isinstance(value, (bool, np.bool_)):
+                raise ValueError(f"{name}: expected true or false, got {show(value)}")
+            return bool(value)
+        if self.kind in ("samplers", "seq"):
+            return tuple(stage_name(s) for s in _sequence(name, value, "a list of sampler names"))
+        if self.kind == "bias":
+            return check_biases(name, value)
+        if self.kind == "phrases":
+            return check_phrases(name, value)
+        return _breakers(name, value)
+
+    def parse(self, raw: str, name: str | None = None):
+        """The value of this flag written ``raw`` on a command line (checked)."""
+        name = name or self.flag
+        if self.kind == "samplers":
+            return tuple(stage_name(part) for part in raw.split(";") if part.strip())
+        if self.kind == "seq":
+            unknown = sorted({c for c in raw if c not in STAGE_BY_LETTER})
+            if unknown:
+                raise ValueError(f"{name}: unknown sampler letter(s) {''.join(unknown)!r} in {raw!r}")
+            return tuple(STAGE_BY_LETTER[c] for c in raw)
+        if self.kind == "breaker":
+            return _breakers(name, (raw,))[0]
+        if self.kind == "bias":  # one entry: parse_flags collects the repeated flag
+            return check_biases(name, (raw,))[0]
+        if self.kind == "phrases":
+            return check_phrases(name, (raw,))[0]
+        if self.cparse == "stoi":
+            return self.check(cparse.stoi(name, raw), name)
+        if self.cparse in ("stof", "stof_clamp"):
+            value = cparse.stof(name, raw)
+            if self.cparse == "stof_clamp" and value == value:  # std::clamp; NaN stays for the check to refuse
+                value = min(max(value, self.lo), self.hi)
+            return self.check(value, name)
+        return self.check(raw, name)
+
+    def to_json(self, value):
+        """The value as JSON (lists for tuples; ``-l`` texts for biases; objects for phrases)."""
+        if self.kind == "bias":
+            return biases_to_json(value)
+        if self.kind == "phrases":
+            return phrases_to_json(value)
+        return list(value) if isinstance(value, tuple) else value
+
+    def from_json(self, where: str, value):
+        """``value`` if its JSON type fits the kind (the range is :meth:`check`'s), else ValueError naming ``where``."""
+        if self.kind == "bias":
+            return biases_from_json(where, value)
+        if self.kind == "phrases":
+            return phrases_from_json(where, value)
+        if self.kind == "switch":
+            ok = isinstance(value, bool)
+            expected = "true or false"
+        elif self.numeric:
+            ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+            expected = "an integer" if self.integer else "a number"
+            if ok and self.integer and isinstance(value, float):
+                ok = value.is_integer()
+        else:
+            ok = isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value)
+            expected = "a list of strings"
+        if not ok:
+            raise ValueError(f"{where}: expected {expected}, got {show(value)}")
+        return tuple(value) if isinstance(value, list) else value
+
+
+def _sequence(name: str, value, what: str) -> tuple:
+    if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
+        raise ValueError(f"{name}: expected {what}, got {show(value)}")
+    return tuple(value)
+
+
+def _breakers(name: str, value) -> tuple[str, ...]:
+    breakers = tuple(str(b) for b in _sequence(name, value, "a list of strings"))
+    if "" in breakers:
+        raise ValueError(f"{name}: a breaker must not be empty, got ''")
+    return breakers

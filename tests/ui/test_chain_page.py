@@ -1,0 +1,78 @@
+"""The Chain page's new controls (issue 13) and the text pane's mark where a banned phrase was taken back."""
+from __future__ import annotations
+
+import pytest
+from PySide6.QtGui import QTextCursor
+
+from app.ui.controls.list_editors import biases_text, parse_biases, parse_phrases, phrases_text
+from sampler import SamplerSettings
+from sampler.phrases import check_phrases
+
+
+@pytest.mark.parametrize("phrases", [
+    (("in the end", False),), (("Paris", True), ("a | b", False)), (("=x", False), ("\\ back", True)), (),
+])
+def test_phrases_text_round_trips(phrases):
+    checked = check_phrases("--ban-phrase", phrases)
+    assert check_phrases("--ban-phrase", parse_phrases(phrases_text(checked))) == checked
+
+
+def test_phrases_and_biases_as_typed():
+    assert parse_phrases(" once upon | =Paris |  | x\\|y ") == (("once upon", False), ("Paris", True), ("x|y", False))
+    assert parse_biases("15043-inf, 7+1.5\t9-2 ") == ("15043-inf", "7+1.5", "9-2")
+    assert biases_text(((15043, float("-inf")), (7, 1.5))) == "15043-inf, 7+1.5"
+
+
+def test_the_chain_page_edits_the_new_settings(qtbot, window):
+    controls = window.controls.controls
+    for field in ("mirostat", "mirostat_eta", "mirostat_tau", "adaptive_target", "adaptive_decay", "ignore_eos",
+                  "logit_bias", "banned_phrases"):
+        assert field in controls, field
+    controls["mirostat"].box.setValue(2)
+    controls["ignore_eos"].box.setChecked(True)
+    bias = controls["logit_bias"].line
+    bias.setText("5-inf, 9+1.5")
+    bias.editingFinished.emit()
+    phrases = controls["banned_phrases"].line
+    phrases.setText("the river | =Sun")
+    phrases.editingFinished.emit()
+    s = window.state.lane().settings
+    assert (s.mirostat, s.ignore_eos) == (2, True)
+    assert s.logit_bias == ((5, float("-inf")), (9, 1.5))
+    assert s.banned_phrases == (("the river", False), ("Sun", True))
+    bias.setText("5+nan")  # refused: reported, the lane's list shown again
+    bias.editingFinished.emit()
+    assert window.state.lane().settings.logit_bias == ((5, float("-inf")), (9, 1.5))
+    assert "--logit-bias" in window.state.problem and bias.text() == "5-inf, 9+1.5"
+    assert "adaptive_p" in [window.controls.order.list.item(i).data(256) for i in
+                            range(window.controls.order.list.count())]
+
+
+def test_a_taken_back_phrase_is_marked_in_the_text(qtbot, window, run_and_wait):
+    run_and_wait(window)
+    words = "".join(r.text for r in window.state.lane().records).split()
+    pane = window.lanes_view.columns[0].text
+    for skip in range(1, 6):  # a phrase whose new first token shows some text (a newline has no format of its own)
+        phrase = " ".join(words[skip:skip + 2])
+        window.playground.lanes.edit("banned_phrases", (phrase,))
+        run_and_wait(window)
+        records = window.state.lane().records
+        banned = [r for r in records if r.banned]
+        assert banned and phrase not in "".join(r.text for r in records)
+        if banned[0].text.strip():
+            break
+    step = banned[0].step
+    qtbot.waitUntil(lambda: bool(pane.records_by_step.get(step, banned[0]).banned) and step in pane.records_by_step)
+    start, end = pane.spans[step]
+    text = pane.toPlainText()
+    cursor = QTextCursor(pane.document())
+    marked = []
+    for at in range(start, end):
+        if not text[at].isspace():
+            cursor.setPosition(at + 1)
+            marked.append(cursor.charFormat().fontOverline())
+    assert marked and all(marked)
+    assert "banned phrase taken back" in pane.alternatives_html(banned[0])
+    others = [r for r in records if r.step != step and not r.banned]
+    cursor.setPosition(pane.spans[others[0].step][1])
+    assert not cursor.charFormat().fontOverline()
