@@ -17,24 +17,91 @@ llama.cpp would run with:
 
 The number is returned as Python reads the text it took (``"0.99"`` is 0.99,
 not the float nearest to it), like the other rows' values; the flag's own
-check then applies its range.  The number syntax is glibc's, as
-:mod:`sampler.stages.logit_bias` reads it.
+check then applies its range.  The number syntax is glibc's; :func:`strtof32` is ``std::stof`` itself, with the
+float32 rounding and ERANGE (``-l/--logit-bias`` reads its bias with it).
 """
 from __future__ import annotations
 
 import math
 import re
+from fractions import Fraction
 
-_C_SPACE = " \t\n\v\f\r"
+C_SPACE = " \t\n\v\f\r"
 #: The smallest size that rounds to an infinite float (FLT_MAX plus half its last step).
 FLOAT_OVERFLOW = 3.4028235677973366e38
-_INT = re.compile(r"[+-]?[0-9]+")
+INT_PREFIX = re.compile(r"[+-]?[0-9]+")
 INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
+_INF = re.compile(r"([+-]?)inf(?:inity)?", re.IGNORECASE)
+_NAN = re.compile(r"([+-]?)nan(?:\([0-9A-Za-z_]*\))?", re.IGNORECASE)
+_HEX = re.compile(r"([+-]?)0[xX](?:([0-9a-fA-F]+)\.?([0-9a-fA-F]*)|\.([0-9a-fA-F]+))(?:[pP]([+-]?[0-9]+))?")
+_DEC = re.compile(r"([+-]?)(?:([0-9]+)\.?([0-9]*)|\.([0-9]+))(?:[eE]([+-]?[0-9]+))?")
+
+
+class FloatRange(Exception):
+    """strtof set ERANGE (std::stof throws out_of_range)."""
+
+
+def round_to_float32(v: Fraction) -> float:
+    """Round ``v > 0`` to float32 (nearest, ties to even) like glibc's strtof.
+
+    Raises :class:`FloatRange` on overflow, and on underflow (a tiny, inexact
+    result: glibc sets ERANGE then, x86 detecting tininess after rounding).
+    """
+    e = v.numerator.bit_length() - v.denominator.bit_length()
+    if Fraction(2) ** e > v:
+        e -= 1
+    # tininess after rounding: round to 24 bits with an unbounded exponent
+    r24 = round(v / Fraction(2) ** (e - 23)) * Fraction(2) ** (e - 23)
+    q = Fraction(2) ** (max(e, -126) - 23)
+    result = round(v / q) * q
+    if result >= Fraction(2) ** 128:
+        raise FloatRange
+    if r24 < Fraction(2) ** -126 and result != v:
+        raise FloatRange
+    return float(result)
+
+
+def strtof32(text: str) -> float:
+    """``std::stof(text)`` with glibc: raise ValueError (no number) or FloatRange."""
+    s = text.lstrip(C_SPACE)
+    m = _INF.match(s)
+    if m:
+        return -math.inf if m.group(1) == "-" else math.inf
+    m = _NAN.match(s)
+    if m:
+        return math.nan
+    m = _HEX.match(s)
+    if m:
+        sign, whole, frac, frac_only, exp = m.groups()
+        digits = (whole or "") + (frac or frac_only or "")
+        mant = int(digits, 16)
+        shift = int(exp or 0) - 4 * len(frac or frac_only or "")
+        base = 2
+    else:
+        m = _DEC.match(s)
+        if not m:
+            raise ValueError("no conversion")
+        sign, whole, frac, frac_only, exp = m.groups()
+        digits = (whole or "") + (frac or frac_only or "")
+        mant = int(digits)
+        shift = int(exp or 0) - len(frac or frac_only or "")
+        base = 10
+    if mant == 0:
+        return -0.0 if sign == "-" else 0.0
+    # far outside float's range: decide without building huge numbers
+    magnitude = math.log2(mant) + shift * math.log2(base)
+    if magnitude > 200 or magnitude < -300:
+        raise FloatRange
+    value = Fraction(mant) * Fraction(base) ** shift
+    out = round_to_float32(value)
+    return -out if sign == "-" else out
+
+
 
 
 def stoi(name: str, raw: str) -> int:
     """``std::stoi(raw)``; ValueError naming ``name`` and the text where llama-cli throws."""
-    m = _INT.match(raw.lstrip(_C_SPACE))
+    m = INT_PREFIX.match(raw.lstrip(C_SPACE))
     if not m:
         raise ValueError(f"{name}: expected an integer, got {raw!r}")
     digits = m.group(0).lstrip("+-").lstrip("0")
@@ -46,8 +113,6 @@ def stoi(name: str, raw: str) -> int:
 
 def _prefix(s: str) -> tuple[str, str] | None:
     """The number at the start of ``s`` (white space stripped) and its form: "dec", "hex", "inf" or "nan"."""
-    from .stages.logit_bias import _DEC, _HEX, _INF, _NAN  # here: the stages import the flag table
-
     for form, pattern in (("inf", _INF), ("nan", _NAN), ("hex", _HEX), ("dec", _DEC)):
         m = pattern.match(s)
         if m:
@@ -61,7 +126,7 @@ def stof(name: str, raw: str) -> float:
 
     NaN and infinities are returned as such: the row's check refuses them (``--adaptive-decay`` clamps them).
     """
-    s = raw.lstrip(_C_SPACE)
+    s = raw.lstrip(C_SPACE)
     found = _prefix(s)
     if found is None:
         raise ValueError(f"{name}: expected a number, got {raw!r}")

@@ -30,7 +30,8 @@ from app.presets import builtin_presets, find_builtin
 from sampler import FlagError, SamplerSettings, parse_flags
 from sampler.flags import FLAG_BY_NAME, UNSUPPORTED
 
-INT32_MAX = 2**31 - 1
+from .parsing import INT32_MAX, ArgParser, UsageError, check_utf8, checked, int_in, is_utf8
+
 #: A longer prompt file is refused (it could not fit any context anyway; ``-f /dev/zero`` ends here).
 MAX_PROMPT_BYTES = 64 * 2**20
 
@@ -48,56 +49,23 @@ RUN_FLAGS = {
 HELP_HINT = "see 'scatter-playground generate --help'"
 
 
-class UsageError(Exception):
-    """A bad command line; the message is one line."""
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message):  # argparse would print the usage and exit
-        raise UsageError(message)
-
-
-def _int_in(name: str, lo: int, hi: int = INT32_MAX):
-    def convert(text: str) -> int:
-        try:
-            value = int(text, 10)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{name}: expected an integer, got {text!r}") from None
-        if not lo <= value <= hi:
-            raise argparse.ArgumentTypeError(f"{name}: expected {lo} to {hi}, got {value}")
-        return value
-
-    return convert
-
-
-def _checked(parse):
-    """An argparse type from a parser whose ValueError message names the flag already."""
-    def convert(text: str):
-        try:
-            return parse(text)
-        except ValueError as exc:
-            raise argparse.ArgumentTypeError(str(exc)) from None
-
-    return convert
-
-
 def run_parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="scatter-playground generate", description=__doc__, add_help=True, allow_abbrev=False)
+    p = ArgParser(prog="scatter-playground generate", description=__doc__, add_help=True, allow_abbrev=False)
     p.add_argument("-m", "--model", help="GGUF model file (default: the bundled Gemma 3 270M)")
     p.add_argument("-p", "--prompt", help="the prompt text")
     p.add_argument("-f", "--file", help="read the prompt from a file")
-    p.add_argument("-n", "--predict", "--n-predict", dest="n", type=_int_in("-n", 1), default=128,
+    p.add_argument("-n", "--predict", "--n-predict", dest="n", type=int_in("-n", 1), default=128,
                    help="tokens to generate per lane")
-    p.add_argument("-c", "--ctx-size", dest="ctx", type=_int_in("-c (context size)", 16), default=4096,
+    p.add_argument("-c", "--ctx-size", dest="ctx", type=int_in("-c (context size)", 16), default=4096,
                    help="context size per lane")
-    p.add_argument("-t", "--threads", type=_int_in("-t (threads)", 1, 1024), default=None,
+    p.add_argument("-t", "--threads", type=int_in("-t (threads)", 1, 1024), default=None,
                    help="threads (default: physical cores)")
-    p.add_argument("-ngl", "--gpu-layers", "--n-gpu-layers", dest="gpu_layers", type=_int_in("-ngl (GPU layers)", 0),
+    p.add_argument("-ngl", "--gpu-layers", "--n-gpu-layers", dest="gpu_layers", type=int_in("-ngl (GPU layers)", 0),
                    default=None)
     p.add_argument("-fa", "--flash-attn", dest="flash_attn", choices=["on", "off", "auto"], default="auto")
-    p.add_argument("--rpc", type=_checked(parse_endpoints), default=(), metavar="SERVERS",
+    p.add_argument("--rpc", type=checked(parse_endpoints), default=(), metavar="SERVERS",
                    help="llama.cpp RPC servers host:port[,host:port...] that take the offloaded layers")
-    p.add_argument("-ts", "--tensor-split", dest="tensor_split", type=_checked(parse_tensor_split), default=(),
+    p.add_argument("-ts", "--tensor-split", dest="tensor_split", type=checked(parse_tensor_split), default=(),
                    metavar="N0,N1,...", help="share of the offloaded layers per device, e.g. 3,1")
     p.add_argument("-r", "--reverse-prompt", "--stop", dest="stop", action="append", default=[],
                    help="stop string (escapes processed, as llama.cpp does)")
@@ -209,41 +177,9 @@ def read_prompt(args: argparse.Namespace) -> str:
         except UnicodeDecodeError as exc:
             raise UsageError(f"-f {args.file}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
         return text[:-1] if text.endswith("\n") else text  # llama-cli drops one final newline
-    if not _is_utf8(args.prompt):
+    if not is_utf8(args.prompt):
         raise UsageError("-p: the prompt is not valid UTF-8 text")
     return args.prompt
-
-
-def _is_utf8(text: str) -> bool:
-    """False for a word of the command line that was not UTF-8 (Python keeps its bytes as surrogates)."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
-
-
-#: Flags whose value is a file name Python can open whatever its bytes.
-_PATH_FLAGS = ("-f", "--file", "--trace")
-
-
-def check_utf8(argv: list[str]) -> None:
-    """Every word but a file name must be UTF-8 text; the error names the flag it belongs to."""
-    owner = None  # the flag the next word is the value of
-    for word in argv:
-        is_flag = word.startswith("-") and len(word) > 1 and " " not in word
-        name, eq, value = word.partition("=") if word.startswith("--") else (word, "", "")
-        flag, shown = (name, value if eq else None) if is_flag else (owner, word)
-        if not _is_utf8(word) and flag not in _PATH_FLAGS:
-            if flag in ("-p", "--prompt"):
-                raise UsageError("-p: the prompt is not valid UTF-8 text")
-            if shown is None:
-                raise UsageError(f"{word!r}: not valid UTF-8 text")
-            raise UsageError(f"{flag + ' ' if flag else ''}{shown!r}: not valid UTF-8 text")
-        if is_flag:
-            owner = None if eq else name
-        elif owner != "--lanes":  # a flag takes one value; --lanes every word up to the next flag
-            owner = None
 
 
 def check_trace_path(args: argparse.Namespace, model_path: str | None) -> None:

@@ -11,120 +11,14 @@ run has started: a run that fails before leaves no file behind.
 """
 from __future__ import annotations
 
-import contextlib
-import json
-import logging
 import os
-import re
-import signal
 import sys
 import time
 
 from .args import HELP_HINT, GenerateArgs, UsageError, check_trace_path, parse_generate_args
+from .common import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, Interrupt, fail, one_line, route_llama_logs
 from .rpc_client import exit_if_lost, server_lines
-
-EXIT_USAGE, EXIT_FAILED, EXIT_INTERRUPTED = 2, 1, 130
-
-
-_LINE_BREAKS = re.compile("[\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")
-
-
-def one_line(message: str) -> str:
-    """``message`` with every line break written as an escape (a flag name may hold one)."""
-    return _LINE_BREAKS.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), message)
-
-
-def fail(message: str, code: int) -> int:
-    print(f"error: {one_line(message)}", file=sys.stderr, flush=True)
-    return code
-
-
-class TraceFile:
-    """One JSON line per step, flushed step by step, so the file always ends on a complete line.
-
-    The file is created at the first step (or by :meth:`close`), so a run that
-    fails before it starts leaves none behind.  A write error is a
-    :class:`TraceError` (an OSError) with a one-line message.
-    """
-
-    def __init__(self, path: str | None):
-        self.path = path
-        self.file = None
-        self.closed = path is None
-        self.lines = 0
-
-    def _open(self) -> None:
-        try:
-            self.file = open(self.path, "w", encoding="utf-8")
-        except OSError as exc:
-            raise TraceError(f"--trace {self.path}: cannot be written ({exc.strerror or exc})") from None
-
-    def write(self, records) -> None:
-        if self.closed or not records:
-            return
-        lines = "".join(json.dumps(rec.to_json(), allow_nan=False) + "\n" for rec in records)
-        if self.file is None:
-            self._open()
-        try:
-            self.file.write(lines)
-            self.file.flush()
-        except OSError as exc:
-            raise TraceError(f"--trace {self.path}: writing failed ({exc.strerror or exc})") from None
-        self.lines += len(records)
-
-    def close(self, create: bool = True) -> None:
-        """Close the file (creating it, empty, if no step came and ``create`` is set)."""
-        if self.closed:
-            return
-        self.closed = True
-        if self.file is None:
-            if not create:
-                return
-            self._open()
-        file, self.file = self.file, None
-        try:
-            file.close()
-        except OSError as exc:
-            raise TraceError(f"--trace {self.path}: writing failed ({exc.strerror or exc})") from None
-
-
-class TraceError(OSError):
-    pass
-
-
-class Interrupt:
-    """Ctrl-C asks the run to stop after the current step or prompt batch (or the model's load);
-    a second Ctrl-C ends the process at once (exit 130; the trace still ends on a complete line)."""
-
-    def __init__(self):
-        self.requested = False
-        self.checks_passed = 0  # prompt batches begun (and steps), counted by should_stop
-
-    def handler(self, signum, frame) -> None:
-        if self.requested:
-            os.write(2, b"\ninterrupted again: stopping at once\n")
-            os._exit(EXIT_INTERRUPTED)
-        self.requested = True
-
-    def should_stop(self) -> bool:
-        if not self.requested:
-            self.checks_passed += 1
-        return self.requested
-
-    def keep_loading(self, fraction: float) -> bool:
-        return not self.requested
-
-    @contextlib.contextmanager
-    def installed(self):
-        try:
-            old = signal.signal(signal.SIGINT, self.handler)
-        except ValueError:  # not the main thread (a test calling main()): Ctrl-C stays KeyboardInterrupt
-            yield self
-            return
-        try:
-            yield self
-        finally:
-            signal.signal(signal.SIGINT, old)
+from .trace_file import TraceFile
 
 
 def main(argv: list[str]) -> int:
@@ -137,7 +31,7 @@ def main(argv: list[str]) -> int:
         parsed = parse_generate_args(argv)
     except UsageError as exc:
         return fail(f"{exc} ({HELP_HINT})", EXIT_USAGE)
-    _route_llama_logs(parsed.options.verbose)
+    route_llama_logs(parsed.options.verbose)
     try:
         return _run(parsed)
     except KeyboardInterrupt:  # Ctrl-C before the run's own handler is in place (unpacking the model)
@@ -145,22 +39,6 @@ def main(argv: list[str]) -> int:
         return EXIT_INTERRUPTED
 
 
-_log_handler: logging.Handler | None = None
-
-
-def _route_llama_logs(verbose: bool) -> None:
-    """llama.cpp's warnings go to stderr with --verbose only (the error lines still reach the messages)."""
-    global _log_handler
-    log = logging.getLogger("llama_cpp")
-    if _log_handler is not None:
-        log.removeHandler(_log_handler)
-    if verbose:
-        _log_handler = logging.StreamHandler(sys.stderr)
-        _log_handler.setLevel(logging.WARNING)
-        _log_handler.setFormatter(logging.Formatter("llama.cpp: %(message)s"))
-    else:
-        _log_handler = logging.NullHandler()
-    log.addHandler(_log_handler)
 
 
 def _say(parsed: GenerateArgs):

@@ -24,8 +24,8 @@ import sys
 import threading
 import time
 
-from .args import UsageError, _int_in, _Parser
-from .generate import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, fail
+from .parsing import ArgParser, UsageError, int_in
+from .common import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, fail
 
 DEFAULT_PORT = 50052  # llama.cpp's rpc-server default
 READY_TIMEOUT_S = 30.0
@@ -41,12 +41,12 @@ WARNING: Host ('{host}') is != '127.0.0.1'
 
 
 def parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="scatter-playground rpc-server", description=__doc__, allow_abbrev=False,
+    p = ArgParser(prog="scatter-playground rpc-server", description=__doc__, allow_abbrev=False,
                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("-H", "--host", default="127.0.0.1", help="IPv4 address to bind to (default: 127.0.0.1)")
-    p.add_argument("-p", "--port", type=_int_in("--port", 0, 65535), default=DEFAULT_PORT,
+    p.add_argument("-p", "--port", type=int_in("--port", 0, 65535), default=DEFAULT_PORT,
                    help=f"port to bind to (default: {DEFAULT_PORT}; 0: any free port)")
-    p.add_argument("-t", "--threads", type=_int_in("--threads", 1, 1024), default=None,
+    p.add_argument("-t", "--threads", type=int_in("--threads", 1, 1024), default=None,
                    help="threads for the CPU device (default: physical cores)")
     p.add_argument("-c", "--cache", metavar="DIR", default=None,
                    help="keep received weights in this folder, so a reload skips sending them")

@@ -22,8 +22,8 @@ from app.sweep import output
 from app.sweep.report import progress_line, summary_text
 from app.sweep.runner import SweepRunner
 
-from .args import UsageError
-from .generate import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, Interrupt, _route_llama_logs, fail
+from .parsing import UsageError
+from .common import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, Interrupt, fail, route_llama_logs
 from .sweep_args import HELP_HINT, SweepArgs, parse_sweep_args, sweep_parser
 
 PROGRESS_INTERVAL_S = 0.5
@@ -38,7 +38,7 @@ def main(argv: list[str], *, loader=None) -> int:
         parsed = parse_sweep_args(argv)
     except UsageError as exc:
         return fail(f"{exc} ({HELP_HINT})", EXIT_USAGE)
-    _route_llama_logs(False)
+    route_llama_logs(False)
     interrupt = Interrupt()
     with interrupt.installed():
         try:

@@ -17,7 +17,7 @@ from app.sweep.plan import SweepPlan
 from app.sweep.ranges import is_range
 from sampler.flags import FLAG_BY_NAME
 
-from .args import _int_in, _Parser, UsageError, check_utf8
+from .parsing import ArgParser, UsageError, check_utf8, int_in
 
 HELP_HINT = "see 'scatter-playground sweep --help'"
 
@@ -30,7 +30,7 @@ example: scatter-playground sweep --preset creative-writing --scatter-strength 0
 
 
 def sweep_parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="scatter-playground sweep", description="Measure what a sampling flag does: diversity "
+    p = ArgParser(prog="scatter-playground sweep", description="Measure what a sampling flag does: diversity "
                 "against likelihood, per sample, into a CSV.", epilog=EPILOG, allow_abbrev=False,
                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("-o", "--output", required=True, help="the CSV to write (first line: '# ' and a JSON header)")
@@ -42,16 +42,16 @@ def sweep_parser() -> argparse.ArgumentParser:
     p.add_argument("--prompts", action="append", default=[], metavar="PATH",
                    help="a prompt file, or a folder of .txt prompts (again for more; default: assets/prompts)")
     p.add_argument("-p", "--prompt", dest="texts", action="append", default=[], help="a prompt as text (again for more)")
-    p.add_argument("--seeds", type=_int_in("--seeds", 1, 1000), default=3, help="seeds per prompt (default 3)")
-    p.add_argument("-s", "--seed", type=_int_in("--seed", 0, MAX_SEED), default=1, help="the first seed (default 1)")
-    p.add_argument("-n", "--predict", "--n-predict", dest="n", type=_int_in("-n", 1, 65536), default=48,
+    p.add_argument("--seeds", type=int_in("--seeds", 1, 1000), default=3, help="seeds per prompt (default 3)")
+    p.add_argument("-s", "--seed", type=int_in("--seed", 0, MAX_SEED), default=1, help="the first seed (default 1)")
+    p.add_argument("-n", "--predict", "--n-predict", dest="n", type=int_in("-n", 1, 65536), default=48,
                    help="tokens per sample (default 48)")
     p.add_argument("--no-match", action="store_true", help="skip each sample's entropy-matched temperature")
     p.add_argument("-m", "--model", help="GGUF model file (default: the bundled Gemma 3 270M)")
-    p.add_argument("-c", "--ctx-size", dest="ctx", type=_int_in("-c (context size)", 16), default=2048,
+    p.add_argument("-c", "--ctx-size", dest="ctx", type=int_in("-c (context size)", 16), default=2048,
                    help="context size per lane (default 2048)")
-    p.add_argument("-t", "--threads", type=_int_in("-t (threads)", 1, 1024), default=None)
-    p.add_argument("-ngl", "--gpu-layers", "--n-gpu-layers", dest="gpu_layers", type=_int_in("-ngl (GPU layers)", 0),
+    p.add_argument("-t", "--threads", type=int_in("-t (threads)", 1, 1024), default=None)
+    p.add_argument("-ngl", "--gpu-layers", "--n-gpu-layers", dest="gpu_layers", type=int_in("-ngl (GPU layers)", 0),
                    default=None)
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
     return p

@@ -62,13 +62,12 @@ a bias reorders a sorted array) and does not touch ``p``.
 from __future__ import annotations
 
 import math
-import re
-from fractions import Fraction
 from typing import Callable, Iterable
 
 import numpy as np
 
 from ..candidates import Candidates
+from ..cparse import C_SPACE, INT32_MAX, INT32_MIN, INT_PREFIX, FloatRange, strtof32
 from ..stage import Stage
 from .checks import check_number
 from .positions import positions_of
@@ -76,7 +75,6 @@ from .positions import positions_of
 F32 = np.float32
 NEG_INF = float("-inf")
 FLAG = "-l/--logit-bias"
-INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
 #: The finite biases on one token may add up to at most this (1e30 as a float), in
 #: absolute value, so that a biased logit cannot overflow to +-inf.
 MAX_TOTAL_BIAS = float(F32(1e30))
@@ -85,74 +83,6 @@ MAX_TOTAL_BIAS = float(F32(1e30))
 # --------------------------------------------------------------------------
 # The flag's parser
 # --------------------------------------------------------------------------
-
-_C_SPACE = " \t\n\v\f\r"
-_INT = re.compile(r"[+-]?[0-9]+")
-_INF = re.compile(r"([+-]?)inf(?:inity)?", re.IGNORECASE)
-_NAN = re.compile(r"([+-]?)nan(?:\([0-9A-Za-z_]*\))?", re.IGNORECASE)
-_HEX = re.compile(r"([+-]?)0[xX](?:([0-9a-fA-F]+)\.?([0-9a-fA-F]*)|\.([0-9a-fA-F]+))(?:[pP]([+-]?[0-9]+))?")
-_DEC = re.compile(r"([+-]?)(?:([0-9]+)\.?([0-9]*)|\.([0-9]+))(?:[eE]([+-]?[0-9]+))?")
-
-
-class _Range(Exception):
-    """strtof set ERANGE (std::stof throws out_of_range)."""
-
-
-def _round_to_float32(v: Fraction) -> float:
-    """Round ``v > 0`` to float32 (nearest, ties to even) like glibc's strtof.
-
-    Raises :class:`_Range` on overflow, and on underflow (a tiny, inexact
-    result: glibc sets ERANGE then, x86 detecting tininess after rounding).
-    """
-    e = v.numerator.bit_length() - v.denominator.bit_length()
-    if Fraction(2) ** e > v:
-        e -= 1
-    # tininess after rounding: round to 24 bits with an unbounded exponent
-    r24 = round(v / Fraction(2) ** (e - 23)) * Fraction(2) ** (e - 23)
-    q = Fraction(2) ** (max(e, -126) - 23)
-    result = round(v / q) * q
-    if result >= Fraction(2) ** 128:
-        raise _Range
-    if r24 < Fraction(2) ** -126 and result != v:
-        raise _Range
-    return float(result)
-
-
-def _strtof(text: str) -> float:
-    """``std::stof(text)`` with glibc: raise ValueError (no number) or _Range."""
-    s = text.lstrip(_C_SPACE)
-    m = _INF.match(s)
-    if m:
-        return -math.inf if m.group(1) == "-" else math.inf
-    m = _NAN.match(s)
-    if m:
-        return math.nan
-    m = _HEX.match(s)
-    if m:
-        sign, whole, frac, frac_only, exp = m.groups()
-        digits = (whole or "") + (frac or frac_only or "")
-        mant = int(digits, 16)
-        shift = int(exp or 0) - 4 * len(frac or frac_only or "")
-        base = 2
-    else:
-        m = _DEC.match(s)
-        if not m:
-            raise ValueError("no conversion")
-        sign, whole, frac, frac_only, exp = m.groups()
-        digits = (whole or "") + (frac or frac_only or "")
-        mant = int(digits)
-        shift = int(exp or 0) - len(frac or frac_only or "")
-        base = 10
-    if mant == 0:
-        return -0.0 if sign == "-" else 0.0
-    # far outside float's range: decide without building huge numbers
-    magnitude = math.log2(mant) + shift * math.log2(base)
-    if magnitude > 200 or magnitude < -300:
-        raise _Range
-    value = Fraction(mant) * Fraction(base) ** shift
-    out = _round_to_float32(value)
-    return -out if sign == "-" else out
-
 
 def _bad(flag: str, text: str, why: str) -> ValueError:
     return ValueError(f"{flag}: {why}, got {text!r} (expected TOKEN_ID(+/-)BIAS, e.g. 15043+1 or 15043-inf)")
@@ -167,14 +97,14 @@ def parse_logit_bias(text: str, flag: str = FLAG) -> tuple[int, float]:
     """
     if not isinstance(text, str):
         raise _bad(flag, str(text), "expected text")
-    s = text.lstrip(_C_SPACE)
-    m = _INT.match(s)
+    s = text.lstrip(C_SPACE)
+    m = INT_PREFIX.match(s)
     if not m:
         raise _bad(flag, text, "invalid input format: no token id")
     key = int(m.group(0))
     if not INT32_MIN <= key <= INT32_MAX:
         raise _bad(flag, text, "invalid input format: token id out of range")
-    rest = s[m.end():].lstrip(_C_SPACE)
+    rest = s[m.end():].lstrip(C_SPACE)
     if not rest:
         raise _bad(flag, text, "invalid input format: no sign and bias after the token id")
     sign, rest = rest[0], rest[1:]
@@ -184,8 +114,8 @@ def parse_logit_bias(text: str, flag: str = FLAG) -> tuple[int, float]:
         raise _bad(flag, text, "invalid input format: no bias after the sign")
     value_text = rest.split("\n", 1)[0]  # std::getline stops at a newline
     try:
-        value = _strtof(value_text)
-    except _Range:
+        value = strtof32(value_text)
+    except FloatRange:
         raise _bad(flag, text, "invalid input format: bias out of range for a float") from None
     except ValueError:
         raise _bad(flag, text, "invalid input format: the bias is not a number") from None

@@ -10,7 +10,8 @@ import pytest
 
 from app.cli.args import UsageError, check_trace_path, lane_settings, parse_generate_args, run_parser
 from app.cli import main
-from app.cli.generate import Interrupt, TraceError, TraceFile, one_line
+from app.cli.common import Interrupt, one_line
+from app.cli.trace_file import TraceError, TraceFile
 from app.presets import find_builtin
 from sampler import SamplerSettings
 

@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from app.cli import sweep as sweep_cli
-from app.cli.generate import Interrupt
+from app.cli.common import Interrupt
 from app.engine.fake import fake_loader
 from app.sweep import output
 from cli_run import ROOT, cli_env

@@ -1,0 +1,77 @@
+"""What the command-line programs share: exit codes, one-line errors, Ctrl-C, llama.cpp's log lines."""
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import re
+import signal
+import sys
+
+EXIT_USAGE, EXIT_FAILED, EXIT_INTERRUPTED = 2, 1, 130
+
+
+_LINE_BREAKS = re.compile("[\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")
+
+
+def one_line(message: str) -> str:
+    """``message`` with every line break written as an escape (a flag name may hold one)."""
+    return _LINE_BREAKS.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), message)
+
+
+def fail(message: str, code: int) -> int:
+    print(f"error: {one_line(message)}", file=sys.stderr, flush=True)
+    return code
+
+
+class Interrupt:
+    """Ctrl-C asks the run to stop after the current step or prompt batch (or the model's load);
+    a second Ctrl-C ends the process at once (exit 130; the trace still ends on a complete line)."""
+
+    def __init__(self):
+        self.requested = False
+        self.checks_passed = 0  # prompt batches begun (and steps), counted by should_stop
+
+    def handler(self, signum, frame) -> None:
+        if self.requested:
+            os.write(2, b"\ninterrupted again: stopping at once\n")
+            os._exit(EXIT_INTERRUPTED)
+        self.requested = True
+
+    def should_stop(self) -> bool:
+        if not self.requested:
+            self.checks_passed += 1
+        return self.requested
+
+    def keep_loading(self, fraction: float) -> bool:
+        return not self.requested
+
+    @contextlib.contextmanager
+    def installed(self):
+        try:
+            old = signal.signal(signal.SIGINT, self.handler)
+        except ValueError:  # not the main thread (a test calling main()): Ctrl-C stays KeyboardInterrupt
+            yield self
+            return
+        try:
+            yield self
+        finally:
+            signal.signal(signal.SIGINT, old)
+
+
+_log_handler: logging.Handler | None = None
+
+
+def route_llama_logs(verbose: bool) -> None:
+    """llama.cpp's warnings go to stderr with --verbose only (the error lines still reach the messages)."""
+    global _log_handler
+    log = logging.getLogger("llama_cpp")
+    if _log_handler is not None:
+        log.removeHandler(_log_handler)
+    if verbose:
+        _log_handler = logging.StreamHandler(sys.stderr)
+        _log_handler.setLevel(logging.WARNING)
+        _log_handler.setFormatter(logging.Formatter("llama.cpp: %(message)s"))
+    else:
+        _log_handler = logging.NullHandler()
+    log.addHandler(_log_handler)
