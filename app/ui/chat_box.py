@@ -10,7 +10,8 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QPlainTextEdit, QStackedWidge
 from app.state import Change
 
 PLAIN, CHAT = 0, 1
-NOTE_STYLE = "font-size: 11px; color: #555;"
+NOTE_STYLE = "font-size: 11px;"  # the palette's text colour: readable in either theme
+FIELD_MIN_PX = 36  # a field one line high at the least: the window must fit 1280 x 720 with 4 lanes
 
 
 def _titled(title: str, field: QWidget, note: QLabel | None = None) -> QVBoxLayout:
@@ -44,6 +45,8 @@ class ChatPromptBox(QWidget):
         self.user.setPlaceholderText("User message")
         self.user.setToolTip("The user's message; the lanes show the model's reply")
         self.user.textChanged.connect(lambda: chat.set_messages(user=self.user.toPlainText()))
+        for field in (self.system, self.user):
+            field.setMinimumHeight(FIELD_MIN_PX)
         self.template = QLabel("")
         self.template.setStyleSheet(NOTE_STYLE)
         lay = QHBoxLayout(self)
@@ -83,6 +86,14 @@ class PromptArea(QStackedWidget):
         self._unsubscribe = state.subscribe(self._on_change)
         self._show()
 
+    def minimumSizeHint(self):
+        """The page shown decides (a stacked widget would take the larger of the two)."""
+        page = self.currentWidget()
+        hint = page.minimumSizeHint()
+        if page.minimumHeight():  # an explicit minimum wins over the page's own hint, as in a layout
+            hint.setHeight(page.minimumHeight())
+        return hint
+
     def _on_change(self, change: Change) -> None:
         if change.what in ("chat", "token_kinds", "model"):
             self._show()
@@ -90,6 +101,7 @@ class PromptArea(QStackedWidget):
     def _show(self) -> None:
         self.setCurrentIndex(CHAT if self.state.chat.enabled else PLAIN)
         self.chat.show_state()
+        self.updateGeometry()
 
     def close_bindings(self) -> None:
         self._unsubscribe()
