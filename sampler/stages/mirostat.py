@@ -123,6 +123,22 @@ class _MirostatBase(Stage):
         self.rng = Mt19937(self.seed_cur)
         self.mu = _initial_mu(self.tau)
 
+    @staticmethod
+    def _softmax(cur: Candidates) -> bool:
+        """Softmax in place (sorted); False for no candidates, where llama.cpp asserts: nothing is picked."""
+        if len(cur) == 0:
+            cur.selected = -1
+            return False
+        with np.errstate(all="ignore"):
+            softmax(cur, True)
+        return True
+
+    def _with_state_of(self, other):
+        """``other`` (a fresh copy's settings) given this sampler's ``mu`` and RNG state."""
+        other.mu = self.mu
+        other.rng = self.rng.clone()
+        return other
+
     def _finish(self, cur: Candidates) -> None:
         """Renormalise, pick, update mu (the common tail of both versions)."""
         softmax(cur, True)
@@ -154,11 +170,9 @@ class Mirostat(_MirostatBase):
 
     def apply(self, cur: Candidates) -> None:
         n = len(cur)
-        if n == 0:  # llama.cpp asserts here (softmax of nothing)
-            cur.selected = -1
+        if not self._softmax(cur):
             return
         with np.errstate(all="ignore"):
-            softmax(cur, True)
             p = cur.p
             count = min(self.m - 1, n - 1)
             if count > 0:
@@ -180,10 +194,7 @@ class Mirostat(_MirostatBase):
         self._finish(cur)
 
     def clone(self) -> "Mirostat":
-        other = Mirostat(self.n_vocab, self.seed, float(self.tau), float(self.eta), self.m)
-        other.mu = self.mu
-        other.rng = self.rng.clone()
-        return other
+        return self._with_state_of(Mirostat(self.n_vocab, self.seed, float(self.tau), float(self.eta), self.m))
 
 
 class MirostatV2(_MirostatBase):
@@ -196,11 +207,9 @@ class MirostatV2(_MirostatBase):
 
     def apply(self, cur: Candidates) -> None:
         n = len(cur)
-        if n == 0:  # llama.cpp asserts here (softmax of nothing)
-            cur.selected = -1
+        if not self._softmax(cur):
             return
         with np.errstate(all="ignore"):
-            softmax(cur, True)
             above = neg_log2f_above(cur.p, self.mu)
         first = int(np.argmax(above)) if above.any() else n
         keep = max(first, 1)
@@ -209,7 +218,4 @@ class MirostatV2(_MirostatBase):
         self._finish(cur)
 
     def clone(self) -> "MirostatV2":
-        other = MirostatV2(self.seed, float(self.tau), float(self.eta))
-        other.mu = self.mu
-        other.rng = self.rng.clone()
-        return other
+        return self._with_state_of(MirostatV2(self.seed, float(self.tau), float(self.eta)))
