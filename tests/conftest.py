@@ -41,6 +41,22 @@ def private_config(tmp_path_factory):
         os.environ["SCATTER_PLAYGROUND_CONFIG"] = old
 
 
+@pytest.fixture(autouse=True)
+def qt_garbage_collected_here(request):
+    """After a test that made Qt objects (it used ``qtbot``; pytest-qt has closed its widgets by the time
+    this ends), collect on the main thread.  A closed window's Qt objects left in reference cycles would
+    otherwise be collected by whichever thread next crosses the threshold, say a later test's engine
+    thread, which deadlocks against the GUI thread (seen: tests/ui then tests/app in one run)."""
+    yield
+    if "qtbot" in request.fixturenames:
+        import gc
+
+        from PySide6.QtCore import QCoreApplication, QEvent
+
+        QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+        gc.collect()
+
+
 @pytest.fixture(scope="session")
 def default_model():
     from app.engine.model import LoadedModel, default_model_path

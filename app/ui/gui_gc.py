@@ -35,4 +35,5 @@ class GuiGarbageCollection:
         self._collector.timer.stop()
         _active -= 1
         if _active == 0:
+            gc.collect()  # here, on the GUI thread: what the window left in cycles goes now, not on another thread
             gc.enable()
