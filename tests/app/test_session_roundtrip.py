@@ -244,3 +244,17 @@ def test_banned_phrase_marks_round_trip_and_old_sessions_have_none(pg):
     meta, arrays = encode_records(records)
     old = {k: v for k, v in arrays.items() if not k.startswith(("banned", "ban_kept"))}
     assert all(r.banned == () and r.ban_kept is False for r in decode_records(meta, old))
+
+
+def test_raw_log_probability_round_trips_and_old_sessions_read_as_not_measured(pg):
+    """raw_logit and raw_logsumexp are kept (NaN included); a session written before them reads as NaN."""
+    run(pg)
+    records = list(pg.state.lane().records[:3])
+    records[0] = dataclasses.replace(records[0], raw_logit=3.25, raw_logsumexp=7.5)
+    records[1] = dataclasses.replace(records[1], raw_logit=-1.5)  # the log-sum-exp not taken: NaN
+    again = decode_records(*encode_records(records))
+    assert (again[0].raw_logit, again[0].raw_logsumexp) == (3.25, 7.5)
+    assert again[1].raw_logit == -1.5 and np.isnan(again[1].raw_logsumexp)
+    meta, arrays = encode_records(records)
+    old = {k: v for k, v in arrays.items() if k not in ("raw_logit", "raw_logsumexp")}
+    assert all(np.isnan(r.raw_logit) and np.isnan(r.raw_logsumexp) for r in decode_records(meta, old))
