@@ -73,6 +73,9 @@ def test_64_tokens_through_rpc_equal_the_local_cpu_run(servers, local_runs, mode
     with LoadedModel(model_path, rpc=endpoints) as model:
         assert [s.endpoint for s in model.info.servers] == endpoints
         assert all(s.used_bytes > 0 for s in model.info.servers)  # layers on every server
+        # what the status bar and the Model page say: every layer, on the servers' devices
+        assert model.offload.offloaded == model.offload.total
+        assert all(d in model.info.offload for s in model.info.servers for d in s.devices), model.info.offload
         tokens, logits = tokens_of(model), prompt_logits(model)
     plain_tokens, plain_logits = local_runs[False]
     assert len(tokens) == N_TOKENS and tokens == plain_tokens  # bit for bit: same kernels, same rounding
