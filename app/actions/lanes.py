@@ -7,7 +7,7 @@ from app.presets import PresetNotFound, PresetStore
 from app.state import PlaygroundState
 from sampler import SamplerSettings
 
-#: The built-in preset a "+ Temperature baseline" lane starts from.
+#: The built-in preset a "+ Baseline" lane starts from.
 BASELINE_PRESET = "Off (llama.cpp defaults)"
 MAX_SEED = 2**31 - 1
 

@@ -8,7 +8,7 @@ from PySide6.QtCore import QEvent, QPoint, QPointF, Qt
 from PySide6.QtGui import QMouseEvent
 from PySide6.QtWidgets import QApplication
 
-from app.ui.plots.common import display_token
+from app.ui.plots.common import display_token, x_extent
 from app.ui.plots.funnel import rank_text
 from app.ui.plots.pre_post import ONE_CANDIDATE
 
@@ -191,3 +191,11 @@ def test_the_selected_token_is_scrolled_into_view_and_the_end_stays_in_view(qtbo
     window.resize(1280, 720)  # the pane shrinks: it still shows the end of its text
     qtbot.wait(30)
     assert bar.value() == bar.maximum()
+
+
+def test_the_run_fills_most_of_the_x_range_and_the_range_only_grows():
+    extents = [x_extent(n) for n in range(0, 5000)]
+    for n, x in enumerate(extents):
+        assert n <= x and x - n <= max(16, n // 4), (n, x)
+    assert all(a <= b for a, b in zip(extents, extents[1:]))  # never shrinks while a run grows
+    assert len(set(extents)) < 120  # steps, not a new range every token

@@ -30,7 +30,7 @@ class ActionsController:
                                    lambda: state.select(None), "Ctrl+End")
         self.add_lane = self._action("+ Lane", "Add a lane like the edited one, with a seed of its own",
                                      lanes.add, "Ctrl+Shift+L")
-        self.baseline = self._action("+ Temperature baseline", "Add a lane with scatter off: plain temperature, same seed",
+        self.baseline = self._action("+ Baseline", "Add a temperature baseline: a lane with scatter off, plain temperature, same seed",
                                      lanes.add_baseline, "Ctrl+Shift+B")
         self.match = self._action("Match entropy", "Set the baseline's temperature so its mean post-chain entropy "
                                   "equals the scatter lane's", analysis.match_entropy, "Ctrl+Shift+M")

@@ -19,7 +19,7 @@ class DeskController:
             "Chat mode", "Format a system and a user message with the model's chat template and show "
             "the reply (off: plain completion of the prompt)", chat.set_chat_mode)
         self.show_special = self._toggle(
-            "Show special tokens", "Draw control, unused and marker tokens as small chips "
+            "Special tokens", "Show special tokens: draw control, unused and marker tokens as small chips "
             "(off: hide them; the lanes' text is the same either way)", chat.set_show_special)
         self._unsubscribe = state.subscribe(self._on_change)
         self.update()

@@ -46,7 +46,7 @@ class StatusController:
             self.model.setText("no model")
         else:
             parts = [info.name, info.architecture, f"{info.size_bytes / 2**20:.0f} MiB",
-                     info.offload or f"{info.gpu_layers} GPU layers", info.backend]
+                     f"layers: {info.offload or info.gpu_layers}", f"build: {info.backend}" if info.backend else ""]
             parts += [f"RPC {s.label()}" for s in info.servers]
             self.model.setText(" \u00b7 ".join(p for p in parts if p))
 

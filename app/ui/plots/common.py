@@ -64,13 +64,21 @@ def set_y(plot, lo: float, hi: float) -> None:
         plot.setYRange(lo, hi, padding=0)
 
 
-def grow_x(plot, n: int, *, step: int = 64) -> None:
-    """x from just before token 0 to the next multiple of ``step`` at or above ``n``.
+def x_extent(n: int, min_step: int = 16) -> int:
+    """The next multiple of a step at or above ``n``: a quarter of the largest power of two up to ``n``,
+    at least ``min_step`` (96 tokens: 96; 200: 224; 1000: 1024), so the run fills 3/4 of the width or more."""
+    n = max(int(n), 1)
+    step = max(min_step, (1 << (n.bit_length() - 1)) // 4)
+    return -(-n // step) * step
+
+
+def grow_x(plot, n: int) -> None:
+    """x from just before token 0 to :func:`x_extent` of ``n``.
 
     Ranges that grow in steps, rather than with every token, spare pyqtgraph
     from rebuilding the axes on every redraw during a run.
     """
-    set_x(plot, -1.0, float(max(step, -(-int(n) // step) * step)))
+    set_x(plot, -1.0, float(x_extent(n)))
 
 
 def unit_ticks(axis) -> None:
