@@ -99,6 +99,23 @@ def read_limited(path: str | os.PathLike, limit: int) -> bytes:
     return raw
 
 
+def read_prompt_file(path: str | os.PathLike, limit: int) -> str:
+    """A prompt file as llama-cli reads one: UTF-8 text, one final newline dropped.
+
+    OSError (it cannot be read) or ValueError (too large, not UTF-8), each with a one-line reason
+    that does not name the file: the caller says which flag or list it came from.
+    """
+    try:
+        raw = read_limited(path, limit)
+    except ValueError as exc:
+        raise ValueError(f"{exc}, too long for a prompt") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    return text[:-1] if text.endswith("\n") else text
+
+
 def aside_name(path: str | os.PathLike, tag: str) -> Path:
     """A free name beside ``path``: ``NAME.<tag>-YYYYmmdd-HHMMSS[-n]``."""
     path = Path(path)

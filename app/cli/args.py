@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 from app.engine.generation import MAX_LANES
 from app.engine.rpc_endpoints import parse_endpoints, parse_tensor_split
-from app.fileio import read_limited, same_file
+from app.fileio import read_prompt_file, same_file
 from app.llamacpp import process_escapes, strip_off_values
 from app.presets import builtin_presets, find_builtin
 from sampler import FlagError, SamplerSettings, parse_flags
@@ -167,16 +167,11 @@ def read_prompt(args: argparse.Namespace) -> str:
         if args.file == "":
             raise UsageError("-f: expected a file name, got ''")
         try:
-            raw = read_limited(args.file, MAX_PROMPT_BYTES)
+            return read_prompt_file(args.file, MAX_PROMPT_BYTES)
         except OSError as exc:
             raise UsageError(f"-f {args.file}: {exc.strerror or exc}") from None
         except ValueError as exc:
-            raise UsageError(f"-f {args.file}: {exc}, too long for a prompt") from None
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise UsageError(f"-f {args.file}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-        return text[:-1] if text.endswith("\n") else text  # llama-cli drops one final newline
+            raise UsageError(f"-f {args.file}: {exc}") from None
     if not is_utf8(args.prompt):
         raise UsageError("-p: the prompt is not valid UTF-8 text")
     return args.prompt

@@ -75,3 +75,16 @@ def route_llama_logs(verbose: bool) -> None:
     else:
         _log_handler = logging.NullHandler()
     log.addHandler(_log_handler)
+
+
+def read_command_line(argv: list[str], help_parser, parse, hint: str):
+    """``(parsed, 0)``; or ``(None, exit code)`` after printing the help (``-h``) or one usage line."""
+    if any(a in ("-h", "--help") for a in argv):
+        help_parser().print_help()
+        return None, 0
+    from .parsing import UsageError
+
+    try:
+        return parse(argv), 0
+    except UsageError as exc:
+        return None, fail(f"{exc} ({hint})", EXIT_USAGE)

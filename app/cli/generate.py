@@ -15,22 +15,17 @@ import os
 import sys
 import time
 
-from .args import HELP_HINT, GenerateArgs, UsageError, check_trace_path, parse_generate_args
-from .common import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, Interrupt, fail, one_line, route_llama_logs
+from .args import HELP_HINT, GenerateArgs, UsageError, check_trace_path, parse_generate_args, run_parser
+from .common import (EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, Interrupt, fail, one_line, read_command_line,
+                     route_llama_logs)
 from .rpc_client import exit_if_lost, server_lines
 from .trace_file import TraceFile
 
 
 def main(argv: list[str]) -> int:
-    if any(a in ("-h", "--help") for a in argv):
-        from .args import run_parser
-
-        run_parser().print_help()
-        return 0
-    try:
-        parsed = parse_generate_args(argv)
-    except UsageError as exc:
-        return fail(f"{exc} ({HELP_HINT})", EXIT_USAGE)
+    parsed, code = read_command_line(argv, run_parser, parse_generate_args, HELP_HINT)
+    if parsed is None:
+        return code
     route_llama_logs(parsed.options.verbose)
     try:
         return _run(parsed)

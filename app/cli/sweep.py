@@ -22,8 +22,7 @@ from app.sweep import output
 from app.sweep.report import progress_line, summary_text
 from app.sweep.runner import SweepRunner
 
-from .parsing import UsageError
-from .common import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, Interrupt, fail, route_llama_logs
+from .common import EXIT_FAILED, EXIT_INTERRUPTED, Interrupt, fail, read_command_line, route_llama_logs
 from .sweep_args import HELP_HINT, SweepArgs, parse_sweep_args, sweep_parser
 
 PROGRESS_INTERVAL_S = 0.5
@@ -31,13 +30,9 @@ PROGRESS_INTERVAL_S = 0.5
 
 def main(argv: list[str], *, loader=None) -> int:
     """``loader`` replaces the engine's model loader (tests pass the fake one)."""
-    if any(a in ("-h", "--help") for a in argv):
-        sweep_parser().print_help()
-        return 0
-    try:
-        parsed = parse_sweep_args(argv)
-    except UsageError as exc:
-        return fail(f"{exc} ({HELP_HINT})", EXIT_USAGE)
+    parsed, code = read_command_line(argv, sweep_parser, parse_sweep_args, HELP_HINT)
+    if parsed is None:
+        return code
     route_llama_logs(False)
     interrupt = Interrupt()
     with interrupt.installed():

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
+from app.fileio import read_prompt_file
 from app.resources import asset_path
 
 #: A longer prompt file is refused.
@@ -33,16 +34,9 @@ class Prompt:
 
 def _read(path: Path) -> str:
     try:
-        if path.stat().st_size > MAX_PROMPT_BYTES:
-            raise ValueError(f"{path}: longer than {MAX_PROMPT_BYTES} bytes, too long for a prompt")
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise ValueError(f"{path}: {exc.strerror or exc}") from None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise ValueError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-    text = text[:-1] if text.endswith("\n") else text
+        text = read_prompt_file(path, MAX_PROMPT_BYTES)
+    except (OSError, ValueError) as exc:
+        raise ValueError(f"{path}: {getattr(exc, 'strerror', None) or exc}") from None
     if not text.strip():
         raise ValueError(f"{path}: the prompt is empty")
     return text

@@ -14,8 +14,8 @@ from PySide6.QtWidgets import QWidget
 
 from app.engine.records import StepRecord
 
-from ..theme import Theme, current, style_plot
-from .common import LEFT_AXIS_PX, display_token, fit_y, header, legend_html, plain_axes, set_x, stack
+from ..theme import Theme, style_plot
+from .common import LEFT_AXIS_PX, display_token, fit_y, legend_html, plain_axes, plot_panel, set_x
 from .token_axis import TokenAxis
 
 
@@ -46,11 +46,8 @@ class AbsorptionPanel(QWidget):
         plain_axes(self.plot)
         self.bars = pg.BarGraphItem(x=[], height=[], width=0.8, pen=None)
         self.plot.addItem(self.bars)
-        self.header = header("<b>Absorption damping</b>")
         self.damped: list[str] = []  # the damped tokens' labels, as written under their bars
-        self._note = ""
-        stack(self, self.header, (self.plot, 1))
-        self.apply_theme(current())
+        plot_panel(self, "Absorption damping", self.plot)
 
     def apply_theme(self, theme: Theme) -> None:
         self.theme = theme

@@ -10,8 +10,8 @@ from PySide6.QtWidgets import QWidget
 from app.analysis import configured_collision, gate_decisions
 from app.engine.records import StepRecord
 
-from ..theme import Theme, current, style_plot
-from .common import LEFT_AXIS_PX, cursor_line, grow_x, header, legend_html, plain_axes, stack
+from ..theme import Theme, style_plot
+from .common import LEFT_AXIS_PX, cursor_line, grow_x, legend_html, plain_axes, plot_panel
 
 
 class CollisionPanel(QWidget):
@@ -34,10 +34,7 @@ class CollisionPanel(QWidget):
         self.not_fired = self.plot.plot(connect="pairs")
         self.cursor = cursor_line()
         self.plot.addItem(self.cursor)
-        self.header = header("<b>Collision gate</b>")
-        self._note = ""
-        stack(self, self.header, (self.plot, 1))
-        self.apply_theme(current())
+        plot_panel(self, "Collision gate", self.plot)
 
     def apply_theme(self, theme: Theme) -> None:
         self.theme = theme

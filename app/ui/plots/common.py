@@ -120,3 +120,12 @@ def stack(panel: QWidget, top, *widgets) -> None:
         lay.addLayout(top)
     for widget, stretch in widgets:
         lay.addWidget(widget, stretch)
+
+
+def plot_panel(panel: QWidget, title: str, plot) -> None:
+    """A one-plot panel: ``panel.header`` (the title in bold, a note to follow) above ``plot``, then the
+    current theme applied (``panel.apply_theme``)."""
+    panel.header = header(f"<b>{title}</b>")
+    panel._note = ""
+    stack(panel, panel.header, (plot, 1))
+    panel.apply_theme(current())
