@@ -37,14 +37,14 @@ See `bench/*.py` for exactly what each figure times.
 - **Engine**: the bundled model, 128 new tokens, the same threads. Ratios are medians
   of 5 interleaved rounds, and `_min`/`_max` give their spread: on a 2-core machine a
   round's speed wanders by about 10 %.
-- **Lanes**: on 2 CPU cores, a decode batch of 2 sequences is about as fast as 2 single
-  decodes (`raw_batch2_vs_1_ratio` is about 1.0, not the 1.46 once expected). So lanes
-  cost nothing over raw batching here, but gain little either. Each lane decodes in a
-  llama.cpp context of its own (`app/engine/workspace.py`): in one shared multi-sequence
-  cache a lane's logits depended on where its cells landed (off by up to 3 on Gemma), and
-  llama.cpp's CPU matrix code rounds differently for batches of 4 or more tokens. So a lane
-  gives the tokens it gives alone, and `raw_batch2_vs_1_ratio` says what one shared batch
-  would have saved.
+- **Lanes**: `lanes2_vs_1_throughput_ratio` is the tokens per second of 2 lanes against 1;
+  `raw_batch2_vs_1_ratio` is llama.cpp's own gain from a decode batch of 2 sequences, so
+  `lanes_vs_raw_ratio` is how much of that gain the lanes keep. Every lane's sequence has a
+  KV stream of its own (`kv_unified` off): in one unified cache a lane's logits depended on
+  where other lanes' cells lay (off by up to 3.3 on Gemma after a new prompt in a reused
+  cache). Steps are decoded at most 3 sequences per batch: llama.cpp's CPU matrix code
+  rounds differently for 4 or more tokens, which would make 4 lanes drift from the same
+  lanes run alone.
 - **Start-up**: `bench/startup_bench.py`. A fresh interpreter imports the engine, finds
   the bundled model, loads it and gets its token texts, as the window's loader does.
   `model_ready_s` runs from process start (before the interpreter starts) to then, with warm

@@ -1,7 +1,6 @@
 """A llama.cpp context for batched, multi-sequence decoding."""
 from __future__ import annotations
 
-import ctypes
 import os
 from dataclasses import dataclass
 
@@ -61,7 +60,8 @@ class ContextOptions:
 
 
 class DecodeContext:
-    """``n_seq`` sequences over one unified KV cache, ``n_ctx`` tokens each."""
+    """``n_seq`` sequences, ``n_ctx`` tokens each, each in a KV stream of its own (not one unified
+    cache: there a sequence's logits depended on where other sequences' cells lay; see workspace.py)."""
 
     def __init__(self, model: LoadedModel, n_seq: int, options: ContextOptions = ContextOptions()):
         self.model = model
@@ -75,7 +75,7 @@ class DecodeContext:
         params.n_seq_max = n_seq
         params.n_threads = threads
         params.n_threads_batch = threads
-        params.kv_unified = True
+        params.kv_unified = False  # a stream per sequence: exact logits whatever the others hold
         params.no_perf = True
         params.flash_attn_type = FLASH_ATTN[options.flash_attn]
         self.n_threads = threads
@@ -126,15 +126,6 @@ class DecodeContext:
         """Forget positions [p0, p1) of a sequence (p1 = -1: to the end)."""
         if not ll.llama_memory_seq_rm(self._memory, seq, p0, p1):
             raise DecodeError(f"llama.cpp could not drop positions {p0}.. of sequence {seq}")
-
-    def copy_state_to(self, other: "DecodeContext") -> None:
-        """Give ``other`` (emptied first) exactly the KV state of this context's sequence 0."""
-        size = ll.llama_state_seq_get_size(self.handle, 0)
-        buf = (ctypes.c_uint8 * max(1, size))()
-        written = ll.llama_state_seq_get_data(self.handle, buf, size, 0)
-        other.seq_rm(0, 0)
-        if written and not ll.llama_state_seq_set_data(other.handle, buf, written, 0):
-            raise DecodeError("llama.cpp could not copy a lane's KV state")
 
     def seq_cp(self, src: int, dst: int) -> None:
         """Give sequence ``dst`` everything sequence ``src`` holds."""

@@ -155,9 +155,6 @@ class FakeContext:
     def seq_cp(self, src: int, dst: int) -> None:
         self.seqs[dst] = list(self.seqs[src])
 
-    def copy_state_to(self, other: "FakeContext") -> None:
-        other.seqs[0] = list(self.seqs[0])
-
     def decode_step(self, items: list[tuple[int, int, int]]) -> None:
         self._count(len(items))
         self._out = []

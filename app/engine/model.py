@@ -163,13 +163,6 @@ class LoadedModel:
         """The prompt for a ChatRequest in the model's chat template (ChatTemplateError if it has none)."""
         return format_chat(self.chat_template, request, self.info.name)
 
-    def check_context(self, n_ctx: int, n_seq: int) -> None:
-        """ContextTooLarge (a ValueError naming the size) when ``n_seq`` contexts of ``n_ctx`` tokens
-        would not fit in free memory."""
-        from .memory import check_context_fits
-
-        check_context_fits(self, n_ctx, n_seq)
-
     def check_servers(self) -> None:
         """RpcServerLost (naming it) if an RPC server has gone away; only between decodes."""
         if self.rpc is not None:
