@@ -135,7 +135,8 @@ class LaneColumn(QFrame):
 
     def set_note(self, text: str) -> None:
         self.note.setText(text)
-        self.note.setToolTip("the first token where the lanes' texts differ" if text else "")
+        self.note.setToolTip("Step where the lanes' tokens first differ (≠) or that they are identical (=)"
+                             if text else "")
         self.note.setVisible(bool(text))
 
     def show_stats(self) -> None:
@@ -231,7 +232,7 @@ class LanesView(QWidget):
         step = first_divergence(tokens)
         for col in self.columns:
             if step is None:
-                col.set_note("identical")
+                col.set_note("= all")  # short: four lanes in a row leave the title row little room
             else:
                 col.text.mark_step(step)
-                col.set_note(f"diverges at {step}")
+                col.set_note(f"≠ at {step}")
