@@ -17,6 +17,8 @@ from sampler import SamplerChain, SamplerSettings, parse_flags
 from sampler.chainbuild import eog_tokens
 from sampler.sorting import top_order
 
+from native_decode import decode_against_native
+
 VOCAB = 262_144
 
 
@@ -106,38 +108,21 @@ def test_the_chain_is_built_as_common_sampler_init_builds_it():
 # Gemma
 # --------------------------------------------------------------------------
 
-PROMPT = "The old lighthouse keeper climbed the stairs one last time and"
 N_TOKENS = 200
 
 
 def decode_both(model, settings: SamplerSettings, n_tokens: int = N_TOKENS) -> list[int]:
     """Decode with llama.cpp's chain picking; ours must pick the same token every step."""
-    from app.engine.context import ContextOptions, DecodeContext
-    from app.engine.generation import tokenize_prompt
-
-    native = native_chain(settings, model_vocab=model.vocab)
     ours = SamplerChain.from_settings(settings, model.vocab)
-    prompt = tokenize_prompt(model, PROMPT)
-    for t in prompt:
-        native.accept(t)
-    ours.accept_prompt(prompt)
-    ids = np.arange(model.info.n_vocab, dtype=np.int32)
-    tokens = []
-    with DecodeContext(model, 1, ContextOptions(n_ctx=512, n_threads=1)) as ctx:
-        ctx.decode_tokens(0, prompt, 0)
-        row = -1
-        for step in range(n_tokens):
-            logits = np.array(ctx.logits(row), dtype=np.float32)
-            r = native.apply(ids, logits)
-            native_token = int(r.ids[r.selected])
-            trace = ours.sample(logits, top_hint=top_order(logits, 64))
-            assert trace.token == native_token, f"step {step}: ours {trace.token}, llama.cpp {native_token}"
-            native.accept(native_token)
-            tokens.append(native_token)
-            ctx.decode_step([(0, native_token, len(prompt) + step)])
-            row = 0
-    native.close()
-    return tokens
+
+    def check(step, logits, result, token):
+        if step < 0:
+            ours.accept_prompt(token)
+            return
+        trace = ours.sample(logits, top_hint=top_order(logits, 64))
+        assert trace.token == token, f"step {step}: ours {trace.token}, llama.cpp {token}"
+
+    return decode_against_native(model, native_chain(settings, model_vocab=model.vocab), check, n_tokens)
 
 
 def _token(model, text: str) -> int:

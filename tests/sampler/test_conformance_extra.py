@@ -24,6 +24,8 @@ from sampler import Candidates
 from sampler.stages import AdaptiveP, LogitBias, MinP, Mirostat, MirostatV2, Temperature
 from sampler.stages.mirostat import COMMON_M
 
+from native_decode import decode_against_native
+
 VOCAB = 262_144
 SIZES = (1, 2, 3, 7, 40, 99, 100, 101, 300, 1025, 5000)
 
@@ -507,7 +509,6 @@ def test_logit_bias_clone_and_reset():
 # Whole chains on Gemma
 # --------------------------------------------------------------------------
 
-PROMPT = "The old lighthouse keeper climbed the stairs one last time and"
 N_TOKENS = 200
 
 
@@ -532,44 +533,26 @@ def _gemma_biases(model) -> list[tuple[int, float]]:
 
 def _decode_both(model, native_parts, our_stages, n_tokens=N_TOKENS):
     """Decode with llama.cpp's chain picking; our chain must pick the same token every step."""
-    from app.engine.context import ContextOptions, DecodeContext
-    from app.engine.generation import tokenize_prompt
-
     params = ll.llama_sampler_chain_default_params()
     params.no_perf = True
     chain = ll.llama_sampler_chain_init(params)
     for part in native_parts:
         ll.llama_sampler_chain_add(chain, part)
-    native = NativeSampler(chain)
-    prompt = tokenize_prompt(model, PROMPT)
-    for t in prompt:
-        native.accept(t)
-        for s in our_stages:
-            s.accept(t)
-    ids = np.arange(model.info.n_vocab, dtype=np.int32)
-    tokens = []
-    with DecodeContext(model, 1, ContextOptions(n_ctx=512, n_threads=1)) as ctx:
-        ctx.decode_tokens(0, prompt, 0)
-        row = -1
-        for step in range(n_tokens):
-            logits = np.array(ctx.logits(row), dtype=np.float32)
-            r = native.apply(ids, logits)
-            native_token = int(r.ids[r.selected])
+
+    def check(step, logits, result, token):
+        if step >= 0:
             cur = Candidates.from_logits(logits)
             for s in our_stages:
                 if s.enabled:
                     s.apply(cur)
             ours = int(cur.ids[cur.selected])
-            assert ours == native_token, f"step {step}: ours {ours}, llama.cpp {native_token}"
-            np.testing.assert_array_equal(r.p, cur.p, err_msg=f"step {step}")
-            native.accept(native_token)
+            assert ours == token, f"step {step}: ours {ours}, llama.cpp {token}"
+            np.testing.assert_array_equal(result.p, cur.p, err_msg=f"step {step}")
+        for t in token if step < 0 else [token]:  # the prompt, then each picked token
             for s in our_stages:
-                s.accept(native_token)
-            tokens.append(native_token)
-            ctx.decode_step([(0, native_token, len(prompt) + step)])
-            row = 0
-    native.close()
-    return tokens
+                s.accept(t)
+
+    return decode_against_native(model, NativeSampler(chain), check, n_tokens)
 
 
 def test_gemma_logit_bias_and_mirostat_v2_chain(default_model):
