@@ -95,7 +95,7 @@ def test_panels_draw_from_the_settings_the_run_was_made_with(qtbot, window, run_
     window.state.set_run_settings(max_tokens=60)
     run_and_wait(window)
     header = window.collision.header.text()
-    assert "configured 50%" in header
+    assert "(set 50%)" in header
     damped = [r for r in window.state.lane().records if r.scatter.fired and (r.scatter.absorption_factors < 1).any()]
     assert damped, "no step damped a repeated token"
     window.state.select(damped[-1].step)

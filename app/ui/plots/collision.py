@@ -80,5 +80,5 @@ class CollisionPanel(QWidget):
         else:
             lo, hi = configured_collision(records)
             configured = f"{lo:.0%}" if lo == hi else f"{lo:.0%}–{hi:.0%}"
-            self._note = f"opened {int(opened.sum())}/{len(opened)} = {opened.mean():.0%} (configured {configured})"
+            self._note = f"opened {int(opened.sum())}/{len(opened)} = {opened.mean():.0%} (set {configured})"
         self._show_header()
