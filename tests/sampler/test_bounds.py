@@ -159,7 +159,8 @@ def _parses_inside(text: str, row: Flag) -> bool:
             return False
     if row.cparse == "stof_clamp":
         try:
-            return not math.isnan(float(text)) and math.isfinite(float(np.float32(text))) or math.isinf(float(text))
+            with np.errstate(over="ignore"):  # a value past float32 becomes inf here, on purpose
+                return not math.isnan(float(text)) and math.isfinite(float(np.float32(text))) or math.isinf(float(text))
         except (ValueError, OverflowError):
             return False
     try:
