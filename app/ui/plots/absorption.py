@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QWidget
 from app.engine.records import StepRecord
 
 from ..theme import Theme, style_plot
-from .common import LEFT_AXIS_PX, display_token, fit_y, legend_html, plain_axes, plot_panel, set_x
+from .common import LEFT_AXIS_PX, display_token, fit_y, plain_axes, plot_panel, set_x, title_row
 from .token_axis import TokenAxis
 
 
@@ -59,8 +59,8 @@ class AbsorptionPanel(QWidget):
 
     def _show_header(self) -> None:
         t = self.theme
-        legend = legend_html([(t.damped, "damped"), (t.muted, "not")])
-        self.header.setText(f"<b>Absorption</b> (damping factor) &nbsp;{legend} &nbsp;{self._note}")
+        self.header.setText(title_row("<b>Absorption</b> (damping factor)", [(t.damped, "damped"), (t.muted, "not")],
+                                      self._note))
 
     def show_record(self, rec: StepRecord | None) -> None:
         """Factors of ``rec``'s medium; repeat counts from the absorption that step used."""

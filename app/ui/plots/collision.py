@@ -11,7 +11,7 @@ from app.analysis import configured_collision, gate_decisions
 from app.engine.records import StepRecord
 
 from ..theme import Theme, style_plot
-from .common import LEFT_AXIS_PX, cursor_line, grow_x, legend_html, plain_axes, plot_panel
+from .common import LEFT_AXIS_PX, cursor_line, grow_x, plain_axes, plot_panel, title_row
 
 
 class CollisionPanel(QWidget):
@@ -46,8 +46,7 @@ class CollisionPanel(QWidget):
 
     def _show_header(self) -> None:
         t = self.theme
-        legend = legend_html([(t.fired, "open"), (t.muted, "closed")])
-        self.header.setText(f"<b>Collision gate</b> &nbsp;{legend} &nbsp;{self._note}")
+        self.header.setText(title_row("<b>Collision gate</b>", [(t.fired, "open"), (t.muted, "closed")], self._note))
 
     def _fit_ticks(self) -> None:
         """Ticks 4 px wide, or narrower when steps are closer, so neighbours never merge into a bar."""

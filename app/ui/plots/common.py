@@ -32,6 +32,11 @@ def legend_html(entries: list[tuple[RGB, str]], mark: str = "\u25a0") -> str:
     return " ".join(f"<span style='color:{css(rgb)}'>{mark}</span>&nbsp;{name}" for rgb, name in entries)
 
 
+def title_row(title: str, legend: list[tuple[RGB, str]], note: str = "") -> str:
+    """A panel's title row: the title (HTML, bold), its legend, then a note."""
+    return " &nbsp;".join(part for part in (title, legend_html(legend), note) if part)
+
+
 def display_token(text: str) -> str:
     """A token as a label: spaces as a middle dot, newlines and tabs as arrows, empty as ∅."""
     if not text:

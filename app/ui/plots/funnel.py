@@ -20,7 +20,7 @@ from PySide6.QtWidgets import QWidget
 from app.engine.records import StepRecord
 
 from ..theme import Theme, current, style_plot
-from .common import display_token, header, legend_html, set_y, stack
+from .common import display_token, header, set_y, stack, title_row
 from .funnel_ranks import FunnelRow, funnel
 
 NAMES = {"penalties": "penalties", "dry": "DRY", "top_n_sigma": "top-n-\u03c3", "top_k": "top-k", "typ_p": "typical",
@@ -68,8 +68,7 @@ class FunnelPanel(QWidget):
 
     def _show_header(self) -> None:
         t = self.theme
-        legend = legend_html([(t.muted, "in"), (t.pre, "kept")])
-        self.header.setText(f"<b>Stage funnel</b> &nbsp;{legend} &nbsp;{self._title}")
+        self.header.setText(title_row("<b>Stage funnel</b>", [(t.muted, "in"), (t.pre, "kept")], self._title))
 
     def show_record(self, rec: StepRecord | None) -> None:
         """The funnel of ``rec`` (None: empty)."""
