@@ -15,6 +15,7 @@ from app.engine.generation import Generation, RunOptions
 from app.engine.lane import LaneConfig
 from app.playground import Playground
 from app.presets import PresetStore, find_builtin
+from session_helpers import pump
 
 CREATIVE = find_builtin("creative-writing")
 OFF = find_builtin("off")
@@ -38,15 +39,6 @@ def pg(tmp_path):
     yield playground
     assert engine.shutdown(10)
 
-
-def pump(pg: Playground, until, timeout: float = 30.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        pg.handle_all()
-        if until():
-            return
-        time.sleep(0.005)
-    raise AssertionError("timed out")
 
 
 def settled(pg: Playground) -> ABPhase:

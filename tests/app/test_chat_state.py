@@ -1,7 +1,6 @@
 """Chat mode and special tokens in the Qt-free state and actions (fake engine)."""
 from __future__ import annotations
 
-import time
 
 import pytest
 
@@ -15,6 +14,7 @@ from app.playground import Playground
 from app.presets import PresetStore
 from app.state import PlaygroundState
 from sampler import SamplerSettings
+from session_helpers import pump
 
 INFO = ModelInfo("/m/tiny.gguf", "Tiny", "tiny", 1, 1, 3, 16, "", 0)
 
@@ -76,15 +76,6 @@ def pg(tmp_path):
     yield playground
     assert engine.shutdown(10)
 
-
-def pump(pg, until, timeout: float = 20.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        pg.handle_all()
-        if until():
-            return
-        time.sleep(0.005)
-    raise AssertionError("timed out")
 
 
 def test_a_chat_run_and_a_fan_start_from_the_formatted_chat(pg):

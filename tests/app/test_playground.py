@@ -1,8 +1,6 @@
 """The Qt-free state and actions, on the fake engine: lanes, seeds, presets, runs, continue, match entropy."""
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from app.engine.engine import Engine
@@ -11,6 +9,7 @@ from app.playground import Playground
 from app.presets import PresetStore, find_builtin
 from app.state import PlaygroundState
 from sampler import SamplerSettings
+from session_helpers import pump, run
 
 CREATIVE = find_builtin("creative-writing")
 
@@ -29,19 +28,6 @@ def pg(tmp_path):
     assert engine.shutdown(10)
 
 
-def pump(pg: Playground, until, timeout: float = 20.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        pg.handle_all()
-        if until():
-            return
-        time.sleep(0.005)
-    raise AssertionError("timed out")
-
-
-def run(pg: Playground, action=None) -> None:
-    (action or pg.runs.generate)()
-    pump(pg, lambda: not pg.state.busy)
 
 
 def test_generate_fills_every_lane_and_ends_with_a_status(pg):
