@@ -1,7 +1,6 @@
 """Chat mode and special tokens in the Qt-free state and actions (fake engine)."""
 from __future__ import annotations
 
-
 import pytest
 
 from app.chat import ChatSettings, chat_for_export
