@@ -1,6 +1,6 @@
 """Comparisons between lanes, computed from their step records without decoding again.
 
-Qt-free and model-free: everything here reads :class:`app.engine.records.StepRecord`
+Qt-free and model-free: everything here reads :class:`app.engine.face.records.StepRecord`
 values (or anything with the same attributes) and runs the NumPy sampler chain.
 
 Entropies are *normalised*: ``H(p) / log(n)`` over the ``n`` candidates of a

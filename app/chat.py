@@ -15,8 +15,8 @@ import dataclasses
 import os
 from dataclasses import dataclass
 
-from app.engine.chat import ChatRequest, ChatTemplate, no_template_message
-from app.engine.token_kinds import kind_of
+from app.engine.face.chat import ChatRequest, ChatTemplate, no_template_message
+from app.engine.face.token_kinds import kind_of
 
 
 @dataclass(frozen=True)

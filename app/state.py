@@ -16,10 +16,9 @@ from typing import Callable
 
 from app.chat import DeskState
 from app.ab.session import ABSession
-from app.engine.generation import MAX_LANES
-from app.engine.model_info import ModelInfo
-from app.engine.records import LaneResult, StepRecord
-from app.run_settings import RunSettings
+from app.engine.face.options import MAX_LANES, RunOptions
+from app.engine.face.model_info import LoadRequest, ModelInfo
+from app.engine.face.records import LaneResult, StepRecord
 from app.text_tree import Branch, TextTree
 from sampler import SamplerSettings
 
@@ -80,9 +79,11 @@ class PlaygroundState(DeskState):
         self.prompt = prompt
         self.lanes: list[Lane] = [Lane(first_lane or SamplerSettings(), preset)]
         self.current_lane = 0
-        self.run_settings = RunSettings()
+        self.run_settings = RunOptions()
         self.selected: int | None = None  # the step every panel shows; None follows the newest
         self.model: ModelInfo | None = None
+        #: The model the engine lost when its process crashed (None: none lost): the next run loads it again.
+        self.lost_model: LoadRequest | None = None
         self.token_texts: tuple[str, ...] = ()
         self.busy = ""  # what the engine runs: "", "run", "fan", "task", "ab" or "sweep"
         self.loading = False
@@ -152,14 +153,14 @@ class PlaygroundState(DeskState):
         self.emit("lanes")
         self.emit("current_lane")
 
-    def replace_all(self, prompt: str, lanes: list[Lane], run_settings: RunSettings, current_lane: int = 0,
+    def replace_all(self, prompt: str, lanes: list[Lane], run_settings: RunOptions, current_lane: int = 0,
                     selected: int | None = None) -> None:
         """Everything at once (an opened session); checked first: ValueError changes nothing."""
         if self.busy:
             raise ValueError("the engine is busy: stop it first")
         if not 1 <= len(lanes) <= MAX_LANES or not all(isinstance(lane, Lane) for lane in lanes):
             raise ValueError(f"lanes: expected 1 to {MAX_LANES} lanes, got {len(lanes)}")
-        if not isinstance(run_settings, RunSettings) or not 0 <= current_lane < len(lanes):
+        if not isinstance(run_settings, RunOptions) or not 0 <= current_lane < len(lanes):
             raise ValueError(f"expected run settings and a lane from 1 to {len(lanes)}, got {current_lane + 1}")
         revision = max(lane.revision for lane in self.lanes) + 1  # every view draws its lane's text again
         for lane in lanes:
@@ -212,8 +213,11 @@ class PlaygroundState(DeskState):
         self.load_progress = (fraction, message or self.load_progress[1])
         self.emit("load_progress")
 
-    def set_model(self, info: ModelInfo | None, token_texts: tuple[str, ...] = ()) -> None:
+    def set_model(self, info: ModelInfo | None, token_texts: tuple[str, ...] = (), *,
+                  lost: LoadRequest | None = None) -> None:
+        """The loaded model (None: none); ``lost``: the load to repeat before the next run (a crash took it)."""
         self.model, self.token_texts = info, token_texts
+        self.lost_model = lost if info is None else None
         self.emit("model")
 
     def token_text(self, token: int) -> str:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from app.engine.records import LaneResult, StepRecord
+from app.engine.face.records import LaneResult, StepRecord
 
 
 @dataclass(frozen=True)

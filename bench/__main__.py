@@ -72,6 +72,10 @@ See `bench/*.py` for exactly what each figure times.
   share of the sweep's wall time. `sweep_match_ms_per_sample` is what a sweep sample's entropy
   match adds on the engine thread (`sweep_match_share` of a sample's time); `logsumexp_us` is
   one log-sum-exp over 262,144 float32 logits.
+- **Engine process**: the window's engine runs in a process of its own (`app/engine/process.py`).
+  `engine_ipc_us_per_record` is what one step record costs to cross the pipe: pickled, sent and
+  unpickled (`bench/ipc_bench.py`, real records of the bundled model, one batch per step as the
+  engine sends them; `_4lanes`: four records a batch, so each lane's settings are pickled once a batch).
 - **RPC**: every layer on one `rpc-server` on 127.0.0.1, against the same 64 tokens run in-process
   (median of 5 interleaved rounds). The server shares the client's cores and each step pays a
   loopback round trip plus 1 MiB of logits, so `rpc_vs_local_tps_ratio` is a floor for two
@@ -95,6 +99,9 @@ def _suites():
     from . import rpc_bench
 
     yield "rpc", rpc_bench.run_all
+    from . import ipc_bench
+
+    yield "ipc", ipc_bench.run_all
     try:
         from . import gui_bench
     except ImportError:
@@ -104,7 +111,7 @@ def _suites():
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--only", choices=["sampler", "engine", "startup", "sweep", "rpc", "gui"], help="run one suite")
+    parser.add_argument("--only", choices=["sampler", "engine", "startup", "sweep", "rpc", "ipc", "gui"], help="run one suite")
     parser.add_argument("--no-doc", action="store_true", help="do not rewrite docs/benchmarks.md")
     args = parser.parse_args(argv)
     figures: dict[str, float] = {}

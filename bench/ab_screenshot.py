@@ -45,9 +45,10 @@ def main(argv=None) -> int:
     app = QApplication.instance() or QApplication([])
     width, height = (int(v) for v in args.size.split("x"))
     if args.fake:
+        from app.engine.engine import Engine
         from app.engine.fake import fake_loader
 
-        window = MainWindow(load_default=False, loader=fake_loader())
+        window = MainWindow(load_default=False, engine=Engine(fake_loader()))
         window.playground.runs.load_model(None)
     else:
         window = MainWindow()

@@ -4,11 +4,11 @@ from __future__ import annotations
 import statistics
 import time
 
-from app.engine.context import ContextOptions, DecodeContext, physical_cores
-from app.engine.generation import Generation, RunOptions, tokenize_prompt
-from app.engine.lane import LaneConfig
-from app.engine.model import LoadedModel, default_model_path
-from app.engine.native_loop import native_generate
+from app.engine.run.context import DecodeContext, physical_cores
+from app.engine.face.options import LaneConfig, RunOptions
+from app.engine.run.generation import Generation, tokenize_prompt
+from app.engine.llama.model import LoadedModel, default_model_path
+from app.engine.native.loop import native_generate
 from sampler import SamplerSettings
 
 PROMPT = "Write a long story about a lighthouse keeper who finds a letter from the future. Chapter 1.\n\n"
@@ -23,7 +23,7 @@ def _engine_tps(model, settings_list, options) -> tuple[float, list[tuple[float,
     return tokens / gen.wall_s, gen.step_times
 
 
-def _raw_decode_tps(model, n_seq: int, options: ContextOptions, steps: int = N_TOKENS) -> float:
+def _raw_decode_tps(model, n_seq: int, options: RunOptions, steps: int = N_TOKENS) -> float:
     """Bare llama_decode calls, one token per sequence per call."""
     prompt = tokenize_prompt(model, PROMPT)
     with DecodeContext(model, n_seq, options) as ctx:
@@ -37,11 +37,11 @@ def _raw_decode_tps(model, n_seq: int, options: ContextOptions, steps: int = N_T
 
 
 def run_all() -> dict[str, float]:
-    options = ContextOptions(n_ctx=1024, n_threads=physical_cores())
+    options = RunOptions(n_ctx=1024, n_threads=physical_cores())
     model = LoadedModel(default_model_path(), gpu_layers=0)
     try:
         settings = SamplerSettings(seed=11)
-        run_opts = RunOptions(max_tokens=N_TOKENS, context=options)
+        run_opts = options.replace(max_tokens=N_TOKENS)
         ratios, overheads = [], []
         for _ in range(ROUNDS):  # interleaved, so drifts in machine load hit both sides
             native_tokens, native_s = native_generate(model, PROMPT, settings, N_TOKENS, options)

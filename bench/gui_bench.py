@@ -13,11 +13,12 @@ import tempfile
 import time
 
 from app.presets import find_builtin
-from app.engine.context import ContextOptions, physical_cores
-from app.engine.generation import Generation, RunOptions
-from app.engine.lane import LaneConfig
-from app.engine.model import LoadedModel, default_model_path
-from app.engine.workspace import Workspace
+from app.engine.run.context import physical_cores
+from app.engine.face.options import LaneConfig, RunOptions
+from app.engine.run.generation import Generation
+from app.engine.llama.model import LoadedModel, default_model_path
+from app.engine.run.workspace import Workspace
+from app.engine.engine import Engine
 
 PROMPT = "Write a long story about a lighthouse keeper who finds a letter from the future. Chapter 1.\n\n"
 N_TOKENS = 128
@@ -27,7 +28,7 @@ ROUNDS = int(os.environ.get("GUI_BENCH_ROUNDS", "5"))  # more rounds on a noisy 
 def _headless(model, settings, options, workspace) -> float:
     """The same run without a window, on a kept workspace as the engine thread keeps one."""
     t0 = time.perf_counter()
-    gen = Generation(model, PROMPT, [LaneConfig(settings)], RunOptions(max_tokens=N_TOKENS, context=options),
+    gen = Generation(model, PROMPT, [LaneConfig(settings)], options.replace(max_tokens=N_TOKENS),
                      workspace=workspace)
     tokens = len(gen.run()[0].tokens)
     return tokens / (time.perf_counter() - t0)
@@ -78,10 +79,10 @@ def run_all() -> dict[str, float]:
     from app.ui.main_window import MainWindow
 
     app = QApplication.instance() or QApplication([])
-    options = ContextOptions(n_ctx=4096, n_threads=physical_cores())
+    options = RunOptions(n_ctx=4096, n_threads=physical_cores())
     settings = find_builtin("creative-writing").settings.replace(seed=21)
     model = LoadedModel(default_model_path(), gpu_layers=0)
-    window = MainWindow(load_default=False, model=model)
+    window = MainWindow(load_default=False, engine=Engine(model=model, owns_model=False))
     window.show()
     _wait_for_model(app, window)
     try:

@@ -18,10 +18,10 @@ import sys
 import time
 from pathlib import Path
 
-from app.engine.context import ContextOptions, physical_cores
-from app.engine.generation import Generation, RunOptions
-from app.engine.lane import LaneConfig
-from app.engine.model import LoadedModel, default_model_path
+from app.engine.run.context import physical_cores
+from app.engine.face.options import LaneConfig, RunOptions
+from app.engine.run.generation import Generation
+from app.engine.llama.model import LoadedModel, default_model_path
 from sampler import SamplerSettings
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -53,7 +53,7 @@ def _tps(model, options: RunOptions) -> float:
 
 def run_all() -> dict[str, float]:
     threads = physical_cores()
-    options = RunOptions(max_tokens=N_TOKENS, context=ContextOptions(n_ctx=512, n_threads=threads))
+    options = RunOptions(max_tokens=N_TOKENS, n_ctx=512, n_threads=threads)
     proc, endpoint = _start_server(threads)
     try:
         t0 = time.perf_counter()

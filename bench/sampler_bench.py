@@ -5,7 +5,7 @@ import time
 
 import numpy as np
 
-from app.engine.native_sampler import TokenBuffer, native_chain
+from app.engine.native.sampler import TokenBuffer, native_chain
 from sampler import Candidates, SamplerChain, SamplerSettings, Scatter, ScatterParams
 
 VOCAB = 262_144

@@ -31,7 +31,7 @@ ROUNDS = 5
 CHILD = r"""
 import json, sys, time
 marks = {}
-import app.engine.model as m
+import app.engine.llama.model as m
 marks["imported"] = time.time()
 path = m.default_model_path()
 marks["found"] = time.time()

@@ -29,13 +29,12 @@ from pathlib import Path
 
 import numpy as np
 
-from app.engine import commands as cmd
-from app.engine import events as ev
-from app.engine.context import physical_cores
+from app.engine.face import commands as cmd, events as ev
+from app.engine.run.context import physical_cores
 from app.engine.engine import Engine
-from app.engine.lane import LaneConfig
-from app.engine.logsumexp import LogSumExp
-from app.engine.model import LoadedModel, default_model_path
+from app.engine.face.options import LaneConfig
+from app.engine.run.logsumexp import LogSumExp
+from app.engine.llama.model import LoadedModel, default_model_path
 from app.sweep import output
 from app.sweep.build import build_plan
 from app.sweep.plan import batches
@@ -122,7 +121,8 @@ def _sweep(pump: _Pump, plan, folder: Path, info) -> tuple[float, float, float, 
 def _match_ms(model, plan) -> float:
     """One sweep sample's entropy match, timed on this thread (the engine's task does the same work)."""
     from app.analysis import match_entropy
-    from app.engine.generation import Generation, RunOptions
+    from app.engine.run.generation import Generation
+    from app.engine.face.options import RunOptions
 
     sample = next(s for s in plan.samples() if s.point.values == (0.15,))
     gen = Generation(model, sample.prompt.text, [LaneConfig(sample.settings)], RunOptions(max_tokens=N_TOKENS))

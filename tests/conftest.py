@@ -59,7 +59,7 @@ def qt_garbage_collected_here(request):
 
 @pytest.fixture(scope="session")
 def default_model():
-    from app.engine.model import LoadedModel, default_model_path
+    from app.engine.llama.model import LoadedModel, default_model_path
 
     model = LoadedModel(default_model_path(), gpu_layers=0)
     yield model
@@ -68,7 +68,7 @@ def default_model():
 
 @pytest.fixture(scope="session")
 def model_path() -> str:
-    from app.engine.model import default_model_path
+    from app.engine.llama.model import default_model_path
 
     return str(default_model_path())
 

@@ -11,8 +11,9 @@ def decode_against_native(model, native, check, n_tokens: int, prompt_text: str 
     ``check(step, logits, result, token)`` holds ours to it before the token is accepted and decoded.
 
     ``check`` is first called with step -1 and the prompt's tokens (ours accepts them then)."""
-    from app.engine.context import ContextOptions, DecodeContext
-    from app.engine.generation import tokenize_prompt
+    from app.engine.run.context import DecodeContext
+    from app.engine.face.options import RunOptions
+    from app.engine.run.generation import tokenize_prompt
 
     prompt = tokenize_prompt(model, prompt_text)
     for t in prompt:
@@ -20,7 +21,7 @@ def decode_against_native(model, native, check, n_tokens: int, prompt_text: str 
     check(-1, None, None, prompt)
     ids = np.arange(model.info.n_vocab, dtype=np.int32)
     tokens = []
-    with DecodeContext(model, 1, ContextOptions(n_ctx=512, n_threads=1)) as ctx:
+    with DecodeContext(model, 1, RunOptions(n_ctx=512, n_threads=1)) as ctx:
         ctx.decode_tokens(0, prompt, 0)
         row = -1
         for step in range(n_tokens):

@@ -10,7 +10,7 @@ import numpy as np
 
 from app.engine.engine import Engine
 from app.engine.fake import fake_loader
-from app.engine.records import StepRecord
+from app.engine.face.records import StepRecord
 from app.playground import Playground
 from app.presets import PresetStore, find_builtin
 from app.state import PlaygroundState

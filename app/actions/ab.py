@@ -20,11 +20,9 @@ from app.ab import ABDraw, ABPhase, ABPlan, ABRound, ABSession, ABSide, Pick, Pr
 from app.ab.csv_export import write_csv
 from app.actions.lanes import BASELINE_PRESET
 from app.analysis import match_entropy
-from app.engine import commands as cmd
-from app.engine import events as ev
-from app.engine.generation import MAX_LANES
-from app.engine.lane import LaneConfig
-from app.engine.records import StopReason
+from app.engine.face import commands as cmd, events as ev
+from app.engine.face.options import MAX_LANES, LaneConfig
+from app.engine.face.records import StopReason
 from app.presets import PresetNotFound
 
 BUSY = "ab"

@@ -9,11 +9,10 @@ from dataclasses import dataclass, field
 from functools import partial
 
 from app.analysis import match_entropy
-from app.engine import commands as cmd
-from app.engine import events as ev
+from app.engine.face import commands as cmd, events as ev
 from app.actions.runs import start_parts
-from app.engine.lane import LaneConfig
-from app.engine.records import StepRecord
+from app.engine.face.options import LaneConfig
+from app.engine.face.records import StepRecord
 from app.state import PlaygroundState
 
 

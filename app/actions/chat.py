@@ -9,9 +9,8 @@ from __future__ import annotations
 
 from functools import partial
 
-from app.engine import commands as cmd
-from app.engine import events as ev
-from app.engine.chat import ChatRequest
+from app.engine.face import commands as cmd, events as ev
+from app.engine.face.chat import ChatRequest
 from app.state import PlaygroundState
 
 

@@ -1,13 +1,10 @@
 """Loading a model and running lanes: the commands that start them and the events that follow."""
 from __future__ import annotations
 
-from app.engine import commands as cmd
-from app.engine import events as ev
-from app.engine.context import ContextOptions
-from app.engine.generation import RunOptions
-from app.engine.lane import LaneConfig, PromptText
-from app.engine.records import StepRecord
-from app.engine.model_info import LoadRequest
+from app.engine.face import commands as cmd, events as ev
+from app.engine.face.options import LaneConfig, PromptText, RunOptions
+from app.engine.face.records import StepRecord
+from app.engine.face.model_info import LoadRequest
 from app.state import PlaygroundState
 from app.text_tree import TextTree
 
@@ -29,10 +26,13 @@ class RunActions:
         self.history = history
         self.run_id: int | None = None  # the run in progress
         self.load_id: int | None = None  # the load in progress
+        self._loading: LoadRequest | None = None  # what it loads
+        self.loaded: LoadRequest | None = None  # what the engine holds now (to load again after a crash)
         self.handlers = {
             ev.ModelLoadProgress: self._on_load_progress, ev.ModelLoaded: self._on_loaded,
             ev.ModelLoadFailed: self._on_load_failed, ev.ModelLost: self._on_model_lost,
             ev.RunStarted: self._on_run_news, ev.StepsProduced: self._on_run_news, ev.RunEnded: self._on_run_ended,
+            ev.EngineCrashed: self._on_crashed,
         }
 
     # -- model ---------------------------------------------------------------------------
@@ -43,10 +43,14 @@ class RunActions:
         the new one is ready.  Work in progress stops first."""
         if self.load_id is not None or self.state.busy:
             self.engine.stop()
+        self._load(LoadRequest(path, gpu_layers, tuple(rpc), tuple(tensor_split)))
+
+    def _load(self, request: LoadRequest) -> None:
         self.load_id = self.engine.next_id()
-        self.engine.submit(cmd.LoadModel(self.load_id, LoadRequest(path, gpu_layers, tuple(rpc), tuple(tensor_split))))
-        where = f" on {', '.join(rpc)}" if rpc else ""
-        self.state.set_loading(True, f"Loading {path or 'the bundled model'}{where} ...")
+        self._loading = request
+        self.engine.submit(cmd.LoadModel(self.load_id, request))
+        where = f" on {', '.join(request.rpc)}" if request.rpc else ""
+        self.state.set_loading(True, f"Loading {request.path or 'the bundled model'}{where} ...")
 
     def expect_adopted_model(self) -> None:
         """The engine was given a model: its ModelLoaded event (load id 0) is on the way."""
@@ -61,6 +65,7 @@ class RunActions:
         if e.load_id != self.load_id:
             return
         self.load_id = None
+        self.loaded = self._loading
         self.state.set_model(e.info, e.token_texts)
         self.state.set_loading(False)
         self.state.report(e.info.note)  # e.g. GPU layers asked for on a build without a GPU
@@ -75,7 +80,21 @@ class RunActions:
 
     def _on_model_lost(self, e: ev.ModelLost) -> None:
         """An RPC server went away: the model is gone (the text stays); load again to go on."""
+        self.loaded = None
         self.state.set_model(None)
+        self.state.report(e.message)
+
+    def _on_crashed(self, e: ev.EngineCrashed) -> None:
+        """The engine's process died and a new one runs, without a model: the run in progress ends
+        with the text it made, and the next run loads the model again (the one the engine held)."""
+        if self.run_id is not None:
+            self.state.end_runs(self.run_id, ())
+            self._end("stopped: the engine crashed")
+        if self.load_id is not None:
+            self.load_id = None
+            self.state.set_loading(False)
+        lost, self.loaded = self.loaded, None
+        self.state.set_model(None, lost=lost)
         self.state.report(e.message)
 
     # -- runs ----------------------------------------------------------------------------------
@@ -83,17 +102,19 @@ class RunActions:
     def options(self, max_tokens: int | None = None) -> RunOptions:
         """The run options from the state (ValueError names a bad one)."""
         rs = self.state.run_settings
-        return RunOptions(
-            max_tokens=max_tokens or rs.max_tokens, stop_strings=rs.stop_strings,
-            context=ContextOptions(n_ctx=rs.n_ctx),
-        )
+        return rs.replace(max_tokens=max_tokens) if max_tokens else rs
 
     def ready(self) -> bool:
-        """Whether new work can start (a model, nothing running); says why not."""
-        if self.state.model is None:
+        """Whether new work can start (a model, nothing running); says why not.  After a crash
+        the lost model is loaded again first (the engine runs the work once it is loaded)."""
+        if self.state.model is None and self.state.lost_model is None:
             self.state.report("No model is loaded yet.")
             return False
-        return not self.state.busy and self.load_id is None
+        if self.state.busy or self.load_id is not None:
+            return False
+        if self.state.model is None:
+            self._load(self.state.lost_model)
+        return True
 
     def generate(self) -> None:
         """Generate from the prompt in every lane; the text each had stays, as another branch."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from app.engine import events as ev
+from app.engine.face import events as ev
 from app.state import PlaygroundState
 from app.sweep import output
 from app.sweep.plan import SweepPlan

@@ -1,7 +1,7 @@
 """The writer's hand on a lane's text: edits, switching between branches, undo and redo."""
 from __future__ import annotations
 
-from app.engine.records import StepRecord
+from app.engine.face.records import StepRecord
 from app.history import History
 from app.state import PlaygroundState
 from app.text_tree import Written

@@ -22,8 +22,8 @@ import os
 import shlex
 from dataclasses import dataclass, field
 
-from app.engine.generation import MAX_LANES
-from app.engine.rpc_endpoints import parse_endpoints, parse_tensor_split
+from app.engine.face.options import MAX_LANES
+from app.engine.rpc.endpoints import parse_endpoints, parse_tensor_split
 from app.fileio import read_prompt_file, same_file
 from app.llamacpp import process_escapes, strip_off_values
 from app.presets import builtin_presets, find_builtin

@@ -50,10 +50,9 @@ def _describe_offload(model, gpu_layers: int | None) -> str:
 
 
 def _run(parsed: GenerateArgs) -> int:
-    from app.engine.context import ContextOptions
-    from app.engine.generation import RunOptions
-    from app.engine.model import default_model_path
-    from app.engine.model_info import ModelLoadError
+    from app.engine.face.options import RunOptions
+    from app.engine.llama.model import default_model_path
+    from app.engine.face.model_info import ModelLoadError
 
     args, say = parsed.options, _say(parsed)
     for note in parsed.notes:
@@ -61,7 +60,7 @@ def _run(parsed: GenerateArgs) -> int:
     try:
         options = RunOptions(
             max_tokens=args.n, stop_strings=tuple(args.stop),
-            context=ContextOptions(n_ctx=args.ctx, n_threads=args.threads, flash_attn=args.flash_attn),
+            n_ctx=args.ctx, n_threads=args.threads, flash_attn=args.flash_attn,
         )
         path = args.model or str(default_model_path(progress=say))
         check_trace_path(args, path)
@@ -75,11 +74,11 @@ def _run(parsed: GenerateArgs) -> int:
 
 
 def _run_model(parsed: GenerateArgs, path: str, options, interrupt: Interrupt, say) -> int:
-    from app.engine.context import DecodeError
-    from app.engine.generation import Generation
-    from app.engine.lane import LaneConfig
-    from app.engine.model import LoadedModel
-    from app.engine.model_info import ModelLoadError
+    from app.engine.run.context import DecodeError
+    from app.engine.run.generation import Generation
+    from app.engine.face.options import LaneConfig
+    from app.engine.llama.model import LoadedModel
+    from app.engine.face.model_info import ModelLoadError
 
     args = parsed.options
     say(f"loading {path} ...")
@@ -169,7 +168,7 @@ def _interrupted(gen, steps: int, interrupt: Interrupt, options, trace: TraceFil
     """The one line Ctrl-C leaves on stderr (printed with --quiet too)."""
     if steps == 0:
         n = len(gen.prompt_tokens)
-        decoded = min(n, interrupt.checks_passed * options.context.n_batch)
+        decoded = min(n, interrupt.checks_passed * options.n_batch)
         message = f"interrupted while decoding the prompt ({decoded} of {n} tokens decoded)"
     else:
         total = sum(len(r.tokens) for r in gen.results())

@@ -3,7 +3,7 @@
 Between two steps a lost server is an ordinary error (one line, exit 1, the
 text printed so far stays on stdout).  During a decode llama.cpp's RPC client
 would end the process with ``abort()``; while the run goes on, the handler
-below is called instead (on llama.cpp's thread, see app.engine.rpc_abort),
+below is called instead (on llama.cpp's thread, see app.engine.rpc.abort),
 ends the text's line, prints one error line and exits with 1.
 """
 from __future__ import annotations
@@ -37,7 +37,7 @@ def exit_if_lost(model):
     if not model.info.servers:
         yield
         return
-    from app.engine import rpc_abort
+    from app.engine.rpc import abort as rpc_abort
 
     with rpc_abort.rescue(_exit_lost):
         yield

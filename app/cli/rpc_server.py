@@ -93,10 +93,10 @@ def main(argv: list[str]) -> int:
 
 
 def _serve(args, endpoint: str) -> int:
-    from app.engine import rpc
-    from app.engine.context import physical_cores
-    from app.engine.model import ensure_backend
-    from app.engine.rpc_endpoints import RpcError
+    from app.engine.rpc import ggml as rpc
+    from app.engine.run.context import physical_cores
+    from app.engine.llama.model import ensure_backend
+    from app.engine.rpc.endpoints import RpcError
 
     ensure_backend()
     threads = args.threads or physical_cores()
@@ -129,7 +129,7 @@ def _serve(args, endpoint: str) -> int:
 
 def _wait_ready(endpoint: str, thread: threading.Thread) -> bool:
     """Whether the server answers a handshake (it prints a line for this first client)."""
-    from app.engine.rpc_endpoints import RpcError, probe
+    from app.engine.rpc.endpoints import RpcError, probe
 
     deadline = time.monotonic() + READY_TIMEOUT_S
     while thread.is_alive() and time.monotonic() < deadline:

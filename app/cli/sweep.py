@@ -15,9 +15,8 @@ import sys
 import threading
 import time
 
-from app.engine import commands as cmd
-from app.engine import events as ev
-from app.engine.model_info import LoadRequest
+from app.engine.face import commands as cmd, events as ev
+from app.engine.face.model_info import LoadRequest
 from app.sweep import output
 from app.sweep.report import progress_line, summary_text
 from app.sweep.runner import SweepRunner

@@ -1,12 +1,15 @@
 """The engine thread: the one thread that owns the model and every context.
 
 Commands go in through :meth:`Engine.submit`; typed events
-(:mod:`app.engine.events`) come out through :meth:`Engine.drain`, and the
+(:mod:`app.engine.face.events`) come out through :meth:`Engine.drain`, and the
 optional ``notify`` callable is called (on the engine thread) after each one,
-so a user interface can wake up and drain.  Work commands run one at a time,
-in order; :meth:`Engine.stop` cancels the work in progress and everything
-submitted before it, between two steps (or two prompt batches, or while a
-model loads).
+so a user interface can wake up and drain.  The window runs this engine in a
+process of its own (:mod:`app.engine.process`, :mod:`app.engine.serve`); the
+command line and most tests run it in-process: the same face either way.
+
+Work commands run one at a time, in order; :meth:`Engine.stop` cancels the
+work in progress and everything submitted before it, between two steps (or two
+prompt batches, or while a model loads).
 """
 from __future__ import annotations
 
@@ -16,10 +19,10 @@ import threading
 from collections import deque
 from typing import Callable
 
-from . import jobs, rpc_abort, rpc_rescue
-from .commands import Fan, Generate, LoadModel, RunTask, SetPaused, Shutdown, UpdateLaneSettings
-from .events import EngineStopped, Event, TaskEnded
-from .workspace import Workspace
+from app.engine.face.commands import Fan, Generate, LoadModel, RunTask, SetPaused, Shutdown, UpdateLaneSettings
+from app.engine.face.events import EngineStopped, Event, ModelLost, TaskEnded
+from app.engine.run import jobs
+from app.engine.run.workspace import Workspace
 
 Notify = Callable[[], None]
 #: The load id of the ModelLoaded event for a model given to the constructor.
@@ -40,9 +43,9 @@ class Engine:
 
     def __init__(self, loader=None, *, notify: Notify | None = None, model=None, owns_model: bool = True):
         if loader is None:
-            from .model import load_llama_model as loader
+            from app.engine.llama.model import load_llama_model as loader
         self.loader = loader
-        self._notify = notify
+        self.notify = notify  # called on the engine thread after each event (set before start)
         self._commands: queue.Queue = queue.Queue()
         self._events: queue.Queue = queue.Queue()
         self._deferred: deque = deque()
@@ -53,14 +56,11 @@ class Engine:
         self.model = model
         self.owns_model = owns_model
         self._workspace: Workspace | None = None
-        self.current_cmd = None  # the work in progress
-        self.live_run = None  # the Generation being stepped, if any
         self._thread = threading.Thread(target=self._main, name="engine", daemon=True)
 
     # -- any thread ------------------------------------------------------------
 
     def start(self) -> "Engine":
-        rpc_abort.add_handler(self._rescue)
         self._thread.start()
         return self
 
@@ -103,8 +103,8 @@ class Engine:
 
     def emit(self, event) -> None:
         self._events.put(event)
-        if self._notify is not None:
-            self._notify()
+        if self.notify is not None:
+            self.notify()
 
     def cancelled(self) -> bool:
         """Whether the work in progress was stopped."""
@@ -138,45 +138,33 @@ class Engine:
             return self._deferred.popleft()
         return self._commands.get()
 
-    def _main(self, adopted: bool = True) -> None:
-        me = threading.current_thread()
+    def _main(self) -> None:
         try:
-            if adopted and self.model is not None:  # a model handed over at construction
+            if self.model is not None:  # a model handed over at construction
                 jobs.announce_model(self, ADOPTED)
-            while self._thread is me:  # a thread stuck in llama.cpp was replaced (see _rescue)
+            while True:
                 number, cmd = self._next()
-                if self._thread is not me:  # replaced meanwhile: hand the command to the new thread
-                    self._deferred.appendleft((number, cmd))
-                    self._commands.put((0, _Wake()))
-                    break
                 if isinstance(cmd, Shutdown):
                     break
                 if isinstance(cmd, (UpdateLaneSettings, SetPaused, _Wake)):
                     continue  # no run in progress: nothing to control
-                self._current, self.current_cmd = number, cmd
+                self._current = number
                 self._run(cmd)
-                if self._thread is not me:
-                    break  # replaced while it was stuck in llama.cpp: the new thread owns the state
-                self.current_cmd = None
-                rpc_rescue.drop_if_lost(self)
+                self._drop_if_lost()
         finally:
-            if self._thread is me:
-                rpc_abort.remove_handler(self._rescue)
-                self._close_model()
-                self.emit(EngineStopped())
+            self._close_model()
+            self.emit(EngineStopped())
 
-    def _rescue(self, message: str) -> bool:
-        """On llama.cpp's thread: an RPC server was lost inside llama.cpp, so the engine thread
-        waits there for ever (see rpc_abort).  Report the work in progress, abandon the RPC
-        model and go on with a fresh engine thread.  False when this engine used no RPC."""
-        cmd = self.current_cmd
-        if cmd is None or not self._thread.is_alive() or not rpc_rescue.uses_rpc(self, cmd):
-            return False  # idle: a lost server shows at the next decode's check
-        rpc_rescue.report_stuck(self, cmd, message)
-        self.current_cmd = self.live_run = None
-        self._thread = threading.Thread(target=self._main, args=(False,), name="engine", daemon=True)
-        self._thread.start()
-        return True
+    def _drop_if_lost(self) -> None:
+        """After a command: if the model's RPC server went away (seen between two decodes), free
+        the model and say so.  (A server lost *inside* llama.cpp ends the engine's process: the
+        window reports that as a crash, see app.engine.process.)"""
+        link = getattr(self.model, "rpc", None)
+        if link is None or link.lost is None:
+            return
+        self.replace_model(None)  # sinks the dead connection, then frees the workspace and the model
+        self.emit(ModelLost(f"RPC server {link.lost} went away: the model was unloaded; load it again, "
+                            "with the servers once they are back or without them"))
 
     def _run(self, cmd) -> None:
         if isinstance(cmd, LoadModel):
@@ -201,12 +189,6 @@ class Engine:
     def replace_model(self, model) -> None:
         self._close_model()
         self.model, self.owns_model = model, True
-
-    def abandon_model(self):
-        """Let go of the model and workspace without freeing them; returns both."""
-        left = (self.model, self._workspace)
-        self.model = self._workspace = None
-        return left
 
     def workspace_for(self, n_seq: int, options) -> Workspace:
         """The lanes' KV caches, kept between runs while the model, lane count and context stay."""

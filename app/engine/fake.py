@@ -1,9 +1,9 @@
 """A scripted fake backend: deterministic logits over a tiny vocabulary, no llama.cpp.
 
 The engine and the window run on it in tests exactly as on a real model: it
-has the same shape as :class:`app.engine.model.LoadedModel` (``info``,
+has the same shape as :class:`app.engine.llama.model.LoadedModel` (``info``,
 ``vocab``, ``new_context``, ``close``), and its contexts have the same shape
-as :class:`app.engine.context.DecodeContext`.
+as :class:`app.engine.run.context.DecodeContext`.
 
 The logits of a position depend only on the tokens before it (a hash of the
 last three), so a sequence decoded in any batching, or rewound and decoded
@@ -18,9 +18,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import token_kinds
-from .chat import ChatRequest, ChatTemplate, ChatTemplateError, no_template_message
-from .model_info import ModelInfo, ModelLoadError
+from app.engine.face import token_kinds
+from app.engine.face.chat import ChatRequest, ChatTemplate, ChatTemplateError, no_template_message
+from app.engine.face.model_info import ModelInfo, ModelLoadError
 
 WORDS = (
     "<bos>", "<eos>", "<start_of_image>", " the", " cat", " sat", " on", " mat", " a", " dog", " ran",

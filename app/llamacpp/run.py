@@ -7,7 +7,7 @@ from typing import Mapping
 
 from sampler.settings import SamplerSettings
 
-#: The run options' defaults (``app.state.RunSettings``).
+#: The run options' defaults (``app.engine.face.options.RunOptions``).
 DEFAULT_N_PREDICT = 200
 DEFAULT_N_CTX = 4096
 ROLES = ("system", "user", "assistant")

@@ -166,7 +166,7 @@ def export_run(
     ``run`` are the fields of :class:`~app.llamacpp.run.RunSpec`: ``n_predict``,
     ``n_ctx``, ``prompt``, ``stop``, ``model_path``, ``chat`` (a bool),
     ``system`` and ``messages`` (chat), or ``run_settings`` (an object with
-    ``max_tokens``, ``n_ctx`` and ``stop_strings``, such as ``app.state.RunSettings``).
+    ``max_tokens``, ``n_ctx`` and ``stop_strings``, such as ``app.engine.face.options.RunOptions``).
     ``program`` picks llama-completion (plain) or llama-cli (chat) over
     ``chat``.  ``prompt_mode`` is ``"auto"``, ``"inline"`` (``-p``) or
     ``"file"`` (``-f``); files go to ``folder`` (bare names without one: the

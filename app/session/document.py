@@ -25,9 +25,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from app.engine.generation import MAX_LANES
-from app.engine.model_info import ModelInfo
-from app.state import Lane, PlaygroundState, RunSettings
+from app.engine.face.options import MAX_LANES, RunOptions
+from app.engine.face.model_info import ModelInfo
+from app.state import Lane, PlaygroundState
 from app.text_tree import TextTree
 from sampler import settings_from_dict, settings_to_dict
 
@@ -50,7 +50,7 @@ class Session:
 
     prompt: str
     lanes: list[Lane]
-    run_settings: RunSettings
+    run_settings: RunOptions
     current_lane: int = 0
     selected: int | None = None
     model: dict | None = None  # the model it was made with (name, path, vocabulary size)
@@ -126,14 +126,14 @@ def _lane(i: int, value, records) -> Lane:
     return Lane(settings, preset, decode_tree(f"{where}.tree", value["tree"], records))
 
 
-def _run_settings(value) -> RunSettings:
+def _run_settings(value) -> RunOptions:
     if not isinstance(value, dict) or set(value) != {"max_tokens", "stop_strings", "n_ctx"}:
         raise ValueError("run_settings: expected an object with max_tokens, stop_strings and n_ctx")
     stops = value["stop_strings"]
     if not isinstance(stops, list):
         raise ValueError(f"run_settings.stop_strings: expected a list of text, got {stops!r:.60}")
     try:
-        return RunSettings(value["max_tokens"], tuple(stops), value["n_ctx"])
+        return RunOptions(value["max_tokens"], tuple(stops), value["n_ctx"])
     except ValueError as exc:
         raise ValueError(f"run_settings: {exc}") from None
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from app.engine.records import FinalTail, StepRecord
+from app.engine.face.records import FinalTail, StepRecord
 from sampler import settings_from_dict, settings_to_dict
 from sampler.chain import StageCount
 

@@ -12,7 +12,7 @@ the session's record table, and the writer's text as strings.
 """
 from __future__ import annotations
 
-from app.engine.records import LaneResult, StepRecord, StopReason
+from app.engine.face.records import LaneResult, StepRecord, StopReason
 from app.text_tree import Branch, TextTree, Written
 
 BRANCH_KEYS = {"id", "parent", "fork", "prompt", "prompt_tokens", "pieces", "result"}

@@ -1,6 +1,6 @@
 """What one sample did, measured from its step records (no second model).
 
-Per sample (a list of :class:`app.engine.records.StepRecord`, one per generated token):
+Per sample (a list of :class:`app.engine.face.records.StepRecord`, one per generated token):
 
 * ``tokens``: how many tokens it generated;
 * ``logprob``: the mean, over its tokens, of the natural log-probability of the

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Iterator, Sequence
 
 from app.analysis import baseline_chain_settings
-from app.engine.generation import MAX_LANES
+from app.engine.face.options import MAX_LANES
 from sampler import SamplerSettings
 from sampler.flags import FLAG_BY_NAME, Flag, quote, to_flags
 

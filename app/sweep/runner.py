@@ -23,12 +23,9 @@ from functools import partial
 from typing import Callable, Sequence
 
 from app.analysis import match_entropy
-from app.engine import commands as cmd
-from app.engine import events as ev
-from app.engine.context import ContextOptions
-from app.engine.generation import RunOptions
-from app.engine.lane import LaneConfig
-from app.engine.records import StopReason
+from app.engine.face import commands as cmd, events as ev
+from app.engine.face.options import LaneConfig, RunOptions
+from app.engine.face.records import StopReason
 
 from .metrics import group_self_bleu, sample_metrics
 from .output import sample_row
@@ -93,7 +90,7 @@ class SweepRunner:
         self.samples = [s for s in every if s.key not in done]
         _check_whole_groups(every, done)
         self.progress = Progress(len(every), len(every) - len(self.samples))
-        self.options = RunOptions(max_tokens=plan.tokens, context=ContextOptions(n_ctx=plan.n_ctx, n_threads=threads),
+        self.options = RunOptions(max_tokens=plan.tokens, n_ctx=plan.n_ctx, n_threads=threads,
                                   raw_logsumexp=True)
         self._batches = list(batches(self.samples))
         self._groups = groups(self.samples)

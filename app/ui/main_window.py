@@ -1,8 +1,8 @@
 """The playground window: it composes the views and controllers and holds no truth of its own.
 
 The state (:mod:`app.state`) holds every value, the playground
-(:mod:`app.playground`) acts on it, the engine thread does the model's work
-and the bridge brings its events back to this thread.
+(:mod:`app.playground`) acts on it, the engine (in a process of its own) does
+the model's work and the bridge brings its events back to this thread.
 """
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QFileDialog, QMainWindow, QPlainTextEdit, QStatusBar, QToolBar
 
+from app.engine.process import EngineProcess
 from app.playground import Playground
 from app.presets import PresetStore, default_prompt, find_builtin
 from app.session import Autosave
@@ -52,21 +53,23 @@ def first_state() -> PlaygroundState:
 
 
 class MainWindow(QMainWindow):
-    def __init__(self, *, load_default: bool = True, loader=None, model=None, state: PlaygroundState | None = None,
+    def __init__(self, *, engine=None, load_default: bool = True, state: PlaygroundState | None = None,
                  restore_session: bool = True):
-        """``loader``/``model`` choose the engine's backend (tests pass a fake one or a loaded model).
-        The last session comes back unless a ``state`` is given or ``restore_session`` is False."""
+        """``engine``: the engine to use, not started (default: llama.cpp in a process of its own; tests
+        pass an in-process engine on the fake backend, or one given a loaded model).  The last session
+        comes back unless a ``state`` is given or ``restore_session`` is False."""
         super().__init__()
         self.setWindowTitle("Scatter Playground")
         self.resize(1500, 940)
         self.gc = GuiGarbageCollection()
         self.state = state or first_state()
-        self.bridge = EngineBridge(loader, model=model, owns_model=model is None, parent=self)
+        self.bridge = EngineBridge(engine if engine is not None else EngineProcess(), parent=self)
         self.playground = Playground(self.state, self.bridge.engine, PresetStore())
-        if model is not None:
+        adopted = getattr(engine, "model", None) is not None  # an in-process engine handed a loaded model
+        if adopted:
             self.playground.runs.expect_adopted_model()
         self.bridge.start(self.playground)
-        if model is None and load_default:  # the engine thread loads while the widgets are built
+        if not adopted and load_default:  # the engine loads while the widgets are built
             self.playground.runs.load_model(None)
         self.presets = PresetsController(self, self.state, self.playground)
         self._build()

@@ -14,7 +14,7 @@ from PySide6.QtCore import Signal
 from PySide6.QtGui import QColor, QFont, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import QTextBrowser, QTextEdit, QToolTip
 
-from app.engine.records import StepRecord
+from app.engine.face.records import StepRecord
 
 from . import theme as themes
 from .theme import Theme, text_on

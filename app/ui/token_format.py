@@ -1,6 +1,6 @@
 """Special tokens in a text pane: a small marked chip with a tooltip, or nothing when hidden.
 
-Which tokens: :func:`app.engine.token_kinds.shows_as_chip` (control, unused,
+Which tokens: :func:`app.engine.face.token_kinds.shows_as_chip` (control, unused,
 unknown, and user-defined markers such as Gemma's ``<start_of_image>``).  The
 state says whether they are shown (``state.show_special``).  The records' text
 stays what llama.cpp rendered; the chip is only how the pane draws it.
@@ -13,7 +13,7 @@ import numpy as np
 
 from PySide6.QtGui import QColor, QFont, QTextCharFormat, QTextCursor, QTextFormat
 
-from app.engine import token_kinds as tk
+from app.engine.face import token_kinds as tk
 
 #: The char format property that marks a chip; its value is the token id.
 CHIP_PROPERTY = QTextFormat.Property.UserProperty + 1

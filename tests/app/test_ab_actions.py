@@ -8,11 +8,11 @@ import pytest
 from app.ab import ABPhase, Pick, PromptChoice
 from app.ab.plan import PLAYGROUND_PROMPT
 from app.analysis import match_entropy
-from app.engine import events as ev
+from app.engine.face import events as ev
 from app.engine.engine import Engine
 from app.engine.fake import FakeModel, fake_loader
-from app.engine.generation import Generation, RunOptions
-from app.engine.lane import LaneConfig
+from app.engine.run.generation import Generation
+from app.engine.face.options import LaneConfig, RunOptions
 from app.playground import Playground
 from app.presets import PresetStore, find_builtin
 from session_helpers import pump

@@ -24,7 +24,7 @@ from app.analysis import (
     post_chain_entropy,
     repeated_ngrams,
 )
-from app.engine.records import StepRecord
+from app.engine.face.records import StepRecord
 from sampler import SamplerChain, SamplerSettings, ScatterParams
 from sampler.scatter import ScatterTrace
 from sampler.sorting import top_order

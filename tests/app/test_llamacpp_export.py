@@ -122,7 +122,7 @@ def test_program_choice_overrides_the_mode():
 
 
 def test_run_settings_object_supplies_the_run_options():
-    from app.state import RunSettings
+    from app.engine.face.options import RunOptions as RunSettings
 
     e = export_run(DEFAULT, run_settings=RunSettings(max_tokens=33, n_ctx=999, stop_strings=("\n\n", "END")),
                    prompt="x")

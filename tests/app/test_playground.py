@@ -196,7 +196,7 @@ def test_default_settings_lane(tmp_path):
 
 
 def test_a_lost_rpc_model_is_unloaded_with_its_reason_and_the_text_stays(pg):
-    from app.engine.events import ModelLost
+    from app.engine.face.events import ModelLost
 
     run(pg)
     text = pg.state.lane().text

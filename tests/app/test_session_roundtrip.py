@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from app.analysis import final_entropy, normalised_entropy, post_chain_entropy
-from app.engine.records import FinalTail, StepRecord
+from app.engine.face.records import FinalTail, StepRecord
 from app.history import History
 from app.session import SessionPart, open_session, read_session, save_session, session_bytes
 from app.session.records_codec import FINAL_KEEP, decode_records, encode_records

@@ -25,7 +25,7 @@ import time
 import pytest
 
 from app.actions import runs as runs_module
-from app.engine.context import ContextOptions
+from app.engine.face.options import RunOptions
 from app.engine.engine import Engine
 from app.playground import Playground
 from app.presets import PresetStore, default_prompt, find_builtin
@@ -50,7 +50,7 @@ def pump(pg: Playground, until, timeout: float = 1200.0) -> None:
 @pytest.mark.slow
 @pytest.mark.timeout(1800)
 def test_a_2000_token_session_of_the_bundled_model_stays_small(default_model, tmp_path, monkeypatch):
-    monkeypatch.setattr(runs_module, "ContextOptions", functools.partial(ContextOptions, n_threads=1))
+    monkeypatch.setattr(runs_module, "RunOptions", functools.partial(RunOptions, n_threads=1))
     creative = find_builtin("creative-writing")
     state = PlaygroundState(default_prompt(), creative.settings.replace(seed=42), creative.name)
     state.set_run_settings(max_tokens=STEPS, n_ctx=2048)

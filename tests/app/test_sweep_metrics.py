@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 from app.engine.fake import FakeModel, fake_logits
-from app.engine.generation import Generation, RunOptions
-from app.engine.lane import LaneConfig
-from app.engine.logsumexp import LogSumExp
-from app.engine.records import StepRecord
+from app.engine.run.generation import Generation
+from app.engine.face.options import LaneConfig, RunOptions
+from app.engine.run.logsumexp import LogSumExp
+from app.engine.face.records import StepRecord
 from app.sweep.metrics import group_self_bleu, sample_metrics, self_bleu, token_logprob
 from sampler import SamplerSettings
 from sampler.scatter import ScatterTrace

@@ -7,11 +7,10 @@ import time
 
 import pytest
 
-from app.engine import commands as cmd
-from app.engine import events as ev
+from app.engine.face import commands as cmd, events as ev
 from app.engine.engine import Engine
 from app.engine.fake import fake_loader
-from app.engine.model_info import LoadRequest
+from app.engine.face.model_info import LoadRequest
 from app.presets import find_builtin
 from app.sweep import output
 from app.sweep.plan import Axis, SweepPlan

@@ -6,11 +6,10 @@ import time
 
 import pytest
 
-from app.engine.context import ContextOptions
+from app.engine.face.options import LaneConfig, RunOptions
 from app.engine.engine import Engine
 from app.engine.fake import FakeVocab, fake_loader
-from app.engine.generation import Generation, RunOptions
-from app.engine.lane import LaneConfig
+from app.engine.run.generation import Generation
 from app.playground import Playground
 from app.presets import PresetStore
 from app.state import PlaygroundState
@@ -51,7 +50,7 @@ def wait(pg):
 
 def fresh_run(model, settings, n, force=None):
     """One uninterrupted run from the prompt (its own cache), optionally taking (step, token)."""
-    gen = Generation(model, PROMPT, [LaneConfig(settings, force=force)], RunOptions(max_tokens=n, context=ContextOptions(n_ctx=512)))
+    gen = Generation(model, PROMPT, [LaneConfig(settings, force=force)], RunOptions(max_tokens=n, n_ctx=512))
     return list(gen.run()[0].tokens)
 
 

@@ -18,11 +18,11 @@ N_TOKENS, N_CTX = 10, 256
 
 def engine_text(model, settings: SamplerSettings, prompt: str) -> str:
     """The text of one lane run by the engine the window uses."""
-    from app.engine.context import ContextOptions
-    from app.engine.generation import Generation, RunOptions
-    from app.engine.lane import LaneConfig
+    from app.engine.face.options import RunOptions
+    from app.engine.run.generation import Generation
+    from app.engine.face.options import LaneConfig
 
-    options = RunOptions(max_tokens=N_TOKENS, context=ContextOptions(n_ctx=N_CTX, n_threads=1))
+    options = RunOptions(max_tokens=N_TOKENS, n_ctx=N_CTX, n_threads=1)
     (result,) = Generation(model, prompt, [LaneConfig(settings, "lane 0")], options).run()
     return result.text
 

@@ -2,17 +2,20 @@
 
     python tests/engine/rpc_death.py MODE
 
+The engine runs in a process of its own, as in the window (app.engine.process).
 MODE ``paused``: the run is paused between two steps, the server killed, the
-run resumed (the between-decode check meets the lost server).  MODE ``prompt``:
-the server is killed while llama.cpp decodes a long prompt on it (llama.cpp's
-RPC client meets the closed connection itself).  Then the model is loaded
+run resumed (the between-decode check meets the lost server: an error, the model
+unloaded, the engine process lives on).  MODE ``prompt``: the server is killed
+while llama.cpp decodes a long prompt on it (llama.cpp's RPC client meets the
+closed connection itself and aborts the engine's process: a crash, reported with
+the lost server's name, and a new engine process).  Then the model is loaded
 without RPC (the fallback) and again through a new server (the reconnect), and
-each runs a few tokens.  The script prints one JSON line per finding; it runs
-in its own process because a failure here could end the process (abort()).
+each runs a few tokens.  The script prints one JSON line per finding.
 """
 from __future__ import annotations
 
 import json
+import signal
 import sys
 import time
 from pathlib import Path
@@ -22,13 +25,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from rpc_servers import RpcServer, port_is_free  # noqa: E402
 
-from app.engine import commands as cmd  # noqa: E402
-from app.engine import events as ev  # noqa: E402
-from app.engine.context import ContextOptions  # noqa: E402
-from app.engine.engine import Engine  # noqa: E402
-from app.engine.generation import RunOptions  # noqa: E402
-from app.engine.lane import LaneConfig  # noqa: E402
-from app.engine.model_info import LoadRequest  # noqa: E402
+from app.engine.face import commands as cmd  # noqa: E402
+from app.engine.face import events as ev  # noqa: E402
+from app.engine.face.options import RunOptions  # noqa: E402
+from app.engine.process import EngineProcess as Engine  # noqa: E402
+from app.engine.face.options import LaneConfig  # noqa: E402
+from app.engine.face.model_info import LoadRequest  # noqa: E402
 from sampler import SamplerSettings  # noqa: E402
 
 WAIT_S = 120.0
@@ -62,7 +64,7 @@ def load(engine: Engine, load_id: int, rpc=()) -> ev.ModelLoaded | ev.ModelLoadF
 
 
 def generate(engine: Engine, run_id: int, n: int, prompt: str = "Once upon a time") -> None:
-    options = RunOptions(max_tokens=n, context=ContextOptions(n_ctx=1024, n_threads=1))
+    options = RunOptions(max_tokens=n, n_ctx=1024, n_threads=1)
     engine.submit(cmd.Generate(run_id, prompt, (LaneConfig(SamplerSettings(seed=42), key=0),), options))
 
 
@@ -85,6 +87,10 @@ def main(mode: str) -> int:
             server.kill()
             time.sleep(0.2)
             engine.submit(cmd.SetPaused(False))
+        elif mode == "frozen":  # SIGSTOP mid-run: the connection stays open, nothing answers
+            generate(engine, 2, 400)
+            collect(engine, lambda e: isinstance(e, ev.StepsProduced) and len(text_of(events + [e])) > 10, events)
+            server.proc.send_signal(signal.SIGSTOP)
         else:
             generate(engine, 2, 8, LONG_PROMPT)
             collect(engine, lambda e: isinstance(e, ev.RunStarted), events)
@@ -92,9 +98,16 @@ def main(mode: str) -> int:
             server.kill()
         t0 = time.monotonic()
         ended = collect(engine, lambda e: isinstance(e, ev.RunEnded), events)
-        lost = collect(engine, lambda e: isinstance(e, ev.ModelLost), events)
+        if mode == "frozen":  # the run ended on the deadline: let the server go
+            server.proc.send_signal(signal.SIGCONT)
+            server.kill()
+        if mode == "paused":
+            lost = collect(engine, lambda e: isinstance(e, ev.ModelLost), events).message
+        else:
+            lost = next(e.message for e in events if isinstance(e, ev.EngineCrashed))
         say(error=ended.error, seconds=round(time.monotonic() - t0, 2), streamed=text_of(events),
-            kept=[r.text for r in ended.results], lost=lost.message, port_free=port_is_free(server.port))
+            kept=[r.text for r in ended.results], lost=lost, port_free=port_is_free(server.port),
+            crashes=engine.crashes)
         local = load(engine, 3)
         generate(engine, 4, 8)
         ran = collect(engine, lambda e: isinstance(e, ev.RunEnded), [])

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from app.engine import backend
-from app.engine.backend import BackendInfo, Device
+from app.engine.llama import backend
+from app.engine.llama.backend import BackendInfo, Device
 
 CPU = Device("CPU", "Some CPU", "cpu", "CPU", 8 << 30, 16 << 30)
 CUDA0 = Device("CUDA0", "NVIDIA H200", "gpu", "CUDA", 100 << 30, 140 << 30)
@@ -77,7 +77,7 @@ def test_loaded_model_reports_real_offload(default_model):
 
 
 def test_gpu_layers_on_a_cpu_build_give_a_message(default_model):
-    from app.engine.model import LoadedModel
+    from app.engine.llama.model import LoadedModel
 
     with LoadedModel(default_model.info.path, gpu_layers=8) as model:
         if backend.has_gpu():

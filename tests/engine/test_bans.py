@@ -3,11 +3,10 @@ from __future__ import annotations
 
 import pytest
 
-from app.engine import bans
-from app.engine.context import ContextOptions
+from app.engine.run import bans
+from app.engine.face.options import LaneConfig, RunOptions
 from app.engine.fake import FakeModel
-from app.engine.generation import Generation, RunOptions
-from app.engine.lane import LaneConfig
+from app.engine.run.generation import Generation
 from sampler import SamplerSettings
 from sampler.phrases import BannedPhrase, PhraseMatcher, plan_phrases, token_index
 
@@ -19,7 +18,7 @@ PROMPT = "once upon a time"
 def run(model, settings, n=60, lanes=1, stop=()):
     """The run's results and every record it handed out, in order."""
     configs = [LaneConfig(settings.replace(seed=settings.seed + i)) for i in range(lanes)]
-    gen = Generation(model, PROMPT, configs, RunOptions(max_tokens=n, stop_strings=stop, context=ContextOptions(n_ctx=512)))
+    gen = Generation(model, PROMPT, configs, RunOptions(max_tokens=n, stop_strings=stop, n_ctx=512))
     handed = [r for batch in gen for r in batch]
     return gen.results(), handed
 
@@ -152,7 +151,7 @@ def test_gemma_a_phrase_it_wrote_is_banned(default_model):
     """Run once with seed 7, pick a two- or three-token phrase of the output, ban it, run again: the phrase
     is gone and the text up to where it began is unchanged, token for token."""
     settings = SamplerSettings(seed=GEMMA_SEED, temp=0.8)
-    options = RunOptions(max_tokens=80, context=ContextOptions(n_ctx=512, n_threads=1))
+    options = RunOptions(max_tokens=80, n_ctx=512, n_threads=1)
     (before,) = Generation(default_model, GEMMA_PROMPT, [LaneConfig(settings)], options).run()
     vocab = default_model.vocab
     index = token_index(vocab.token_texts())

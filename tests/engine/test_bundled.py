@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from app.engine import bundled
-from app.engine.bundled import BundledModelError, Source, ensure_bundled_model, stamp_path
+from app.engine.llama import bundled
+from app.engine.llama.bundled import BundledModelError, Source, ensure_bundled_model, stamp_path
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -166,7 +166,7 @@ def test_killed_process_mid_write_heals_on_the_next_start(source, cache):
     script = textwrap.dedent(f"""
         import os, signal
         from pathlib import Path
-        from app.engine import bundled
+        from app.engine.llama import bundled
         bundled.BLOCK = 16 * 1024
         src = bundled.Source("model.gguf", tuple(Path(p) for p in {[str(p) for p in source.parts]!r}), {source.sha256!r})
         def die(fraction):

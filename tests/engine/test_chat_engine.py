@@ -5,19 +5,16 @@ import time
 
 import pytest
 
-from app.engine import commands as cmd
-from app.engine import events as ev
-from app.engine import token_kinds as tk
-from app.engine.chat import ChatRequest
-from app.engine.context import ContextOptions
+from app.engine.face import commands as cmd, events as ev, token_kinds as tk
+from app.engine.face.chat import ChatRequest
+from app.engine.face.options import LaneConfig, RunOptions
 from app.engine.engine import Engine
 from app.engine.fake import BOS, EOS, SPECIAL, FakeModel, fake_loader
-from app.engine.generation import RunOptions, tokenize_prompt
-from app.engine.lane import LaneConfig
-from app.engine.model_info import LoadRequest
+from app.engine.run.generation import tokenize_prompt
+from app.engine.face.model_info import LoadRequest
 from sampler import SamplerSettings
 
-OPTIONS = RunOptions(max_tokens=8, context=ContextOptions(n_ctx=256, n_threads=1))
+OPTIONS = RunOptions(max_tokens=8, n_ctx=256, n_threads=1)
 REQUEST = ChatRequest("Be brief.", "the cat sat")
 
 

@@ -12,15 +12,11 @@ import time
 import llama_cpp as ll
 import pytest
 
-from app.engine import commands as cmd
-from app.engine import events as ev
-from app.engine import token_kinds as tk
-from app.engine.chat import ChatRequest
-from app.engine.context import ContextOptions
+from app.engine.face import commands as cmd, events as ev, token_kinds as tk
+from app.engine.face.chat import ChatRequest
+from app.engine.face.options import LaneConfig, RunOptions
 from app.engine.engine import Engine
-from app.engine.generation import RunOptions
-from app.engine.lane import LaneConfig
-from app.engine.records import StopReason
+from app.engine.face.records import StopReason
 from sampler import SamplerSettings
 
 
@@ -105,7 +101,7 @@ def test_a_chat_run_stops_at_end_of_turn_or_the_limit_with_no_marker_in_its_text
     engine = Engine(model=default_model, owns_model=False).start()
     try:
         request = ChatRequest("", "Write one short sentence about a cat.")
-        options = RunOptions(max_tokens=24, context=ContextOptions(n_ctx=512))
+        options = RunOptions(max_tokens=24, n_ctx=512)
         engine.submit(cmd.Generate(1, "not this prompt", (LaneConfig(SamplerSettings(seed=3), key=0),), options,
                                    chat=request))
         events, deadline = [], time.monotonic() + 120
@@ -137,7 +133,7 @@ GEMMA_LIKE_JINJA = ("{{ bos_token }}{% for message in messages %}<start_of_turn>
 
 
 def test_which_template_a_model_gets(default_model):
-    from app.engine.chat_template import choose_template
+    from app.engine.llama.chat_template import choose_template
 
     vocab = default_model.vocab
     builtin = choose_template(None, "gemma3", vocab)  # no template in the file: llama.cpp's "gemma", checked
@@ -149,7 +145,7 @@ def test_which_template_a_model_gets(default_model):
 
 
 def test_a_files_own_template_is_applied_by_llama_cpp(default_model):
-    from app.engine.chat_template import choose_template, format_chat
+    from app.engine.llama.chat_template import choose_template, format_chat
 
     template = choose_template(GEMMA_LIKE_JINJA, "gemma3", default_model.vocab)
     messages = [("system", "S."), ("user", "U?")]

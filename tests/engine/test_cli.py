@@ -11,9 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from app.engine.context import ContextOptions
-from app.engine.generation import Generation, RunOptions
-from app.engine.lane import LaneConfig
+from app.engine.face.options import LaneConfig, RunOptions
+from app.engine.run.generation import Generation
 from sampler import SamplerSettings
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -42,7 +41,7 @@ ALIAS_SETTINGS = SamplerSettings(seed=7, temp=0.7, samplers=("top_k", "top_p", "
 
 def engine_text(model, settings: SamplerSettings, n: int) -> str:
     """The text the engine makes in-process (the command's default context of 4096)."""
-    options = RunOptions(max_tokens=n, context=ContextOptions(n_ctx=4096, n_threads=1))
+    options = RunOptions(max_tokens=n, n_ctx=4096, n_threads=1)
     return Generation(model, PROMPT, [LaneConfig(settings)], options).run()[0].text
 
 
@@ -123,7 +122,7 @@ def test_stop_string_is_not_printed(model_path, default_model):
     greedy = SamplerSettings(seed=1, temp=0.0)
     full = Generation(
         default_model, PROMPT, [LaneConfig(greedy)],
-        RunOptions(max_tokens=16, context=ContextOptions(n_ctx=4096, n_threads=1)),
+        RunOptions(max_tokens=16, n_ctx=4096, n_threads=1),
     ).run()[0].text
     words = full.split()
     stop = words[len(words) // 2]
@@ -164,7 +163,7 @@ def test_verbose_says_which_backend_runs(model_path):
     proc = generate("-m", model_path, "-p", PROMPT, "-n", "2", "-t", "1", "--verbose")
     assert proc.returncode == 0, proc.stderr
     assert "Traceback" not in proc.stderr
-    from app.engine.backend import backend_info
+    from app.engine.llama.backend import backend_info
 
     assert f"backend: {backend_info().summary()}; layers: CPU only" in proc.stderr  # this build has no GPU
     asked = generate("-m", model_path, "-p", PROMPT, "-n", "1", "-t", "1", "-ngl", "8", "--verbose")

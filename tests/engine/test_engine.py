@@ -11,23 +11,20 @@ import time
 
 import pytest
 
-from app.engine import commands as cmd
-from app.engine import events as ev
-from app.engine.context import ContextOptions
+from app.engine.face import commands as cmd, events as ev
+from app.engine.face.options import LaneConfig, RunOptions
 from app.engine.engine import Engine
 from app.engine.fake import FakeModel, fake_loader
-from app.engine.generation import RunOptions
-from app.engine.lane import LaneConfig
-from app.engine.model_info import LoadRequest
-from app.engine.records import StopReason
+from app.engine.face.model_info import LoadRequest
+from app.engine.face.records import StopReason
 from sampler import SamplerSettings
 
-CTX = ContextOptions(n_ctx=512, n_threads=1)
+CTX = RunOptions(n_ctx=512, n_threads=1)
 BASE = SamplerSettings(seed=7)
 
 
 def options(n: int) -> RunOptions:
-    return RunOptions(max_tokens=n, context=CTX)
+    return CTX.replace(max_tokens=n)
 
 
 @pytest.fixture

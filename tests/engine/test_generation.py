@@ -14,16 +14,15 @@ import numpy as np
 import pytest
 
 from app.presets import find_builtin
-from app.engine.context import ContextOptions
-from app.engine.detok import TextStream
-from app.engine.generation import MAX_LANES, TOP_N, Generation, PromptTooLong, RunOptions, tokenize_prompt
-from app.engine.lane import LaneConfig
-from app.engine.native_loop import native_generate
-from app.engine.records import LaneResult, StepRecord, StopReason
-from app.engine.vocab import ModelVocabulary
+from app.engine.face.options import MAX_LANES, TOP_N, LaneConfig, RunOptions
+from app.engine.run.detok import TextStream
+from app.engine.run.generation import Generation, PromptTooLong, tokenize_prompt
+from app.engine.native.loop import native_generate
+from app.engine.face.records import LaneResult, StepRecord, StopReason
+from app.engine.llama.vocab import ModelVocabulary
 from sampler import SamplerSettings
 
-CTX = ContextOptions(n_ctx=512, n_threads=1)
+CTX = RunOptions(n_ctx=512, n_threads=1)
 STORY = "Chapter 1\n\nThe rain had not stopped for three days, and"
 SEED = 1234
 BASE = SamplerSettings(seed=SEED)
@@ -44,7 +43,7 @@ def run(model, prompt, settings_list, max_tokens, *, stop=(), ctx=CTX):
     """Run to the end; return (results, records per lane)."""
     gen = Generation(
         model, prompt, [LaneConfig(s, f"lane {i}") for i, s in enumerate(settings_list)],
-        RunOptions(max_tokens=max_tokens, stop_strings=tuple(stop), context=ctx),
+        ctx.replace(max_tokens=max_tokens, stop_strings=tuple(stop)),
     )
     per_lane: list[list[StepRecord]] = [[] for _ in settings_list]
     for records in gen:
@@ -161,9 +160,9 @@ def test_lanes_that_stop_early_leave_the_others_unchanged(default_model):
 
 def test_lane_count_is_checked(default_model):
     with pytest.raises(ValueError, match="lanes"):
-        Generation(default_model, STORY, [], RunOptions(context=CTX))
+        Generation(default_model, STORY, [], CTX)
     with pytest.raises(ValueError, match="lanes"):
-        Generation(default_model, STORY, [LaneConfig(BASE)] * (MAX_LANES + 1), RunOptions(context=CTX))
+        Generation(default_model, STORY, [LaneConfig(BASE)] * (MAX_LANES + 1), CTX)
 
 
 # -- step records ---------------------------------------------------------------------------
@@ -202,7 +201,7 @@ def _foreign_memory(arr: np.ndarray) -> bool:
 def recorded(default_model):
     """Two lanes (scatter off and on), with a copy of every array taken when its step arrived."""
     lanes = [BASE, preset("creative-writing", 99)]
-    gen = Generation(default_model, STORY, [LaneConfig(s) for s in lanes], RunOptions(max_tokens=16, context=CTX))
+    gen = Generation(default_model, STORY, [LaneConfig(s) for s in lanes], CTX.replace(max_tokens=16))
     records, snapshots = [], []
     for step in gen:
         for rec in step:
@@ -309,7 +308,7 @@ def test_context_full(default_model):
     prompt = "The history of the city goes back to the Roman period, when a small fort was built on the hill."
     n_prompt = len(tokenize_prompt(default_model, prompt))
     assert 15 <= n_prompt <= 30
-    ctx = ContextOptions(n_ctx=n_ctx, n_threads=1)
+    ctx = RunOptions(n_ctx=n_ctx, n_threads=1)
     results, _ = run(default_model, prompt, [BASE, GREEDY], 500, ctx=ctx)
     for r in results:
         assert r.stop_reason == StopReason.CONTEXT_FULL
@@ -322,8 +321,8 @@ def test_prompt_one_token_short_of_the_context_still_runs(default_model):
     prompt = "The history of the city goes back to the Roman period, when a small fort was built on the hill."
     n_prompt = len(tokenize_prompt(default_model, prompt))
     with pytest.raises(PromptTooLong):
-        Generation(default_model, prompt, [LaneConfig(BASE)], RunOptions(context=ContextOptions(n_ctx=n_prompt, n_threads=1)))
-    results, _ = run(default_model, prompt, [GREEDY], 10, ctx=ContextOptions(n_ctx=n_prompt + 1, n_threads=1))
+        Generation(default_model, prompt, [LaneConfig(BASE)], RunOptions(n_ctx=n_prompt, n_threads=1))
+    results, _ = run(default_model, prompt, [GREEDY], 10, ctx=RunOptions(n_ctx=n_prompt + 1, n_threads=1))
     assert results[0].stop_reason == StopReason.CONTEXT_FULL
     assert len(results[0].tokens) == 1
 
@@ -344,7 +343,7 @@ def test_prompt_longer_than_the_context(default_model):
     prompt = "word " * 60
     n_prompt = len(tokenize_prompt(default_model, prompt))
     with pytest.raises(PromptTooLong) as info:
-        Generation(default_model, prompt, [LaneConfig(BASE)], RunOptions(context=ContextOptions(n_ctx=32, n_threads=1)))
+        Generation(default_model, prompt, [LaneConfig(BASE)], RunOptions(n_ctx=32, n_threads=1))
     message = str(info.value)
     assert str(n_prompt) in message and "32" in message
 
@@ -363,7 +362,7 @@ HOT = SamplerSettings(seed=SEED, temp=1.5, top_k=0, top_p=1.0, min_p=0.0)
 
 def test_settings_change_takes_effect_at_the_next_step(default_model):
     switch_after = 8
-    gen = Generation(default_model, STORY, [LaneConfig(HOT), LaneConfig(HOT)], RunOptions(max_tokens=20, context=CTX))
+    gen = Generation(default_model, STORY, [LaneConfig(HOT), LaneConfig(HOT)], CTX.replace(max_tokens=20))
     before, after = [], []
     for step in gen:
         (after if gen.lanes[0].step > switch_after else before).append(step)
@@ -385,7 +384,7 @@ def test_an_equivalent_settings_change_keeps_history_and_random_streams(default_
     """Rebuilding the chain mid-run (same seed) continues the RNG and penalty history."""
     settings = BASE.replace(penalty_repeat=1.1, penalty_freq=0.2, dry_multiplier=0.8)
     reference = run_alone(default_model, STORY, settings, 20)
-    gen = Generation(default_model, STORY, [LaneConfig(settings)], RunOptions(max_tokens=20, context=CTX))
+    gen = Generation(default_model, STORY, [LaneConfig(settings)], CTX.replace(max_tokens=20))
     for _ in gen:
         if gen.lanes[0].step == 7:  # XTC is off (probability 0), so its threshold changes nothing
             gen.set_lane_settings(0, settings.replace(xtc_threshold=0.3))

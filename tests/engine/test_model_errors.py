@@ -9,7 +9,7 @@ import struct
 
 import pytest
 
-from app.engine.model import GGUF_MAGIC, LoadedModel, ModelLoadError, check_gguf_file, default_model_path
+from app.engine.llama.model import GGUF_MAGIC, LoadedModel, ModelLoadError, check_gguf_file, default_model_path
 
 
 @pytest.fixture(scope="module")

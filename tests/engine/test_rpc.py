@@ -17,11 +17,11 @@ import time
 import numpy as np
 import pytest
 
-from app.engine.context import ContextOptions, DecodeContext
-from app.engine.generation import Generation, RunOptions, tokenize_prompt
-from app.engine.lane import LaneConfig
-from app.engine.model import LoadedModel
-from app.engine.rpc_endpoints import PROTOCOL, RpcUnreachable, probe
+from app.engine.run.context import DecodeContext
+from app.engine.face.options import LaneConfig, RunOptions
+from app.engine.run.generation import Generation, tokenize_prompt
+from app.engine.llama.model import LoadedModel
+from app.engine.rpc.endpoints import PROTOCOL, RpcUnreachable, probe
 from sampler import SamplerSettings
 
 from rpc_servers import RpcServer, port_is_free, unused_port
@@ -30,7 +30,7 @@ pytestmark = [pytest.mark.rpc, pytest.mark.slow]
 
 PROMPT = "Once upon a time"
 N_TOKENS = 64
-OPTIONS = RunOptions(max_tokens=N_TOKENS, context=ContextOptions(n_ctx=256, n_threads=1))
+OPTIONS = RunOptions(max_tokens=N_TOKENS, n_ctx=256, n_threads=1)
 
 
 @pytest.fixture(scope="module")
@@ -48,7 +48,7 @@ def tokens_of(model) -> tuple[int, ...]:
 
 
 def prompt_logits(model) -> np.ndarray:
-    with DecodeContext(model, 1, ContextOptions(n_ctx=64, n_threads=1)) as ctx:
+    with DecodeContext(model, 1, RunOptions(n_ctx=64, n_threads=1)) as ctx:
         ctx.decode_tokens(0, tokenize_prompt(model, PROMPT), 0)
         return ctx.logits(-1).copy()
 
@@ -98,7 +98,7 @@ def test_each_server_shows_its_devices_and_the_memory_used_there(servers, model_
         assert first.used_bytes > 0 and second.used_bytes > 0
         assert first.label().startswith(f"{first.endpoint}: ") and "MiB used" in first.label()
         before = first.used_bytes
-        with model.new_context(1, ContextOptions(n_ctx=256, n_threads=1)):
+        with model.new_context(1, RunOptions(n_ctx=256, n_threads=1)):
             assert model.rpc.servers()[0].used_bytes > before  # its KV cache and compute buffer
     with LoadedModel(model_path, rpc=endpoints, tensor_split=(1, 3)) as model:
         assert model.info.servers[0].used_bytes < first.used_bytes

@@ -10,12 +10,12 @@ import time
 import pytest
 
 from app.cli import rpc_server
-from app.engine.model_info import ServerUsage
-from app.engine.rpc_endpoints import (
+from app.engine.face.model_info import ServerUsage
+from app.engine.rpc.endpoints import (
     PROTOCOL, RpcUnreachable, RpcVersionMismatch, parse_endpoints, parse_tensor_split, probe,
 )
-from app.engine.rpc_usage import BufferSizes
-from app.engine.rpc_watch import RpcServerLost, ServerWatch, connections_to
+from app.engine.rpc.usage import BufferSizes
+from app.engine.rpc.watch import RpcServerLost, ServerWatch, connections_to
 
 from rpc_servers import port_is_free, unused_port
 

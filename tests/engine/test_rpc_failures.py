@@ -1,8 +1,8 @@
 """RPC servers that go away: killed with SIGKILL mid-run, or never there.
 
-The engine's side runs in a subprocess (tests/engine/rpc_death.py), because
-if llama.cpp's RPC client were to call abort() it would take the test process
-with it.  Every wait is bounded; the suite's 300 s timeout is the backstop.
+The engine's side runs in a subprocess (tests/engine/rpc_death.py), which
+runs the engine in a process of its own as the window does; a server lost inside
+llama.cpp aborts that engine process, never the test's.  Every wait is bounded; the suite's 300 s timeout is the backstop.
 """
 from __future__ import annotations
 
@@ -22,9 +22,9 @@ SCRIPT = ROOT / "tests" / "engine" / "rpc_death.py"
 WAIT_S = 240
 
 
-def findings(mode: str) -> dict:
-    proc = subprocess.run([sys.executable, str(SCRIPT), mode], cwd=ROOT, env=env(), capture_output=True,
-                          text=True, timeout=WAIT_S)
+def findings(mode: str, **extra_env: str) -> dict:
+    proc = subprocess.run([sys.executable, str(SCRIPT), mode], cwd=ROOT, env=dict(env(), **extra_env),
+                          capture_output=True, text=True, timeout=WAIT_S)
     found = {}
     for line in proc.stdout.splitlines():
         if line.startswith("{"):
@@ -35,7 +35,6 @@ def findings(mode: str) -> dict:
 
 def check_recovery(found: dict) -> None:
     assert found["port_free"]  # the killed server left nothing bound
-    assert "the model was unloaded" in found["lost"]
     assert found["fallback"] and not found["fallback_error"] and found["fallback_tokens"] == 8  # run here
     assert found["reconnected"] and not found["reconnect_error"] and found["reconnect_tokens"] == 8  # same port
     assert found["shutdown"]
@@ -45,16 +44,26 @@ def test_a_server_killed_between_two_steps_ends_the_run_with_an_error_and_keeps_
     found = findings("paused")
     assert found["error"].startswith("RPC server 127.0.0.1:") and "went away (its connection closed)" in found["error"]
     assert len(found["streamed"]) > 10 and found["kept"] == [found["streamed"]]
+    assert "the model was unloaded" in found["lost"] and found["crashes"] == 0  # the engine process lives on
     assert found["seconds"] < 30
     check_recovery(found)
 
 
-def test_a_server_killed_during_a_decode_is_an_error_event_not_an_abort_or_a_hang():
+def test_a_server_killed_during_a_decode_ends_the_engine_process_with_one_line_naming_it():
     found = findings("prompt")
-    assert "went away during a decode" in found["error"] and "Remote RPC server crashed" in found["error"]
-    assert found["error"].startswith("RPC server 127.0.0.1:")  # the lost one, by name
-    assert found["kept"] == [found["streamed"]]
+    assert found["crashes"] == 1 and found["error"] == found["lost"]  # the run ended with the crash's line
+    assert "SIGABRT" in found["error"] and "went away or stopped answering during a decode" in found["error"]
+    assert "Remote RPC server crashed" in found["error"]
+    assert "RPC server 127.0.0.1:" in found["error"]  # the lost one, by name
     assert found["seconds"] < 30
+    check_recovery(found)
+
+
+def test_a_frozen_server_meets_its_deadline_and_is_named_not_a_hang():
+    found = findings("frozen", SCATTER_RPC_TIMEOUT_S="2")
+    assert found["crashes"] == 1 and found["error"] == found["lost"]
+    assert "stopped answering" in found["error"] and "RPC server 127.0.0.1:" in found["error"]
+    assert found["seconds"] < 20  # the 2 s deadline, not for ever
     check_recovery(found)
 
 
@@ -117,7 +126,7 @@ def test_generate_ends_with_one_line_when_its_server_dies_inside_llama_cpp():
                 proc.kill()
                 proc.communicate()
     assert proc.returncode == 1 and out == "\n"
-    assert err.splitlines() == [f"error: RPC server {server.endpoint} went away during a decode (llama.cpp: Remote RPC "
+    assert err.splitlines() == [f"error: RPC server {server.endpoint} went away or stopped answering during a decode (llama.cpp: Remote RPC "
                                 "server crashed or returned malformed response); the text above is what was made"]
 
 

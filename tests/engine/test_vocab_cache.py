@@ -5,8 +5,8 @@ import os
 
 import pytest
 
-from app.engine import vocab_cache
-from app.engine.vocab import ModelVocabulary
+from app.engine.llama import vocab_cache
+from app.engine.llama.vocab import ModelVocabulary
 
 
 @pytest.fixture

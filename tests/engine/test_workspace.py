@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from app.engine.context import ContextOptions
+from app.engine.face.options import LaneConfig, RunOptions
 from app.engine.fake import FakeModel, fake_logits
-from app.engine.generation import Generation, RunOptions
-from app.engine.lane import LaneConfig
-from app.engine.workspace import Workspace, common_prefix
+from app.engine.run.generation import Generation
+from app.engine.run.workspace import Workspace, common_prefix
 from sampler import SamplerSettings
 
-CTX = ContextOptions(n_ctx=256, n_threads=1)
+CTX = RunOptions(n_ctx=256, n_threads=1)
 S = SamplerSettings(seed=3)
 
 
@@ -84,7 +83,7 @@ def test_share_copies_a_sequence_without_decoding():
 def test_lanes_with_the_same_prompt_decode_it_once():
     model = FakeModel()
     lanes = [LaneConfig(S.replace(seed=i)) for i in range(3)]
-    gen = Generation(model, "once upon a time there was", lanes, RunOptions(max_tokens=2, context=CTX))
+    gen = Generation(model, "once upon a time there was", lanes, CTX.replace(max_tokens=2))
     gen.run()
     prompt = len(gen.prompt_tokens)
     assert model.counters.tokens_decoded == prompt + 3  # the prompt once, then one step of three tokens
@@ -93,16 +92,16 @@ def test_lanes_with_the_same_prompt_decode_it_once():
 def test_a_continued_run_equals_an_uninterrupted_one():
     """Decode 20, then continue from the exact tokens: the same 40 tokens as one run of 40."""
     model = FakeModel()
-    whole = Generation(model, "the cat sat", [LaneConfig(S.replace(temp=0.0))], RunOptions(max_tokens=40, context=CTX))
+    whole = Generation(model, "the cat sat", [LaneConfig(S.replace(temp=0.0))], CTX.replace(max_tokens=40))
     full = whole.run()[0].tokens
     ws = Workspace(model, 1, CTX)
-    first = Generation(model, "the cat sat", [LaneConfig(S.replace(temp=0.0))], RunOptions(max_tokens=20, context=CTX),
+    first = Generation(model, "the cat sat", [LaneConfig(S.replace(temp=0.0))], CTX.replace(max_tokens=20),
                        workspace=ws)
     part = first.run()[0].tokens
     before = model.counters.tokens_decoded
     prefix = tuple(first.prompt_tokens) + part
     second = Generation(model, "", [LaneConfig(S.replace(temp=0.0), prefix=prefix, first_step=20)],
-                        RunOptions(max_tokens=20, context=CTX), workspace=ws)
+                        CTX.replace(max_tokens=20), workspace=ws)
     rest = second.run()[0].tokens
     assert part + rest == full
     # only the last token of the first run was decoded again (it had not been decoded yet)

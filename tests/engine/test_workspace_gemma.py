@@ -2,20 +2,19 @@
 fresh run (a new prompt after another, a branch from an alternative, a continued run)."""
 from __future__ import annotations
 
-from app.engine.context import ContextOptions
-from app.engine.generation import Generation, RunOptions
-from app.engine.lane import LaneConfig
-from app.engine.workspace import Workspace
+from app.engine.face.options import LaneConfig, RunOptions
+from app.engine.run.generation import Generation
+from app.engine.run.workspace import Workspace
 from sampler import SamplerSettings
 
-CTX = ContextOptions(n_ctx=512, n_threads=1)
+CTX = RunOptions(n_ctx=512, n_threads=1)
 LANES = [SamplerSettings(seed=1, temp=0.8), SamplerSettings(seed=2, temp=0.8)]
 FIRST = "The lighthouse keeper found the letter"
 SECOND = "Chapter 1\n\nThe rain had not stopped for three days, and"
 
 
 def tokens(model, prompt, configs, n, workspace=None):
-    gen = Generation(model, prompt, configs, RunOptions(max_tokens=n, context=CTX), workspace=workspace)
+    gen = Generation(model, prompt, configs, CTX.replace(max_tokens=n), workspace=workspace)
     return [r.tokens for r in gen.run()]
 
 
@@ -30,7 +29,7 @@ def test_a_new_prompt_in_a_reused_workspace_gives_a_fresh_runs_tokens(default_mo
 
 def test_a_branch_in_the_kept_cache_equals_a_fresh_run_that_took_the_token(default_model):
     ws = Workspace(default_model, 2, CTX)
-    gen = Generation(default_model, SECOND, [LaneConfig(LANES[0], key=0)], RunOptions(max_tokens=40, context=CTX),
+    gen = Generation(default_model, SECOND, [LaneConfig(LANES[0], key=0)], CTX.replace(max_tokens=40),
                      workspace=ws)
     records = [rec for step in gen for rec in step]
     step = 17

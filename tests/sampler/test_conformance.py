@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from app.engine.native_sampler import NativeSampler, native_chain, native_stage
+from app.engine.native.sampler import NativeSampler, native_chain, native_stage
 from sampler import Candidates, SamplerChain, SamplerSettings
 from sampler.chain import build_stages
 from sampler.sorting import top_order

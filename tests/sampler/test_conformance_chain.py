@@ -1,7 +1,7 @@
 """Whole chains with logit bias, mirostat and adaptive-p against llama.cpp's, both built from the settings.
 
 Ours is ``SamplerChain.from_settings`` (:mod:`sampler.chainbuild`), llama.cpp's
-is ``native_chain`` (``app.engine.native_sampler``): both read the same stage
+is ``native_chain`` (``app.engine.native.sampler``): both read the same stage
 table, each as ``common_sampler_init`` builds a chain.  Every step must pick the
 same token, with the same final probabilities.  First on streams of random
 logits over a full vocabulary, then decoding with Gemma, where llama.cpp's
@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from app.engine.native_sampler import native_chain
+from app.engine.native.sampler import native_chain
 from sampler import SamplerChain, SamplerSettings, parse_flags
 from sampler.chainbuild import eog_tokens
 from sampler.sorting import top_order

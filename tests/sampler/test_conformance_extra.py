@@ -19,7 +19,7 @@ import llama_cpp as ll
 import numpy as np
 import pytest
 
-from app.engine.native_sampler import NativeSampler
+from app.engine.native.sampler import NativeSampler
 from sampler import Candidates
 from sampler.stages import AdaptiveP, LogitBias, MinP, Mirostat, MirostatV2, Temperature
 from sampler.stages.mirostat import COMMON_M

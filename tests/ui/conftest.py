@@ -48,10 +48,19 @@ def config(tmp_path, monkeypatch):
     return tmp_path
 
 
-def open_window(qtbot, **kwargs):
+def in_process_engine(loader=None, model=None):
+    """The engine in this process (the window's own runs in a process of its own): on ``loader``'s
+    backend, or given a loaded ``model`` (which it then does not close)."""
+    from app.engine.engine import Engine
+
+    return Engine(loader, model=model, owns_model=model is None)
+
+
+def open_window(qtbot, *, loader=None, model=None, **kwargs):
+    """A window whose engine runs in-process, on ``loader`` (e.g. the fake backend) or ``model``."""
     from app.ui.main_window import MainWindow
 
-    w = MainWindow(load_default=False, **kwargs)
+    w = MainWindow(load_default=False, engine=in_process_engine(loader, model), **kwargs)
     qtbot.addWidget(w)
     w.show()
     return w

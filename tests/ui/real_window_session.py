@@ -18,6 +18,7 @@ from PySide6.QtGui import QTextCursor  # noqa: E402
 from PySide6.QtTest import QTest  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
+from app.engine.engine import Engine  # noqa: E402
 from app.engine.fake import fake_loader  # noqa: E402
 from app.ui.main_window import MainWindow  # noqa: E402
 
@@ -42,7 +43,7 @@ def keys(widget, key, mods=Qt.KeyboardModifier.NoModifier) -> None:
 def main() -> int:
     app = QApplication(sys.argv[:1])
     found["platform"] = app.platformName()
-    window = MainWindow(load_default=False, loader=fake_loader())
+    window = MainWindow(load_default=False, engine=Engine(fake_loader()))
     window.resize(1280, 720)
     window.show()
     window.raise_()

@@ -11,8 +11,9 @@ from __future__ import annotations
 import pytest
 
 from app.chat import ChatSettings, chat_for_export
-from app.engine import token_kinds as tk
-from app.engine.chat import ChatRequest
+from app.engine.face import token_kinds as tk
+from app.engine.face.chat import ChatRequest
+from app.engine.engine import Engine
 from app.engine.fake import EOS, FAKE_CHAT_TEMPLATE, SPECIAL, FakeModel, fake_loader
 from app.ui.chat_box import CHAT, PLAIN
 from app.ui.token_format import CHIP_PROPERTY
@@ -23,7 +24,7 @@ def _window(qtbot, loader, max_tokens=16):
     """A window on ``loader``'s fake model, loaded, as the ``window`` fixture makes one."""
     from app.ui.main_window import MainWindow
 
-    w = MainWindow(load_default=False, loader=loader)
+    w = MainWindow(load_default=False, engine=Engine(loader))
     qtbot.addWidget(w)
     w.show()
     w.playground.runs.load_model(None)

@@ -1,7 +1,7 @@
 """Chat mode and special tokens in the window on the bundled Gemma 3 270M."""
 from __future__ import annotations
 
-from app.engine import token_kinds as tk
+from app.engine.face import token_kinds as tk
 from app.ui.chat_box import CHAT
 
 

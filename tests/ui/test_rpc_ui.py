@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from app.engine.model_info import ServerUsage
+from app.engine.face.model_info import ServerUsage
 
 
 def test_a_bad_server_list_is_one_line_and_loads_nothing(window):

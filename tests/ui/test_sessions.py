@@ -6,6 +6,7 @@ import hashlib
 
 import pytest
 
+from app.engine.engine import Engine
 from app.engine.fake import fake_loader
 from app.session import autosave_path, save_session
 from session_helpers import assert_same_state
@@ -14,7 +15,7 @@ from session_helpers import assert_same_state
 def new_window(qtbot, *, load: bool = True, **kwargs):
     from app.ui.main_window import MainWindow
 
-    w = MainWindow(load_default=False, loader=fake_loader(), **kwargs)
+    w = MainWindow(load_default=False, engine=Engine(fake_loader()), **kwargs)
     qtbot.addWidget(w)
     w.show()
     if load:

@@ -8,6 +8,7 @@ import pyqtgraph as pg
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QApplication
 
+from app.engine.engine import Engine
 from app.engine.fake import fake_loader
 from app.ui import theme as themes
 from app.ui.controllers.view import system_is_dark
@@ -15,10 +16,10 @@ from app.ui.prefs import ViewPrefs, load_prefs, prefs_path, save_prefs
 
 
 
-def open_window(qtbot, **kwargs):
+def open_window(qtbot, *, loader=None, **kwargs):
     from app.ui.main_window import MainWindow
 
-    w = MainWindow(load_default=False, **kwargs)
+    w = MainWindow(load_default=False, engine=Engine(loader), **kwargs)
     qtbot.addWidget(w)
     w.show()
     return w

@@ -8,7 +8,7 @@ from __future__ import annotations
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QMenu, QToolBar, QToolButton
 
-from app.engine.generation import MAX_LANES
+from app.engine.face.options import MAX_LANES
 from app.state import Change
 
 from ..ab import ABDialog
@@ -93,7 +93,8 @@ class ActionsController:
 
     def update(self) -> None:
         busy = bool(self.state.busy)
-        ready = self.state.model is not None and not busy and not self.state.loading
+        loadable = self.state.model is not None or self.state.lost_model is not None  # a crash: Generate reloads
+        ready = loadable and not busy and not self.state.loading
         has_text = any(lane.records for lane in self.state.lanes)
         self.generate.setEnabled(ready)
         self.continue_.setEnabled(ready and has_text)

@@ -6,7 +6,7 @@ from pathlib import Path
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QComboBox, QFormLayout, QLabel, QLineEdit, QPushButton, QSpinBox, QWidget
 
-from app.engine.rpc_endpoints import parse_endpoints, parse_tensor_split
+from app.engine.rpc.endpoints import parse_endpoints, parse_tensor_split
 from app.recent import RecentModels
 from app.state import Change
 

@@ -12,7 +12,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtWidgets import QWidget
 
-from app.engine.records import StepRecord
+from app.engine.face.records import StepRecord
 
 from ..theme import Theme, style_plot
 from .common import LEFT_AXIS_PX, display_token, fit_y, plain_axes, plot_panel, set_x, title_row

@@ -8,7 +8,7 @@ import pyqtgraph as pg
 from PySide6.QtWidgets import QWidget
 
 from app.analysis import configured_collision, gate_decisions
-from app.engine.records import StepRecord
+from app.engine.face.records import StepRecord
 
 from ..theme import Theme, style_plot
 from .common import LEFT_AXIS_PX, cursor_line, grow_x, plain_axes, plot_panel, title_row

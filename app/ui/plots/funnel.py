@@ -17,7 +17,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtWidgets import QWidget
 
-from app.engine.records import StepRecord
+from app.engine.face.records import StepRecord
 
 from ..theme import Theme, current, style_plot
 from .common import display_token, header, set_y, stack, title_row

@@ -16,7 +16,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QScrollArea, QToolButton, QWidget
 
-from app.engine.records import StepRecord
+from app.engine.face.records import StepRecord
 
 from ..theme import Theme, current, style_plot
 from .common import LEFT_AXIS_PX, cursor_line, fit_y, grow_x, header, plain_axes, stack, unit_ticks

@@ -16,7 +16,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QEvent, Signal
 from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QWidget
 
-from app.engine.records import StepRecord
+from app.engine.face.records import StepRecord
 
 from ..theme import Theme, current, style_plot
 from .common import LEFT_AXIS_PX, display_token, fit_y, header, legend_html, plain_axes, set_x, stack

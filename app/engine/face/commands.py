@@ -1,0 +1,80 @@
+"""What the engine thread can be asked to do: one frozen dataclass per command.
+
+Work commands (load, generate, fan, task) wait in the queue and run one after
+another; control commands (stop, pause, resume, new lane settings) act on the
+run in progress between two of its steps.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, NamedTuple
+
+from sampler import SamplerSettings
+
+from app.engine.face.chat import ChatRequest
+from app.engine.face.options import LaneConfig, RunOptions
+from app.engine.face.model_info import LoadRequest
+
+
+@dataclass(frozen=True)
+class LoadModel:
+    """Load a model (``request.path`` None: the bundled one); the old one stays until it is ready."""
+
+    load_id: int
+    request: LoadRequest
+
+
+@dataclass(frozen=True)
+class Generate:
+    """Generate in every lane from ``prompt`` (or each lane's own start, see LaneConfig).
+
+    With ``chat``, the prompt is the chat request in the model's chat template instead
+    (formatted on the engine thread; the run does not start if the model has none).
+    """
+
+    run_id: int
+    prompt: str
+    lanes: tuple[LaneConfig, ...]
+    options: RunOptions
+    chat: ChatRequest | None = None
+
+
+@dataclass(frozen=True)
+class Fan:
+    """``count`` continuations of each lane (from its own start: LaneConfig.prefix), with seeds
+    derived from the lane's seed."""
+
+    fan_id: int
+    lanes: tuple[LaneConfig, ...]
+    count: int
+    options: RunOptions
+
+
+@dataclass(frozen=True)
+class RunTask:
+    """Run ``fn(model)`` on the engine thread (analysis work such as matching entropy)."""
+
+    task_id: int
+    fn: Callable[[Any], Any]
+    label: str = ""
+
+
+class UpdateLaneSettings(NamedTuple):
+    """New settings for a lane of the run in progress, from its next step on."""
+
+    lane: int
+    settings: SamplerSettings
+
+
+class SetPaused(NamedTuple):
+    """Hold the run in progress between two steps (``paused``), or let it go on."""
+
+    paused: bool
+
+
+class Shutdown:
+    """End the engine thread once the work in progress has stopped."""
+
+
+WorkCommand = LoadModel | Generate | Fan | RunTask
+ControlCommand = UpdateLaneSettings | SetPaused

@@ -1,0 +1,124 @@
+"""What the engine thread reports: one frozen dataclass per kind of event.
+
+Events carry plain data only (numbers, strings, tuples, frozen records), never
+a llama.cpp handle or a Qt object, so any thread may hold and drop them.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from app.engine.face.chat import ChatTemplate
+from app.engine.face.model_info import ModelInfo
+from app.engine.face.records import LaneResult, StepRecord
+
+
+@dataclass(frozen=True)
+class ModelLoadProgress:
+    load_id: int
+    fraction: float
+    message: str = ""
+
+
+@dataclass(frozen=True)
+class ModelLoaded:
+    load_id: int
+    info: ModelInfo
+    token_texts: tuple[str, ...]  # every token's text, for labels (replacement characters where not UTF-8)
+    token_kinds: bytes = b""  # every token's kind, one byte each (app.engine.face.token_kinds)
+    chat_template: ChatTemplate | None = None  # what chat mode formats with (None: the model has none)
+
+
+@dataclass(frozen=True)
+class ModelLoadFailed:
+    load_id: int
+    path: str
+    message: str
+
+
+@dataclass(frozen=True)
+class ModelLost:
+    """The model can no longer be used (an RPC server went away) and was unloaded; ``message`` says why."""
+
+    message: str
+
+
+@dataclass(frozen=True)
+class RunStarted:
+    """A run began: each lane's key and the tokens it starts from."""
+
+    run_id: int
+    starts: tuple[tuple[int, tuple[int, ...]], ...]
+    chat_prompt: str = ""  # the prompt the engine formatted from the run's chat request ("" for none)
+
+
+@dataclass(frozen=True)
+class StepsProduced:
+    """Records of one or more steps of a run, in order."""
+
+    run_id: int
+    records: tuple[StepRecord, ...]
+
+
+@dataclass(frozen=True)
+class RunEnded:
+    """The run ended (or never began: ``error`` says why); ``results`` keeps what was made."""
+
+    run_id: int
+    results: tuple[LaneResult, ...] = ()
+    tokens_per_s: float = 0.0
+    wall_s: float = 0.0
+    error: str = ""
+    details: str = ""  # the traceback of an error inside a step
+
+
+@dataclass(frozen=True)
+class FanProduced:
+    """One continuation of a fan: its lane, seed, text and step records."""
+
+    fan_id: int
+    lane: int
+    seed: int
+    text: str
+    records: tuple[StepRecord, ...] = ()
+
+
+@dataclass(frozen=True)
+class FanEnded:
+    """``count`` continuations were made; ``cancelled`` if stopped, ``error`` if it broke off."""
+
+    fan_id: int
+    count: int
+    cancelled: bool = False
+    error: str = ""
+
+
+@dataclass(frozen=True)
+class TaskEnded:
+    """A task's ``result``, or the ``error`` it raised."""
+
+    task_id: int
+    result: Any = None
+    error: str = ""
+
+
+class EngineStopped:
+    """The engine thread has ended (after Shutdown)."""
+
+
+@dataclass(frozen=True)
+class EngineCrashed:
+    """The engine's process ended without being asked to (killed, a crash inside llama.cpp, out of
+    memory).  ``message`` is one line saying how and what llama.cpp logged last; the model is gone,
+    a new engine process runs in its place (without a model), and every command that had not ended
+    got its ending event (an error) right after this one."""
+
+    message: str
+    exit_code: int | None = None  # the process's exit status (negative: the signal that ended it)
+    last_log: str = ""  # the last line llama.cpp logged (or its abort message)
+
+
+Event = (
+    ModelLoadProgress | ModelLoaded | ModelLoadFailed | ModelLost | RunStarted | StepsProduced | RunEnded
+    | FanProduced | FanEnded | TaskEnded | EngineStopped | EngineCrashed
+)

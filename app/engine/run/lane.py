@@ -1,0 +1,142 @@
+"""One lane: its own chain, seed, settings, text and stop state."""
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from sampler import Candidates, SamplerChain, SamplerSettings
+from sampler.chain import StepTrace
+from sampler.phrases import PhraseMatcher, vocab_plan
+
+from app.engine.run.bans import LaneBans
+from app.engine.run.detok import TextStream
+from app.engine.face.options import LaneConfig
+from app.engine.face.records import StepRecord, StopReason
+from app.engine.llama.vocab import ModelVocabulary
+
+
+class Lane:
+    def __init__(self, index: int, config: LaneConfig, vocab: ModelVocabulary, prompt_tokens: list[int]):
+        self.index = index
+        self.key = index if config.key is None else config.key
+        self.config = config
+        self.vocab = vocab
+        self.chain = self.new_chain(config.settings, prompt_tokens, config.chain_state)
+        self.history = list(prompt_tokens)  # every token the chain has accepted
+        self.prompt_tokens = list(prompt_tokens)
+        self.tokens: list[int] = []
+        self.step = config.first_step  # the number of the next step
+        self.force = config.force  # (step, token) the writer chose, if any
+        self.stream = TextStream()
+        self.stop_reason: StopReason | None = None
+        self.stop_detail = ""
+        self.stop_at: int | None = None  # index in the text where a stop string begins
+        self._pending: SamplerSettings | None = None
+        self.pieces: list[bytes] = []  # each new token's bytes (to rebuild the text on a rewind)
+        self.held: list[StepRecord] = []  # steps not yet settled (a banned phrase may still appear)
+        self.bans = LaneBans(_matcher(config.settings, vocab), _lead(vocab, prompt_tokens))
+
+    def new_chain(self, settings: SamplerSettings, history, position=None) -> SamplerChain:
+        """A chain for ``settings`` that has accepted ``history``, put at ``position`` if given."""
+        chain = SamplerChain.from_settings(settings, self.vocab)
+        chain.accept_prompt(history)
+        if position is not None:
+            try:
+                chain.set_position(position)
+            except ValueError:
+                pass  # the order changed since: the generators start from their seeds
+        return chain
+
+    @property
+    def first_step(self) -> int:
+        return self.config.first_step
+
+    @property
+    def forced_index(self) -> int | None:
+        """The index (in this run's tokens) of the step the writer chose, if any."""
+        return None if self.force is None else self.force[0] - self.first_step
+
+    @property
+    def active(self) -> bool:
+        return self.stop_reason is None
+
+    @property
+    def text(self) -> str:
+        return self.stream.text if self.stop_at is None else self.stream.text[: self.stop_at]
+
+    @property
+    def settled_chars(self) -> int:
+        """How much of :attr:`text` is settled: the rest belongs to held-back steps and may be taken back."""
+        if not self.held:
+            return len(self.text)
+        return min(len(self.text), self.bans.starts[self.held[0].step - self.first_step])
+
+    def request_settings(self, settings: SamplerSettings) -> None:
+        """New settings, applied before the next step (thread-safe: one assignment)."""
+        self._pending = settings
+
+    def apply_pending_settings(self) -> None:
+        pending, self._pending = self._pending, None
+        if pending is None or pending == self.config.settings:
+            return
+        old = self.chain
+        chain = self.new_chain(pending, self.history)
+        if pending.seed == self.config.settings.seed:
+            _carry_rng_state(old, chain)
+        self.chain = chain
+        if pending.banned_phrases != self.config.settings.banned_phrases:
+            self.bans.matcher = _matcher(pending, self.vocab)
+        self.config = dataclasses.replace(self.config, settings=pending)
+
+    def stop(self, reason: StopReason, detail: str = "") -> None:
+        if self.stop_reason is None:
+            self.stop_reason = reason
+            self.stop_detail = detail
+            self.stream.flush()
+
+
+def _carry_rng_state(old: SamplerChain, new: SamplerChain) -> None:
+    """Keep the random streams going when only non-seed settings changed (and mirostat's mu and
+    adaptive-p's average, when the picking stage stays the same kind)."""
+    new.dist.rng = old.dist.rng.clone()
+    new.dist.seed_cur = old.dist.seed_cur
+    if type(new.dist) is type(old.dist):
+        for name in ("mu", "weighted_sum", "total_weight"):
+            if hasattr(old.dist, name):
+                setattr(new.dist, name, getattr(old.dist, name))
+    for name in ("xtc", "scatter"):
+        src = next((s for s in old.stages if s.name == name), None)
+        dst = next((s for s in new.stages if s.name == name), None)
+        if src is not None and dst is not None:
+            dst.rng = src.rng.clone()
+
+
+def _matcher(settings: SamplerSettings, vocab) -> PhraseMatcher:
+    """The matcher of the settings' multi-token banned phrases (none without phrases)."""
+    if not settings.banned_phrases:
+        return PhraseMatcher(())
+    return PhraseMatcher(vocab_plan(vocab, settings.banned_phrases).multi)
+
+
+def _lead(vocab, tokens) -> str:
+    """The last character of the text before the lane's new text (for a word edge)."""
+    tail = b"".join(vocab.piece(int(t), special=False) for t in list(tokens)[-4:])
+    return tail.decode("utf-8", "ignore")[-1:]
+
+
+def sample_forced(chain: SamplerChain, logits: np.ndarray, top: np.ndarray, token: int) -> StepTrace:
+    """A step that takes ``token`` whatever the chain picks.
+
+    The chain runs as for any step (its random draws included, so what follows
+    matches a run that took the same token), then ``token`` is accepted.  Its
+    index and probability are those among the final candidates (-1 and 0 if
+    the chain had dropped it).
+    """
+    cur = Candidates.from_logits(logits, top)
+    counts, scatter_trace = chain.apply(cur)
+    hits = np.flatnonzero(cur.ids == token)
+    index = int(hits[0]) if len(hits) else -1
+    chain.accept(int(token))
+    p = 0.0 if index < 0 or cur.p is None else float(cur.p[index])
+    return StepTrace(int(token), index, p, counts, scatter_trace, cur.ids, cur.p)

@@ -1,0 +1,155 @@
+"""The engine in a process of its own (app.engine.process): the same events as in-process, in order,
+and a crash costs one event, never the caller.  The engine's process runs the fake backend here; the
+Gemma crash tests are in tests/ui/test_engine_crash.py."""
+from __future__ import annotations
+
+import os
+import signal
+import time
+
+import numpy as np
+import pytest
+
+from app.engine.engine import Engine
+from app.engine.face import commands as cmd
+from app.engine.face import events as ev
+from app.engine.face.model_info import LoadRequest
+from app.engine.face.options import LaneConfig, RunOptions
+from app.engine.fake import fake_loader
+from app.engine.process import EngineProcess, LoaderSpec, exit_description
+from sampler import SamplerSettings
+
+WAIT_S = 60.0
+LANES = (LaneConfig(SamplerSettings(seed=7, temp=0.9), key=0), LaneConfig(SamplerSettings(seed=8, top_k=5), key=1))
+
+
+def fake_spec(**kwargs) -> LoaderSpec:
+    return LoaderSpec("app.engine.fake:fake_loader", kwargs)
+
+
+def collect(engine, until, timeout: float = WAIT_S) -> list:
+    """Events until one satisfies ``until`` (included)."""
+    events, deadline = [], time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for e in engine.drain():
+            events.append(e)
+            if until(e):
+                return events
+        time.sleep(0.002)
+    raise AssertionError(f"no closing event within {timeout} s: {[type(e).__name__ for e in events[-5:]]}")
+
+
+def load(engine, load_id: int = 1) -> None:
+    engine.submit(cmd.LoadModel(load_id, LoadRequest()))
+    last = collect(engine, lambda e: isinstance(e, (ev.ModelLoaded, ev.ModelLoadFailed)))[-1]
+    assert isinstance(last, ev.ModelLoaded), last
+
+
+def generate(engine, run_id: int, n: int) -> list:
+    engine.submit(cmd.Generate(run_id, "the cat sat", LANES, RunOptions(max_tokens=n, n_ctx=256)))
+    return collect(engine, lambda e: isinstance(e, ev.RunEnded) and e.run_id == run_id)
+
+
+def records(events) -> list:
+    return [r for e in events if isinstance(e, ev.StepsProduced) for r in e.records]
+
+
+@pytest.fixture
+def engine_process():
+    engine = EngineProcess(fake_spec(step_delay_s=0.01)).start()
+    yield engine
+    assert engine.shutdown(20)
+
+
+@pytest.fixture
+def in_process():
+    engine = Engine(fake_loader(step_delay_s=0.0)).start()
+    yield engine
+    engine.shutdown()
+
+
+def test_events_cross_the_pipe_in_order_and_equal_the_in_process_engines(engine_process, in_process):
+    load(engine_process)
+    load(in_process)
+    there, here = generate(engine_process, 2, 30), generate(in_process, 2, 30)
+    assert isinstance(there[0], ev.RunStarted) and isinstance(there[-1], ev.RunEnded) and not there[-1].error
+    for lane in (0, 1):
+        steps = [r.step for r in records(there) if r.lane == lane]
+        assert steps == list(range(30))  # every step, once, in order
+    assert [(r.lane, r.step, r.token) for r in records(there)] == [(r.lane, r.step, r.token) for r in records(here)]
+    for a, b in zip(records(there), records(here)):
+        assert np.array_equal(a.final_p, b.final_p) and a.settings == b.settings and a.chain_state == b.chain_state
+    assert there[-1].results == here[-1].results
+
+
+def test_stop_and_settings_commands_keep_their_order(engine_process):
+    load(engine_process)
+    engine_process.submit(cmd.Generate(2, "the cat", LANES, RunOptions(max_tokens=5000, n_ctx=8192)))
+    collect(engine_process, lambda e: isinstance(e, ev.StepsProduced))
+    engine_process.submit(cmd.UpdateLaneSettings(0, LANES[0].settings.replace(temp=0.0)))
+    engine_process.stop()
+    ended = collect(engine_process, lambda e: isinstance(e, ev.RunEnded))[-1]
+    assert all(len(r.tokens) < 5000 for r in ended.results)
+    assert len(generate(engine_process, 3, 4)) > 1  # the engine goes on after a stop
+
+
+@pytest.mark.parametrize("how", [signal.SIGKILL, signal.SIGSEGV])
+def test_a_killed_engine_is_one_event_the_work_ends_and_a_new_engine_works(engine_process, in_process, how):
+    load(engine_process)
+    engine_process.submit(cmd.Generate(2, "the cat sat", LANES, RunOptions(max_tokens=5000, n_ctx=8192)))
+    collect(engine_process, lambda e: isinstance(e, ev.StepsProduced) and e.records[-1].step >= 5)
+    first_pid = engine_process.pid
+    os.kill(first_pid, how)
+    events = collect(engine_process, lambda e: isinstance(e, ev.RunEnded) and e.run_id == 2)
+    crash = next(e for e in events if isinstance(e, ev.EngineCrashed))
+    assert crash.exit_code == -how and signal.Signals(how).name in crash.message
+    assert events[-1].error == crash.message  # the run ended with the crash's line
+    assert engine_process.alive and engine_process.pid != first_pid and engine_process.crashes == 1
+    load(engine_process, 3)  # the new engine has no model until it loads one
+    load(in_process)
+    again, fresh = generate(engine_process, 4, 20), generate(in_process, 4, 20)
+    assert [r.token for r in records(again)] == [r.token for r in records(fresh)]
+
+
+def test_ggml_abort_sends_its_message_before_the_process_ends(engine_process):
+    from crash_tasks import ggml_abort
+
+    load(engine_process)
+    engine_process.submit(cmd.RunTask(5, ggml_abort, "abort"))
+    events = collect(engine_process, lambda e: isinstance(e, ev.TaskEnded))
+    crash = next(e for e in events if isinstance(e, ev.EngineCrashed))
+    assert crash.exit_code == -signal.SIGABRT
+    assert "a test asked for an abort" in crash.last_log and "a test asked for an abort" in crash.message
+    assert events[-1].task_id == 5 and events[-1].error == crash.message
+
+
+def test_a_load_in_flight_when_the_engine_dies_ends_as_a_failed_load(engine_process):
+    from crash_tasks import segfault
+
+    engine_process.submit(cmd.RunTask(1, segfault))
+    engine_process.submit(cmd.LoadModel(2, LoadRequest()))
+    events = collect(engine_process, lambda e: isinstance(e, (ev.ModelLoadFailed, ev.ModelLoaded)))
+    assert any(isinstance(e, ev.EngineCrashed) for e in events)
+    assert isinstance(events[-1], ev.ModelLoadFailed) and "SIGSEGV" in events[-1].message
+
+
+def test_shutdown_ends_the_process_without_a_crash_event():
+    engine = EngineProcess(fake_spec()).start()
+    pid = engine.pid
+    assert engine.shutdown(20)
+    assert not any(isinstance(e, ev.EngineCrashed) for e in engine.drain())
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)
+
+
+def test_work_sent_to_a_closed_engine_ends_at_once():
+    engine = EngineProcess(fake_spec())
+    engine.submit(cmd.Generate(9, "x", LANES, RunOptions()))
+    ended = engine.drain()
+    assert isinstance(ended[-1], ev.RunEnded) and "not running" in ended[-1].error
+
+
+@pytest.mark.parametrize("code, words", [(-9, "SIGKILL"), (-11, "crash inside llama.cpp"), (-6, "aborted"),
+                                         (3, "status 3"), (None, "stopped answering")])
+def test_exit_descriptions_say_how(code, words):
+    assert words in exit_description(code)
