@@ -19,6 +19,7 @@ import threading
 from collections import deque
 from typing import Callable
 
+from app.engine.face import queues
 from app.engine.face.commands import Fan, Generate, LoadModel, RunTask, SetPaused, Shutdown, UpdateLaneSettings
 from app.engine.face.events import EngineStopped, Event, ModelLost, TaskEnded
 from app.engine.run import jobs
@@ -85,15 +86,9 @@ class Engine:
         self._thread.join(timeout)
         return not self._thread.is_alive()
 
-    def drain(self, limit: int | None = None) -> list[Event]:
+    def drain(self, limit: int | None = None) -> list:
         """The events produced so far (at most ``limit``), without waiting."""
-        out = []
-        try:
-            while limit is None or len(out) < limit:
-                out.append(self._events.get_nowait())
-        except queue.Empty:
-            pass
-        return out
+        return queues.drain(self._events, limit)
 
     @property
     def alive(self) -> bool:

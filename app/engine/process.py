@@ -37,8 +37,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Callable
 
-from app.engine.face import commands as cmd
-from app.engine.face import events as ev
+from app.engine.face import commands as cmd, events as ev, queues
 
 #: How long a closed engine may take to end before it is killed (seconds).
 SHUTDOWN_GRACE_S = 5.0
@@ -75,28 +74,17 @@ def exit_description(code: int | None) -> str:
     return f"exited with status {code}"
 
 
-def _work_key(command) -> tuple[str, int] | None:
-    if isinstance(command, cmd.Generate):
-        return "run", command.run_id
-    if isinstance(command, cmd.Fan):
-        return "fan", command.fan_id
-    if isinstance(command, cmd.RunTask):
-        return "task", command.task_id
-    if isinstance(command, cmd.LoadModel):
-        return "load", command.load_id
-    return None
+#: Work commands and the events that end them, by the id field they share: (kind, id field) each.
+_WORK = {cmd.Generate: ("run", "run_id"), cmd.Fan: ("fan", "fan_id"), cmd.RunTask: ("task", "task_id"),
+         cmd.LoadModel: ("load", "load_id")}
+_ENDS = {ev.RunEnded: ("run", "run_id"), ev.FanEnded: ("fan", "fan_id"), ev.TaskEnded: ("task", "task_id"),
+         ev.ModelLoaded: ("load", "load_id"), ev.ModelLoadFailed: ("load", "load_id")}
 
 
-def _ended_key(event) -> tuple[str, int] | None:
-    if isinstance(event, ev.RunEnded):
-        return "run", event.run_id
-    if isinstance(event, ev.FanEnded):
-        return "fan", event.fan_id
-    if isinstance(event, ev.TaskEnded):
-        return "task", event.task_id
-    if isinstance(event, (ev.ModelLoaded, ev.ModelLoadFailed)):
-        return "load", event.load_id
-    return None
+def _key(table: dict, item) -> tuple[str, int] | None:
+    """(kind, id) of a work command or of the event that ends one; None for anything else."""
+    found = table.get(type(item))
+    return None if found is None else (found[0], getattr(item, found[1]))
 
 
 def _ending(command, message: str):
@@ -160,7 +148,7 @@ class EngineProcess:
         return next(self._ids)
 
     def submit(self, command) -> None:
-        key = _work_key(command)
+        key = _key(_WORK, command)
         with self._lock:
             if key is not None:
                 self._outstanding[key] = command
@@ -176,13 +164,8 @@ class EngineProcess:
             child.send(("stop",))
 
     def drain(self, limit: int | None = None) -> list:
-        out = []
-        try:
-            while limit is None or len(out) < limit:
-                out.append(self._events.get_nowait())
-        except queue.Empty:
-            pass
-        return out
+        """The events produced so far (at most ``limit``), without waiting."""
+        return queues.drain(self._events, limit)
 
     @property
     def alive(self) -> bool:
@@ -231,7 +214,7 @@ class EngineProcess:
                 child.last_log = log_lines[-1]
             with self._lock:
                 for event in batch:
-                    key = _ended_key(event)
+                    key = _key(_ENDS, event)
                     if key is not None:
                         self._outstanding.pop(key, None)
             self._emit(batch)

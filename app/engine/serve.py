@@ -34,14 +34,14 @@ class _LogTail(logging.Handler):
     def __init__(self):
         super().__init__(logging.DEBUG)
         self.lines: collections.deque[str] = collections.deque(maxlen=LOG_LINES_PER_BATCH)
-        self.lock = threading.Lock()
+        self._lines_lock = threading.Lock()  # not ``self.lock``: logging holds that one around emit()
 
     def emit(self, record: logging.LogRecord) -> None:
-        with self.lock:
+        with self._lines_lock:
             self.lines.append(record.getMessage()[:LOG_LINE_CHARS])
 
     def take(self) -> list[str]:
-        with self.lock:
+        with self._lines_lock:
             out = list(self.lines)
             self.lines.clear()
         return out

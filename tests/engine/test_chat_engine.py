@@ -1,7 +1,6 @@
 """Token kinds and chat requests on the engine thread, with the scripted fake backend."""
 from __future__ import annotations
 
-import time
 
 import pytest
 
@@ -9,6 +8,7 @@ from app.engine.face import commands as cmd, events as ev, token_kinds as tk
 from app.engine.face.chat import ChatRequest
 from app.engine.face.options import LaneConfig, RunOptions
 from app.engine.engine import Engine
+from engine_events import collect
 from app.engine.fake import BOS, EOS, SPECIAL, FakeModel, fake_loader
 from app.engine.run.generation import tokenize_prompt
 from app.engine.face.model_info import LoadRequest
@@ -58,14 +58,7 @@ def start(loader=None) -> Engine:
 
 
 def until(engine: Engine, done, timeout: float = 20.0) -> list:
-    events, deadline = [], time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        for e in engine.drain():
-            events.append(e)
-            if done(e):
-                return events
-        time.sleep(0.005)
-    raise AssertionError(f"no closing event; got {events[-5:]}")
+    return collect(engine, done, timeout)
 
 
 def generate(engine: Engine, run_id: int, lanes, chat=REQUEST) -> list:

@@ -14,6 +14,7 @@ import pytest
 from app.engine.face import commands as cmd, events as ev
 from app.engine.face.options import LaneConfig, RunOptions
 from app.engine.engine import Engine
+from engine_events import collect
 from app.engine.fake import FakeModel, fake_loader
 from app.engine.face.model_info import LoadRequest
 from app.engine.face.records import StopReason
@@ -32,18 +33,6 @@ def engine():
     e = Engine(fake_loader()).start()
     yield e
     assert e.shutdown(10)
-
-
-def collect(engine: Engine, until, timeout: float = 20.0) -> list:
-    """Events until ``until(event)`` is true for one of them."""
-    events, deadline = [], time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        for e in engine.drain():
-            events.append(e)
-            if until(e):
-                return events
-        time.sleep(0.005)
-    raise AssertionError(f"no closing event within {timeout} s; got {events[-5:]}")
 
 
 def load(engine: Engine, path=None) -> list:

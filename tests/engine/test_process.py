@@ -3,14 +3,15 @@ and a crash costs one event, never the caller.  The engine's process runs the fa
 Gemma crash tests are in tests/ui/test_engine_crash.py."""
 from __future__ import annotations
 
+import functools
 import os
 import signal
-import time
 
 import numpy as np
 import pytest
 
 from app.engine.engine import Engine
+import engine_events
 from app.engine.face import commands as cmd
 from app.engine.face import events as ev
 from app.engine.face.model_info import LoadRequest
@@ -20,23 +21,12 @@ from app.engine.process import EngineProcess, LoaderSpec, exit_description
 from sampler import SamplerSettings
 
 WAIT_S = 60.0
+collect = functools.partial(engine_events.collect, timeout=WAIT_S)
 LANES = (LaneConfig(SamplerSettings(seed=7, temp=0.9), key=0), LaneConfig(SamplerSettings(seed=8, top_k=5), key=1))
 
 
 def fake_spec(**kwargs) -> LoaderSpec:
     return LoaderSpec("app.engine.fake:fake_loader", kwargs)
-
-
-def collect(engine, until, timeout: float = WAIT_S) -> list:
-    """Events until one satisfies ``until`` (included)."""
-    events, deadline = [], time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        for e in engine.drain():
-            events.append(e)
-            if until(e):
-                return events
-        time.sleep(0.002)
-    raise AssertionError(f"no closing event within {timeout} s: {[type(e).__name__ for e in events[-5:]]}")
 
 
 def load(engine, load_id: int = 1) -> None:
