@@ -190,7 +190,10 @@ def _bans(r: FieldReader) -> None:
     biases, phrases, dropped = _logit_bias(r), [], []
     for key, line in lines:
         if line.startswith("[") and line.endswith("]"):
-            ids = r.json_text(key, line)
+            try:
+                ids = json.loads(line)
+            except ValueError:
+                ids = None
             if isinstance(ids, list) and all(isinstance(t, int) and not isinstance(t, bool) and t >= 0 for t in ids):
                 biases += [(t, float("-inf")) for t in ids]
                 continue
@@ -210,7 +213,7 @@ def _bans(r: FieldReader) -> None:
         r.dropped("banned_tokens", f"{dropped!r}: SillyTavern tokenizes plain text with the model's tokenizer and bans "
                   "each token; write [ids] or \"quoted\" lines instead")
     for key in ("banned_tokens", "global_banned_tokens"):
-        if r.has(key) and not lines:
+        if r.has(key) and not lines and send is not False:
             r.dropped(key, "empty")
 
 
