@@ -89,3 +89,20 @@ def scatter_step(repeats: int = 3000) -> dict[str, float]:
         _median_us(step, inputs, 200)
         out[name] = _median_us(step, inputs, repeats)
     return out
+
+
+def fit_stock(repeats: int = 3) -> dict[str, float]:
+    """``fit_stock_s``: the nearest stock llama.cpp preset of a preset with smoothing, over 500 standard steps
+    (the targets computed once, outside the timing); the median of ``repeats`` fits."""
+    from sampler import SamplerSettings
+    from sampler.stockfit import fit_stock as fit, standard_steps, targets_from_settings
+
+    logits = standard_steps(500)
+    q = targets_from_settings(SamplerSettings(samplers=("min_p", "temperature", "smoothing"), smoothing_factor=0.3,
+                                              min_p=0.02), logits)
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fit(logits, q)
+        times.append(time.perf_counter() - t0)
+    return {"fit_stock_s": float(np.median(times))}

@@ -11,6 +11,7 @@ import sys
 
 from app.fileio import atomic_write, read_limited, same_file
 from app.formats import FORMATS, WRITABLE, FormatError, read_preset, write_preset
+from app.formats.stock import nearest_stock, needs_fit
 
 from .common import EXIT_FAILED, EXIT_USAGE, fail
 from .parsing import ArgParser, UsageError
@@ -24,6 +25,9 @@ def parser() -> ArgParser:
     p.add_argument("output", metavar="OUT", help="the file to write")
     p.add_argument("--to", required=True, choices=WRITABLE, help="the format to write")
     p.add_argument("--from", dest="source", choices=tuple(FORMATS), help="the format of IN (default: guessed)")
+    p.add_argument("--fit-stock", action="store_true",
+                   help="write the nearest stock llama.cpp settings (temperature, min-p, top-p, top-n-sigma fitted "
+                        "over standard steps) when IN uses samplers llama.cpp lacks")
     p.add_argument("--quiet", action="store_true", help="print no report")
     return p
 
@@ -43,15 +47,19 @@ def main(argv: list[str]) -> int:
         return fail(f"{args.output}: is the input file; write the conversion somewhere else", EXIT_USAGE)
     try:
         imported = read_preset(args.input, read_limited(args.input, MAX_BYTES), args.source)
-        data, written = write_preset(imported.settings, args.to)
+        settings, fitted = imported.settings, None
+        if args.fit_stock and needs_fit(settings):
+            settings, _fit, fitted = nearest_stock(settings)
+        data, written = write_preset(settings, args.to)
         atomic_write(args.output, data)
     except FormatError as exc:
         return fail(str(exc), EXIT_FAILED)
     except (OSError, ValueError) as exc:
         return fail(f"{getattr(exc, 'filename', None) or args.input}: {getattr(exc, 'strerror', None) or exc}", EXIT_FAILED)
     if not args.quiet:
-        for title, report in ((f"read {args.input} as {imported.report.format}", imported.report),
-                              (f"wrote {args.output} as {written.format}", written)):
+        reports = [(f"read {args.input} as {imported.report.format}", imported.report)]
+        reports += [("nearest stock llama.cpp", fitted)] if fitted else []
+        for title, report in reports + [(f"wrote {args.output} as {written.format}", written)]:
             print(f"{title}: {report.summary()}")
             for line in report.lines():
                 print(f"  {line}")

@@ -56,7 +56,9 @@ def _cli_read(text: str) -> tuple[SamplerSettings, Report]:
 
 def _cli_write(settings: SamplerSettings) -> tuple[str, Report]:
     text = export_text(settings)
-    notes = [FieldNote("(note)", "dropped", line[2:]) for line in text.splitlines() if line.startswith("# ")]
+    lines = text.splitlines()
+    notes = [FieldNote(w, "exact") for w in lines[-1].split() if w.startswith("--")] if lines else []
+    notes += [FieldNote("(note)", "dropped", line[2:]) for line in lines if line.startswith("# ")]
     return text + "\n", Report("llama.cpp command line", tuple(notes))
 
 

@@ -110,3 +110,30 @@ def test_report_kept_with_the_preset(tmp_path):
     assert again.report == imported.report.lines() and again.settings.temp == 0.9
     assert any(line.startswith("temperature: exact") for line in again.report)
     assert again.settings.seed == DEFAULT_SEED
+
+
+def test_in_effect_applies_each_targets_hidden_rules():
+    from app.formats.in_effect import in_effect
+
+    s = SamplerSettings(samplers=("penalties", "top_k", "temperature", "top_a", "dry", "xtc"), top_a=0.2,
+                        dry_multiplier=0.8, xtc_probability=0.3, penalty_repeat=1.1)
+    ours, llama, _ = in_effect(s, "llama.cpp")
+    assert [x.split()[0] for x in ours] == ["penalties", "top_k", "temperature", "top_a", "dry", "xtc", "dist"]
+    assert [x.split()[0] for x in llama] == ["penalties", "top_k", "temperature", "dry", "xtc", "dist"]  # no top-A
+    _, kobold, notes = in_effect(s, "KoboldCpp")
+    # KoboldCpp: DRY first, XTC last, top-A where the order has it
+    assert [x.split()[0] for x in kobold] == ["dry", "penalties", "top_k", "temperature", "top_a", "xtc", "dist"]
+    _, miro, _ = in_effect(s.replace(mirostat=2), "SillyTavern -> llama.cpp")
+    assert [x.split()[0] for x in miro] == ["temp_plain", "mirostat_v2"]
+    _, idle, _ = in_effect(SamplerSettings(samplers=("temperature",), min_p=0.1), "llama.cpp")
+    assert idle == ["temperature", "dist"]  # min-p is on but not in the order: llama.cpp never runs it
+
+
+def test_fit_stock_in_the_convert_command(tmp_path, capsys):
+    from app.cli import main
+
+    src, out = tmp_path / "k.json", tmp_path / "run.sh"
+    src.write_text(json.dumps({"temperature": 1.0, "smoothing_factor": 0.3, "top_k": 0}))
+    assert main(["preset", "convert", str(src), str(out), "--to", "llama-cli", "--fit-stock"]) == 0
+    printed = capsys.readouterr().out
+    assert "remaining mean KL" in printed and "smoothing" not in out.read_text().split("\n")[-2]

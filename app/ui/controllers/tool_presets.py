@@ -73,7 +73,8 @@ class ToolPresets(QObject):
     # -- export ------------------------------------------------------------------------------
 
     def export_file(self, *, show: bool = True) -> ExportReportDialog:
-        dialog = ExportReportDialog(self.state.lane().settings, self.window, self.state.report)
+        lane = self.state.lane()
+        dialog = ExportReportDialog(lane.settings, self.window, self.state.report, records=lane.records)
         self.last_dialog = dialog
         if show:
             dialog.exec()

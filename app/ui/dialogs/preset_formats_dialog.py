@@ -11,12 +11,15 @@ import html
 from pathlib import Path
 
 from PySide6.QtWidgets import (
-    QComboBox, QDialog, QDialogButtonBox, QFileDialog, QHBoxLayout, QLabel, QLineEdit, QPushButton, QTextBrowser,
-    QVBoxLayout,
+    QCheckBox, QComboBox, QDialog, QDialogButtonBox, QFileDialog, QHBoxLayout, QLabel, QLineEdit, QPushButton,
+    QSplitter, QTextBrowser, QVBoxLayout,
 )
+from PySide6.QtCore import Qt
 
 from app.fileio import atomic_write
 from app.formats import FORMATS, WRITABLE, FormatError, Imported, Report, write_preset
+from app.formats.in_effect import effective_chain, in_effect
+from app.formats.stock import nearest_stock, needs_fit
 
 #: Status -> (text colour, background) of its tag in the report (light enough for both themes' text).
 STATUS_STYLE = {"exact": ("#0f5132", "#d1e7dd"), "converted": ("#084298", "#cfe2ff"),
@@ -25,6 +28,9 @@ STATUS_STYLE = {"exact": ("#0f5132", "#d1e7dd"), "converted": ("#084298", "#cfe2
 FORMAT_LABELS = {"sillytavern": "SillyTavern text completion (llama.cpp)", "kobold": "KoboldCpp generate fields",
                  "kcpps": "KoboldCpp .kcpps", "webui": "text-generation-webui YAML", "lmstudio": "LM Studio preset",
                  "llama-ini": "llama-server models preset INI", "llama-cli": "llama.cpp command line"}
+#: The format -> the tool whose chain it configures (what "in effect" shows).
+TARGET_OF = {"sillytavern": "SillyTavern -> llama.cpp", "kobold": "KoboldCpp", "webui": "text-generation-webui",
+             "llama-cli": "llama.cpp", "llama-ini": "llama.cpp", "lmstudio": "llama.cpp"}
 FILE_FILTER = "Presets (*.json *.yaml *.yml *.ini *.kcpps *.kcppt *.sh *.txt);;All files (*)"
 
 
@@ -75,17 +81,34 @@ class ImportReportDialog(QDialog):
         self.accept()
 
 
-class ExportReportDialog(QDialog):
-    """The edited lane's settings in a chosen format, with the report; Save writes the file."""
+def effect_html(ours: list[str], theirs: list[str], target: str) -> str:
+    """Our chain beside the target's, stage by stage."""
+    rows = "".join(f"<tr><td style='padding:1px 8px'>{html.escape(a)}</td><td style='padding:1px 8px'>"
+                   f"{html.escape(b)}</td></tr>" for a, b in zip(ours + [""] * len(theirs), theirs + [""] * len(ours))
+                   if a or b)
+    return (f"<table cellspacing='0'><tr><th align='left'>here</th><th align='left'>in effect in {html.escape(target)}"
+            f"</th></tr>{rows}</table>")
 
-    def __init__(self, settings, parent=None, report_problem=None):
+
+class ExportReportDialog(QDialog):
+    """The edited lane's settings in a chosen format, with the report, and the chain that format's tool really
+    runs beside ours; Save writes the file.  "Nearest stock llama.cpp" writes fitted stock settings instead."""
+
+    def __init__(self, settings, parent=None, report_problem=None, records=()):
         super().__init__(parent)
         self.setWindowTitle("Export preset for another tool")
         self.settings, self.report_problem, self.saved_to = settings, report_problem or (lambda text: None), None
+        self.records = records
         self.format = QComboBox()
         for name in WRITABLE:
             self.format.addItem(FORMAT_LABELS[name], name)
         self.format.currentIndexChanged.connect(self._refresh)
+        self.fit = QCheckBox("Nearest stock llama.cpp settings (fit temperature, min-p, top-p, top-n-sigma)")
+        self.fit.setEnabled(needs_fit(settings))
+        self.fit.setToolTip("The settings use a stage llama.cpp lacks: fit the stock ones that come closest "
+                            "(mean KL over this lane's steps, or over standard steps)")
+        self.fit.toggled.connect(self._refresh)
+        self.effect = QTextBrowser()
         self.view = QTextBrowser()
         save = QPushButton("Save file …")
         save.clicked.connect(self.save)
@@ -95,25 +118,37 @@ class ExportReportDialog(QDialog):
         row.addWidget(QLabel("Format:"))
         row.addWidget(self.format, 1)
         row.addWidget(save)
+        split = QSplitter(Qt.Orientation.Horizontal)
+        split.addWidget(self.view)
+        split.addWidget(self.effect)
+        split.setSizes([560, 380])
         layout = QVBoxLayout(self)
         layout.addLayout(row)
-        layout.addWidget(QLabel("What each setting of the edited lane becomes there:"))
-        layout.addWidget(self.view)
+        layout.addWidget(self.fit)
+        layout.addWidget(QLabel("What each setting of the edited lane becomes there, and the chain in effect:"))
+        layout.addWidget(split, 1)
         layout.addWidget(close)
-        self.resize(820, 560)
+        self.resize(1000, 600)
         self._refresh()
 
     def chosen(self) -> str:
         return self.format.currentData()
 
     def _refresh(self) -> None:
+        settings, fitted = self.settings, None
         try:
-            self.data, report = write_preset(self.settings, self.chosen())
+            if self.fit.isChecked():
+                settings, _fit, fitted = nearest_stock(self.settings, self.records)
+            self.data, report = write_preset(settings, self.chosen())
+            target = TARGET_OF[self.chosen()]
+            theirs = in_effect(settings, target, self.chosen())[1]
+            ours = effective_chain(self.settings)
         except (FormatError, ValueError) as exc:
             self.data = None
             self.view.setPlainText(str(exc))
             return
-        self.view.setHtml(report_html(report))
+        self.view.setHtml((report_html(fitted) if fitted else "") + report_html(report))
+        self.effect.setHtml(effect_html(ours, theirs, target))
 
     def save(self, path: str | None = None) -> bool:
         if self.data is None:
