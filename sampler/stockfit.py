@@ -21,7 +21,7 @@ when there is no session: 500 steps of a fixed Zipf-like spread of slopes, the s
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable, Sequence
+from typing import Iterable
 
 import numpy as np
 
@@ -194,9 +194,14 @@ def steps_from_records(records: Iterable) -> tuple[np.ndarray, np.ndarray]:
     return np.array([r[:width] for r in rows]), np.array([t[:width] for t in targets])
 
 
-def stock_settings(settings, fit: StockFit, order: Sequence[str] | None = None):
-    """``settings`` with the fitted values, scatter and every stage no llama.cpp has left out of the order."""
+def stock_settings(settings, fit: StockFit):
+    """``settings`` with the fitted values; the order without scatter and the stages no llama.cpp has, and with
+    top-n-sigma, top-p and min-p right before the temperature, where the fit assumed them (llama.cpp's order)."""
     from .stagetable import STAGE_BY_NAME
 
-    kept = tuple(n for n in (order or settings.samplers) if STAGE_BY_NAME[n].upstream)
-    return settings.with_values({**fit.changes(), "samplers": kept})
+    fitted = ("top_n_sigma", "top_p", "min_p", "temperature")
+    kept = [n for n in settings.samplers if STAGE_BY_NAME[n].upstream and n not in fitted]
+    at = next((i for i, n in enumerate(settings.samplers) if n == "temperature"), None)
+    before = len([n for n in settings.samplers[:at] if n in kept]) if at is not None else len(kept)
+    order = tuple(kept[:before]) + fitted + tuple(kept[before:])
+    return settings.with_values({**fit.changes(), "samplers": order})

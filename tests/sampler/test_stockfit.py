@@ -52,5 +52,6 @@ def test_steps_from_records_and_stock_settings():
     logits, q = steps_from_records([rec])
     assert logits.tolist() == [[3.0, 2.0, 1.0]] and q.tolist() == [[0.75, 0.25, 0.0]]
     fit = fit_stock(logits, q)
-    s = stock_settings(SamplerSettings(samplers=("top_a", "scatter", "min_p", "temperature"), top_a=0.3), fit)
-    assert s.samplers == ("min_p", "temperature") and s.temp == fit.temp
+    s = stock_settings(SamplerSettings(samplers=("top_k", "top_a", "scatter", "temperature", "min_p", "xtc"), top_a=0.3), fit)
+    # no scatter, no top-A; the fitted three right before the temperature, as the fit assumed
+    assert s.samplers == ("top_k", "top_n_sigma", "top_p", "min_p", "temperature", "xtc") and s.temp == fit.temp
