@@ -22,6 +22,7 @@ TARGETS = {
     "model_ready_s": "(window shown to ready: <= 1.5)",
     "sweep_vs_generate_tps_ratio": ">= 0.95",
     "fit_stock_s": "<= 2",
+    "knobs_share_of_step": "<= 0.10",
 }
 
 
@@ -37,6 +38,9 @@ See `bench/*.py` for exactly what each figure times.
   as the default chain hands it over; `scatter_step_unsorted_us` makes scatter sort first.
 - **Nearest stock preset**: `fit_stock_s` fits temperature, min-p, top-p and top-n-sigma to a preset with
   smoothing over 500 standard steps of 256 candidates (`sampler.stockfit`), the median of 3 fits.
+- **Knobs that did nothing**: `knobs_step_us` is the counterfactual per step (every active stage left out once,
+  on a record's 64 raw top logits); `knobs_share_of_step` divides it by one step of our chain on the full
+  vocabulary (decoding not counted, so a whole step's share is smaller). It runs only when the window asks.
 - **Engine**: the bundled model, 128 new tokens, the same threads. Ratios are medians
   of 5 interleaved rounds, and `_min`/`_max` give their spread: on a 2-core machine a
   round's speed wanders by about 10 %.
@@ -84,7 +88,7 @@ See `bench/*.py` for exactly what each figure times.
 
 def _suites():
     yield "sampler", lambda: {**sampler_bench.chain_vs_native(), **sampler_bench.scatter_step(),
-                              **sampler_bench.fit_stock()}
+                              **sampler_bench.fit_stock(), **sampler_bench.knobs_cost()}
     try:
         from . import engine_bench
     except ImportError:

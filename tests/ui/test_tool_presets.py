@@ -75,3 +75,17 @@ def test_a_dropped_file_is_imported(qtbot, window, tmp_path, monkeypatch):
     text_only.setText("hello")
     assert not tools.eventFilter(window, QDropEvent(QPointF(5, 5), Qt.DropAction.CopyAction, text_only,
                                                     Qt.MouseButton.NoButton, Qt.KeyboardModifier.NoModifier))
+
+
+def test_knobs_that_did_nothing_are_marked_and_reported(qtbot, window, run_and_wait):
+    window.playground.lanes.edit("top_k", 100000)  # keeps everything: a knob that does nothing
+    run_and_wait(window)
+    effects = window.presets.tools.idle_knobs(show=False)
+    top_k = next(e for e in effects if e.stage == "top_k")
+    assert top_k.idle and top_k.n_steps == len(window.state.lane().records)
+    label = window.controls.controls["top_k"].label
+    assert label.text().endswith("∘")
+    assert any(line.startswith("top_k: did nothing") for line in window.presets.tools.idle_lines)
+    window.presets.tools.last_dialog.close()
+    window.presets.save("Quiet")
+    assert any(line.startswith("top_k: did nothing") for line in window.playground.presets.get("Quiet").report)

@@ -50,7 +50,8 @@ class PresetsController:
     def save(self, name: str | None = None) -> None:
         name = name or self._ask("Save preset", "Name for the edited lane's settings:")
         lane = self.state.current_lane
-        preset = name and self._call(self.store.save, name, self.state.lane().settings, "saved from the playground")
+        preset = name and self._call(self.store.save, name, self.state.lane().settings, "saved from the playground",
+                                     False, self.tools.idle_lines)
         if preset:
             self.playground.lanes.set_settings(lane, self.state.lane().settings, preset.name)
 

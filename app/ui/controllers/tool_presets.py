@@ -10,7 +10,10 @@ from PySide6.QtWidgets import QDialog, QFileDialog
 
 from app.fileio import read_limited
 from app.formats import FormatError, read_preset
+from sampler.knobs import knob_effects
+from sampler.stockfit import steps_from_records
 
+from ..dialogs.knobs_dialog import KnobsDialog, mark_idle_controls
 from ..dialogs.preset_formats_dialog import FILE_FILTER, ExportReportDialog, ImportReportDialog
 
 MAX_BYTES = 16 * 2**20
@@ -23,12 +26,31 @@ class ToolPresets(QObject):
         super().__init__(window)
         self.window, self.state, self.playground = window, state, playground
         self.last_dialog = None
+        self.idle_lines: tuple[str, ...] = ()  # the last "knobs that did nothing", for the next saved preset
         window.setAcceptDrops(True)
         window.installEventFilter(self)
 
     def fill_menu(self, menu) -> None:
         menu.addAction("Import from SillyTavern, KoboldCpp, webui, LM Studio … (or drop a file)", self.import_file)
         menu.addAction("Export for SillyTavern, KoboldCpp, webui, LM Studio …", self.export_file)
+        menu.addAction("Knobs that did nothing in the edited lane …", self.idle_knobs)
+
+    # -- knobs that did nothing --------------------------------------------------------------
+
+    def idle_knobs(self, *, show: bool = True):
+        """Each active stage's share of the lane's steps where it changed the kept set / the token (computed
+        now, only when asked); idle ones get a quiet mark by their controls and go into the preset's report."""
+        lane = self.state.lane()
+        logits, _q = steps_from_records([r for r in lane.records if not r.forced])
+        effects = knob_effects(lane.settings, list(logits)) if len(logits) else []
+        self.idle_lines = tuple(f"{e.stage}: did nothing ({e.kept_share:.1%} of {e.n_steps} steps changed the kept "
+                                f"set, {e.token_share:.1%} the token)" for e in effects if e.idle)
+        mark_idle_controls(self.window, lane.settings, {e.stage for e in effects if e.idle})
+        dialog = KnobsDialog(effects, self.window)
+        self.last_dialog = dialog
+        if show:
+            dialog.exec()
+        return effects
 
     # -- import ------------------------------------------------------------------------------
 
