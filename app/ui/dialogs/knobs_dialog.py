@@ -29,8 +29,9 @@ class KnobsDialog(QDialog):
         self.view.setHtml(
             f"<p>{n} steps of the edited lane, each run again without one stage (same draw).  Below {QUIET:.0%} on "
             "both (∘): the knob did nothing; it is marked by its control and listed in the next saved preset's "
-            "report.</p><table cellspacing='0'><tr><th align='left'>stage</th><th>kept set changed</th>"
-            f"<th>token changed</th><th></th></tr>{rows}</table>" if effects else
+            "report.</p><table cellspacing='0'><tr><th align='left' style='padding:1px 8px'>stage</th>"
+            "<th style='padding:1px 8px'>kept set changed</th><th style='padding:1px 8px'>token changed</th><th></th>"
+            f"</tr>{rows}</table>" if effects else
             "<p>No steps yet (or mirostat, which replaces the chain): run the lane first.</p>")
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.reject)
