@@ -109,6 +109,8 @@ def detect(name: str, text: str) -> str:
         return "lmstudio"
     if "gendefaults" in doc or "model_param" in doc:
         return "kcpps"
+    if "savedsettings" in doc or {"typ_s", "tfs_s", "miro_type"} & set(doc):
+        return "kobold"  # a Kobold Lite save or its settings
     if "sampler_order" in doc and not ("samplers" in doc and "rep_pen" in doc and "temperature_last" in doc):
         return "kobold"
     if _ST_KEYS & set(doc):

@@ -1,5 +1,8 @@
-"""KoboldCpp's generate fields: its API payload, the ``gendefaults`` of a ``.kcpps`` launcher file, and
-SillyTavern's KoboldAI presets (``temp`` for ``temperature``, ``seed`` for ``sampler_seed``).
+"""KoboldCpp's generate fields: its API payload, the ``gendefaults`` of a ``.kcpps`` launcher file,
+SillyTavern's KoboldAI presets (``temp`` for ``temperature``, ``seed`` for ``sampler_seed``) and, best
+effort, Kobold Lite's settings (``typ_s``, ``tfs_s``, ``miro_*``; a Lite save's ``savedsettings``; these
+names come from a description of Lite, not from Lite's source, and Lite's other settings are listed as
+unknown).
 
 Reference: KoboldCpp's ``koboldcpp.py`` (``generate``: field names and defaults) and
 ``gpttype_adapter.cpp`` (``SampleLogits``).  KoboldCpp's fixed rules, applied here:
@@ -53,7 +56,10 @@ PLAIN = {"temperature": ("temp", "exact"), "top_k": ("top_k", "exact"), "top_p":
          "tfs": ("tfs_z", "emulated"), "smoothing_factor": ("smoothing_factor", "emulated"),
          "smoothing_curve": ("smoothing_curve", "emulated")}
 INTEGERS = {"top_k", "rep_pen_range", "mirostat", "dry_allowed_length", "dry_penalty_last_n", "sampler_seed"}
-ALIASES = {"temp": "temperature", "seed": "sampler_seed"}  # SillyTavern's KoboldAI presets
+ALIASES = {"temp": "temperature", "seed": "sampler_seed",  # SillyTavern's KoboldAI presets
+           # Kobold Lite's localsettings (names from a description of Lite's settings, not from Lite's source)
+           "typ_s": "typical", "tfs_s": "tfs", "miro_type": "mirostat", "miro_tau": "mirostat_tau",
+           "miro_eta": "mirostat_eta"}
 NOT_SAMPLING = ("prompt", "memory", "max_context_length", "max_length", "genkey", "stop_sequence", "trim_stop",
                 "render_special", "images", "audio", "n", "quiet", "use_world_info", "singleline", "streaming",
                 "streaming_kobold", "stream", "can_abort", "gui_settings", "frmtadsnsp", "frmtrmblln", "frmtrmspch",
@@ -65,6 +71,8 @@ def import_fields(doc) -> tuple[SamplerSettings, Report]:
     """The settings KoboldCpp runs for these generate fields (a payload, gendefaults or SillyTavern preset)."""
     if not isinstance(doc, dict):
         raise FormatError(f"{FORMAT}: expected an object of settings, got {type(doc).__name__}")
+    if isinstance(doc.get("savedsettings"), dict):  # a Kobold Lite save file: its settings
+        doc = doc["savedsettings"]
     fields = {ALIASES.get(k, k): v for k, v in doc.items()}
     r = FieldReader(FORMAT, fields)
     values = {}

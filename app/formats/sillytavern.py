@@ -20,6 +20,9 @@ the llama.cpp that llama-cpp-python 0.3.36 vendors).  The rules that matter:
   the penalties off in llama.cpp, and llama-server refuses a negative one).
 * SillyTavern also sends ``top_a``, ``tfs``, ``smoothing_factor``, ``smoothing_curve`` and more,
   which llama-server ignores: dropped, with that reason.
+
+A field the file does not hold keeps llama.cpp's default here (SillyTavern would keep whatever its
+sliders showed before the preset was loaded: ``selectPreset`` skips absent fields).
 """
 from __future__ import annotations
 

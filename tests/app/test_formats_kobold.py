@@ -112,3 +112,10 @@ def test_export_applies_the_fixed_rules():
     assert fields["sampler_order"] == [0, 5]
     assert fields["dry_multiplier"] == 0.0 and fields["xtc_probability"] == 0.0  # not in the order here
     assert any(n.field == "dry" and n.status == "converted" for n in report.notes)
+
+
+def test_kobold_lite_settings_names():
+    s, report = import_fields({"savedsettings": {"temperature": 0.6, "typ_s": 0.9, "tfs_s": 0.95, "miro_type": 2,
+                                                 "miro_tau": 4.0, "miro_eta": 0.2, "theme": 3}})
+    assert (s.temp, s.typ_p, s.tfs_z, s.mirostat, s.mirostat_tau, s.mirostat_eta) == (0.6, 0.9, 0.95, 2, 4.0, 0.2)
+    assert [n.field for n in report.by_status("unknown")] == ["theme"]
