@@ -111,8 +111,8 @@ def fit_stock(repeats: int = 3) -> dict[str, float]:
 def knobs_cost(n_steps: int = 200) -> dict[str, float]:
     """``knobs_step_us``: the knobs-that-did-nothing counterfactual per step (``sampler.knobs`` over records' 64
     raw top logits, llama.cpp's default flags plus XTC, every active stage left out once), and
-    ``knobs_share_of_step``: that against one step of our chain on the full 262,144-entry vocabulary (the chain
-    alone: a real step also decodes, so the share of a whole step is smaller still).  Computed only when shown."""
+    ``knobs_vs_chain_step``: that against one step of our chain alone on the full 262,144-entry vocabulary (a
+    whole step also decodes: ``knobs_share_of_step`` in bench/__main__.py).  Computed only when shown."""
     from sampler.knobs import knob_effects
     from sampler.stockfit import standard_steps
 
@@ -125,4 +125,4 @@ def knobs_cost(n_steps: int = 200) -> dict[str, float]:
     inputs = [rng.normal(0.0, 3.0, VOCAB).astype(np.float32) for _ in range(8)]
     chain = SamplerChain.from_settings(SamplerSettings(seed=1, scatter=CREATIVE))
     step_s = _median_us(lambda x: chain.sample(x), inputs, 40) / 1e6
-    return {"knobs_step_us": per_step * 1e6, "knobs_share_of_step": per_step / step_s}
+    return {"knobs_step_us": per_step * 1e6, "knobs_vs_chain_step": per_step / step_s}
