@@ -40,6 +40,10 @@ Decisions where llama.cpp and the spec are silent:
 * ``banned_phrases`` (kind ``phrases``) is the playground's own
   (:mod:`sampler.phrases`): no llama.cpp flag (``cli=False``,
   ``upstream=False``); presets, sessions and traces keep it.
+* ``smoothing_factor``, ``smoothing_curve``, ``top_a`` and ``tfs_z`` set stages no llama.cpp has
+  (:mod:`sampler.stages.beyond`: KoboldCpp's and text-generation-webui's samplers, llama.cpp's removed
+  tail-free): ``cli=False`` and ``upstream=False``, so no llama.cpp command line holds them; their labels
+  carry a † and their tooltips begin "Not in llama.cpp".  They are float32, as in KoboldCpp's C++.
 * The mirostat values of a model's GGUF (``general.sampling.mirostat*``) are
   not read: a lane's settings are the whole truth, and the exported command
   pins ``--mirostat`` (and its two values when mirostat is on) so that a GGUF
