@@ -21,6 +21,8 @@ TARGETS = {
     "gui_paint_share": "<= 0.025",
     "model_ready_s": "(window shown to ready: <= 1.5)",
     "sweep_vs_generate_tps_ratio": ">= 0.95",
+    "fit_stock_s": "<= 2",
+    "knobs_share_of_step": "<= 0.10",
 }
 
 
@@ -34,6 +36,12 @@ See `bench/*.py` for exactly what each figure times.
   steps.
 - **Scatter**: k = 64, radius 2.5, 100 candidates. `scatter_step_us` uses sorted input,
   as the default chain hands it over; `scatter_step_unsorted_us` makes scatter sort first.
+- **Nearest stock preset**: `fit_stock_s` fits temperature, min-p, top-p and top-n-sigma to a preset with
+  smoothing over 500 standard steps of 256 candidates (`sampler.stockfit`), the median of 3 fits.
+- **Knobs that did nothing**: `knobs_step_us` is the counterfactual per step (every active stage left out once,
+  on a record's 64 raw top logits); `knobs_vs_chain_step` divides it by one step of our chain alone on the full
+  vocabulary, `knobs_share_of_step` by a whole generate step (decode and chain, from `sweep_generate_tps`; only
+  when the sweep suite ran). It runs only when the window asks.
 - **Engine**: the bundled model, 128 new tokens, the same threads. Ratios are medians
   of 5 interleaved rounds, and `_min`/`_max` give their spread: on a 2-core machine a
   round's speed wanders by about 10 %.
@@ -84,7 +92,8 @@ See `bench/*.py` for exactly what each figure times.
 
 
 def _suites():
-    yield "sampler", lambda: {**sampler_bench.chain_vs_native(), **sampler_bench.scatter_step()}
+    yield "sampler", lambda: {**sampler_bench.chain_vs_native(), **sampler_bench.scatter_step(),
+                              **sampler_bench.fit_stock(), **sampler_bench.knobs_cost()}
     try:
         from . import engine_bench
     except ImportError:
@@ -122,6 +131,9 @@ def main(argv=None) -> int:
         for key, value in run().items():
             figures[key] = value
             print(f"{key}: {value:.4g}", flush=True)
+    if "knobs_step_us" in figures and figures.get("sweep_generate_tps"):  # a whole step: decode and chain
+        figures["knobs_share_of_step"] = figures["knobs_step_us"] * 1e-6 * figures["sweep_generate_tps"]
+        print(f"knobs_share_of_step: {figures['knobs_share_of_step']:.4g}", flush=True)
     if not args.no_doc:
         _write_doc(figures)
     return 0

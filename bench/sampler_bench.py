@@ -89,3 +89,40 @@ def scatter_step(repeats: int = 3000) -> dict[str, float]:
         _median_us(step, inputs, 200)
         out[name] = _median_us(step, inputs, repeats)
     return out
+
+
+def fit_stock(repeats: int = 3) -> dict[str, float]:
+    """``fit_stock_s``: the nearest stock llama.cpp preset of a preset with smoothing, over 500 standard steps
+    (the targets computed once, outside the timing); the median of ``repeats`` fits."""
+    from sampler import SamplerSettings
+    from sampler.stockfit import fit_stock as fit, standard_steps, targets_from_settings
+
+    logits = standard_steps(500)
+    q = targets_from_settings(SamplerSettings(samplers=("min_p", "temperature", "smoothing"), smoothing_factor=0.3,
+                                              min_p=0.02), logits)
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fit(logits, q)
+        times.append(time.perf_counter() - t0)
+    return {"fit_stock_s": float(np.median(times))}
+
+
+def knobs_cost(n_steps: int = 200) -> dict[str, float]:
+    """``knobs_step_us``: the knobs-that-did-nothing counterfactual per step (``sampler.knobs`` over records' 64
+    raw top logits, llama.cpp's default flags plus XTC, every active stage left out once), and
+    ``knobs_vs_chain_step``: that against one step of our chain alone on the full 262,144-entry vocabulary (a
+    whole step also decodes: ``knobs_share_of_step`` in bench/__main__.py).  Computed only when shown."""
+    from sampler.knobs import knob_effects
+    from sampler.stockfit import standard_steps
+
+    steps = list(standard_steps(n_steps, 64))
+    settings = SamplerSettings(seed=1, xtc_probability=0.3)
+    t0 = time.perf_counter()
+    knob_effects(settings, steps)
+    per_step = (time.perf_counter() - t0) / n_steps
+    rng = np.random.default_rng(1)
+    inputs = [rng.normal(0.0, 3.0, VOCAB).astype(np.float32) for _ in range(8)]
+    chain = SamplerChain.from_settings(SamplerSettings(seed=1, scatter=CREATIVE))
+    step_s = _median_us(lambda x: chain.sample(x), inputs, 40) / 1e6
+    return {"knobs_step_us": per_step * 1e6, "knobs_vs_chain_step": per_step / step_s}

@@ -32,6 +32,7 @@ from .stageargs import stage_args
 from .stagetable import BIASES, MIROSTAT_M, N_VOCAB, VOCAB
 from .stages import AdaptiveP, Dist, Dry, LogitBias, MinP, Mirostat, MirostatV2, Penalties, Temperature, TopK
 from .stages import TopNSigma, TopP, Typical, Xtc
+from .stages.beyond import Smoothing, TailFree, TopA
 from .stages.mirostat import COMMON_M
 
 NEG_INF = -math.inf
@@ -50,7 +51,7 @@ CONSTRUCTORS = {
     "penalties": Penalties, "dry": Dry, "top_n_sigma": TopNSigma, "top_k": TopK, "typ_p": Typical,
     "top_p": TopP, "min_p": MinP, "xtc": Xtc, "scatter": _scatter, "temperature": Temperature, "dist": Dist,
     "adaptive_p": AdaptiveP, "logit_bias": LogitBias, "temp_plain": Temperature, "mirostat": Mirostat,
-    "mirostat_v2": MirostatV2,
+    "mirostat_v2": MirostatV2, "smoothing": Smoothing, "top_a": TopA, "tfs_z": TailFree,
 }
 #: Markers the NumPy class takes too (the vocabulary size, the bias list, mirostat's m).
 NUMPY_MARKERS = {"logit_bias": (N_VOCAB, BIASES), "mirostat": (N_VOCAB, MIROSTAT_M)}

@@ -16,9 +16,10 @@ from .flagtable import FLAG_BY_NAME, FLAGS, Flag  # noqa: F401  (re-exported: pa
 from .settings import SamplerSettings
 from .stagetable import STAGE_ALIASES, STAGES
 
-#: Stage names and --sampler-seq letters that only a scatter-patched llama.cpp has.
-_PATCHED_STAGES = {row.name for row in STAGES if not row.upstream}
-_PATCHED_LETTERS = {row.letter for row in STAGES if not row.upstream}
+#: Stage names and --sampler-seq letters that only a scatter-patched llama.cpp has (the stages no
+#: llama.cpp has, smoothing, top-A and tail-free, are not among them: no build runs them).
+_PATCHED_STAGES = {row.name for row in STAGES if not row.upstream and row.llamacpp}
+_PATCHED_LETTERS = {row.letter for row in STAGES if not row.upstream and row.llamacpp}
 
 #: llama-cli sampling flags the playground does not implement, with their arity.
 UNSUPPORTED = {

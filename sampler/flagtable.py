@@ -40,6 +40,10 @@ Decisions where llama.cpp and the spec are silent:
 * ``banned_phrases`` (kind ``phrases``) is the playground's own
   (:mod:`sampler.phrases`): no llama.cpp flag (``cli=False``,
   ``upstream=False``); presets, sessions and traces keep it.
+* ``smoothing_factor``, ``smoothing_curve``, ``top_a`` and ``tfs_z`` set stages no llama.cpp has
+  (:mod:`sampler.stages.beyond`: KoboldCpp's and text-generation-webui's samplers, llama.cpp's removed
+  tail-free): ``cli=False`` and ``upstream=False``, so no llama.cpp command line holds them; their labels
+  carry a † and their tooltips begin "Not in llama.cpp".  They are float32, as in KoboldCpp's C++.
 * The mirostat values of a model's GGUF (``general.sampling.mirostat*``) are
   not read: a lane's settings are the whole truth, and the exported command
   pins ``--mirostat`` (and its two values when mirostat is on) so that a GGUF
@@ -143,6 +147,20 @@ ROWS: tuple[Flag, ...] = (
     Flag("banned_phrases", ("--ban-phrase",), "phrases", (), "Banned phrases",
          "Words or phrases never to appear: single tokens are banned outright, longer ones are taken back.",
          stage="logit_bias", upstream=False, cli=False),
+    # Not in llama.cpp (sampler.stages.beyond; no llama.cpp flag: cli=False, upstream=False; labels marked †). The names are
+    # the ones KoboldCpp / text-generation-webui / SillyTavern give these fields.
+    Flag("smoothing_factor", ("--smoothing-factor",), default=0.0, label="Smoothing †", stage="smoothing",
+         lo=0.0, help="Not in llama.cpp: quadratic sampling, logit' = -(k f d^2) + (s f d^3) + max with d = logit - max "
+         "(0 = off; KoboldCpp, text-generation-webui).", upstream=False, cli=False, **F32, **_slider(0, 5, 0.01)),
+    Flag("smoothing_curve", ("--smoothing-curve",), default=1.0, label="Smooth. curve †", stage="smoothing",
+         help="Not in llama.cpp: the curve of quadratic sampling, k = (3 - curve) / 2, s = (curve - 1) / 2 "
+         "(1 = plain quadratic).", upstream=False, cli=False, **F32, **_slider(1, 3, 0.01)),
+    Flag("top_a", ("--top-a",), default=0.0, label="Top-A †", stage="top_a", lo=0.0,
+         help="Not in llama.cpp: drop tokens below a x (top probability)^2 (0 = off; KoboldCpp).",
+         upstream=False, cli=False, **F32, **_slider(0, 1, 0.01)),
+    Flag("tfs_z", ("--tfs",), default=1.0, label="Tail-free z †", stage="tfs_z", lo=0.0,
+         help="Not in llama.cpp any more: tail-free sampling cuts where the curvature of the sorted "
+         "probabilities has summed to z (1 = off).", upstream=False, cli=False, **F32, **_slider(0, 1, 0.01)),
     # The spec's parameter table, in its order (also the order of llama_sampler_init_scatter_ext).
     Flag("scatter.k", ("--scatter-k",), default=64, label="K (medium)",
          help="Size of the top-K medium; candidates beyond it are dropped when scatter fires.",

@@ -1,9 +1,11 @@
 """The chain's stages: names, ``--sampler-seq`` letters, llama.cpp's aliases and native constructors.
 
 One row per stage, in llama.cpp's default order with scatter before
-temperature (``shared/spec/scatter.md``, "Place in the chain"), then
-adaptive-p, which ``--samplers`` / ``--sampler-seq`` can name but the default
-order leaves out.  ``dist``, the final pick, is :data:`DIST` and is not part
+temperature (``shared/spec/scatter.md``, "Place in the chain"), then the
+stages that are not in llama.cpp (smoothing, top-A, tail-free:
+:mod:`sampler.stages.beyond`, marked ``llamacpp=False``), then adaptive-p; the
+default order leaves those last four out, and ``--samplers`` / ``--sampler-seq``
+can name them.  ``dist``, the final pick, is :data:`DIST` and is not part
 of an order.  The stages ``common_sampler_init`` adds on its own are
 :data:`EXTRA_STAGES`: logit bias (first whenever its list is not empty), the
 plain temperature and the two mirostats (``--mirostat 1|2``).  How the chain
@@ -47,6 +49,7 @@ class StageRow:
     args: tuple[str, ...]  # its arguments: field paths and markers, in order
     upstream: bool = True  # False: only a scatter-patched llama.cpp has it
     default: bool = True  # in llama.cpp's default order (adaptive-p is not)
+    llamacpp: bool = True  # False: no llama.cpp has it, not even the scatter fork (sampler.stages.beyond)
 
     @property
     def spellings(self) -> tuple[str, ...]:
@@ -68,6 +71,14 @@ STAGES: tuple[StageRow, ...] = (
     StageRow("scatter", "r", (), "llama_sampler_init_scatter_ext", (SCATTER_PARAMS, "seed"), upstream=False),
     StageRow("temperature", "t", ("temp",), "llama_sampler_init_temp_ext",
              ("temp", "dynatemp_range", "dynatemp_exponent")),
+    # Not in llama.cpp (sampler.stages.beyond): other tools' samplers, run only here; never in the
+    # default order, never exported to llama.cpp (``--samplers`` leaves them out).
+    StageRow("smoothing", "Q", ("quadratic", "quadratic_sampling", "smoothing_factor"), "",
+             ("smoothing_factor", "smoothing_curve"), upstream=False, default=False, llamacpp=False),
+    StageRow("top_a", "A", ("top-a", "topa"), "", ("top_a", "min_keep"), upstream=False, default=False,
+             llamacpp=False),
+    StageRow("tfs_z", "f", ("tfs", "tfs-z", "tail_free", "tail-free"), "", ("tfs_z", "min_keep"),
+             upstream=False, default=False, llamacpp=False),
     # Named anywhere in the order, it is appended once at the very end, instead of dist.
     StageRow("adaptive_p", "a", ("adaptive-p", "adaptivep"), "llama_sampler_init_adaptive_p",
              ("adaptive_target", "adaptive_decay", "seed"), default=False),
@@ -94,6 +105,9 @@ LETTERS = {row.name: row.letter for row in STAGES}
 STAGE_BY_LETTER = {row.letter: row.name for row in STAGES}
 #: Every accepted ``--samplers`` spelling (lower case) -> canonical name.
 STAGE_ALIASES = {spelling: row.name for row in STAGES for spelling in row.spellings}
+
+#: Stages of the order that no llama.cpp has (not even the scatter fork).
+NOT_IN_LLAMACPP = tuple(row.name for row in STAGES if not row.llamacpp)
 
 #: Stages llama.cpp has that the playground does not run (named in errors).
 UNSUPPORTED_STAGES = {"infill"}

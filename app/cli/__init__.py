@@ -6,6 +6,8 @@
     scatter-playground sweep [flags]        a sweep into a CSV (``sweep --help``)
     scatter-playground --smoke-test         open the window, wait for the model, close (packaged builds)
     scatter-playground rpc-server [flags]   lend this CPU to another computer's run (``rpc-server --help``)
+    scatter-playground preset convert IN OUT --to FORMAT
+                                            another tool's preset as another's (``preset convert --help``)
 """
 from __future__ import annotations
 
@@ -22,6 +24,10 @@ def main(argv: list[str] | None = None) -> int:
         from .sweep import main as sweep
 
         return sweep(argv[1:])
+    if argv and argv[0] == "preset":
+        from .preset import main as preset
+
+        return preset(argv[1:])
     if argv and argv[0] == "rpc-server":
         from .rpc_server import main as rpc_server
 

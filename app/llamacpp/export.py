@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import os
 
-from sampler.flags import needs_scatter_build as _args_need_scatter_build
-from sampler.flags import to_flags
+from sampler.emulated import active_stages_not_in_llamacpp, fields_of_stage
+from sampler.flags import needs_scatter_build as _args_need_scatter_build, to_flags
 from sampler.flagtable import ROW_BY_FIELD
 from sampler.settings import SamplerSettings
 from sampler.stageargs import scatter_ext_args
@@ -116,7 +116,18 @@ def export_text(settings: SamplerSettings, *, only_changed: bool = True, token_t
         notes.append(SCATTER_BUILD_NOTE)
     if settings.min_keep != 0:
         notes.append(f"# min_keep={settings.min_keep} has no llama-cli flag (set it through the llama.cpp API)")
+    notes += [f"# {n}" for n in not_in_llamacpp_notes(settings)]
     return "\n".join(notes + [line])
+
+
+def not_in_llamacpp_notes(settings: SamplerSettings) -> list[str]:
+    """One line per active stage no llama.cpp has: llama.cpp skips its ``--samplers`` name with a warning."""
+    out = []
+    for name in active_stages_not_in_llamacpp(settings):
+        values = ", ".join(f"{f}={settings.get(f)!r}" for f in fields_of_stage(name))
+        out.append(f"{name} ({values}) is not in llama.cpp: llama.cpp skips the stage "
+                   "with a warning, only the playground runs it")
+    return out
 
 
 def c_literal(value, ctype: str | None) -> str:

@@ -32,7 +32,7 @@ from .preset import Preset, clean_name, fold
 
 FILE_FORMAT = "scatter-playground-presets"
 FILE_VERSION = 1
-ENTRY_KEYS = frozenset({"name", "description", "settings", "flags", "key"})
+ENTRY_KEYS = frozenset({"name", "description", "settings", "flags", "key", "report"})
 #: llama.cpp keeps its integer sampler settings in int32 (the seed, uint32, is checked by the sampler).
 INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
 #: Problems quote the bad value; past this length they are cut.
@@ -56,15 +56,15 @@ class Decoded(NamedTuple):
     bad: list[BadEntry]
 
 
+def _entry(p: Preset) -> dict:
+    entry = {"name": p.name, "description": p.description, "settings": settings_to_dict(p.settings)}
+    if p.report:
+        entry["report"] = list(p.report)
+    return entry
+
+
 def encode(presets: Iterable[Preset]) -> bytes:
-    doc = {
-        "format": FILE_FORMAT,
-        "version": FILE_VERSION,
-        "presets": [
-            {"name": p.name, "description": p.description, "settings": settings_to_dict(p.settings)}
-            for p in presets
-        ],
-    }
+    doc = {"format": FILE_FORMAT, "version": FILE_VERSION, "presets": [_entry(p) for p in presets]}
     return (json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False) + "\n").encode("utf-8")
 
 
@@ -76,7 +76,7 @@ def encode_rejected(bad: Iterable[BadEntry]) -> bytes:
 
 def check_storable(preset: Preset) -> None:
     """ValueError (the reason) unless ``preset`` written to a file would read back as a valid preset."""
-    entry = {"name": preset.name, "description": preset.description, "settings": settings_to_dict(preset.settings)}
+    entry = _entry(preset)
     raw = json.dumps([entry], ensure_ascii=True).encode("ascii")  # lone surrogates escaped, found by the parser
     decoded = decode(raw, strict=False)
     if decoded.bad:
@@ -107,7 +107,12 @@ def parse_entry(entry, index: int) -> Preset:
     settings = _entry_settings(entry, where)
     for breaker in settings.dry_sequence_breakers:
         _check_text(f"{where}: dry_sequence_breakers", breaker)
-    return Preset(name, name, description, settings, builtin=False)
+    report = entry.get("report", [])
+    if not isinstance(report, list) or not all(isinstance(line, str) for line in report):
+        raise ValueError(f"{where}: report: expected a list of text lines, got {report!r}"[:MAX_REASON_CHARS])
+    for line in report:
+        _check_text(f"{where}: report", line)
+    return Preset(name, name, description, settings, builtin=False, report=tuple(report))
 
 
 def _check_text(where: str, text: str) -> None:

@@ -18,6 +18,8 @@ class Preset:
     description: str
     settings: SamplerSettings
     builtin: bool = True
+    #: What the import of another tool's file made of each of its fields (app.formats), one line each.
+    report: tuple[str, ...] = ()
 
 
 class PresetFileError(Exception):

@@ -201,19 +201,22 @@ class PresetStore:
             self._presets, self._loaded = presets, True
         return result
 
-    def save(self, name: str, settings: SamplerSettings, description: str = "", overwrite: bool = False) -> Preset:
-        """Store ``settings`` under ``name``; an existing user preset is replaced only with ``overwrite``."""
+    def save(self, name: str, settings: SamplerSettings, description: str = "", overwrite: bool = False,
+             report: tuple[str, ...] = ()) -> Preset:
+        """Store ``settings`` under ``name``; an existing user preset is replaced only with ``overwrite``.
+        ``report``: the import report of another tool's file, kept with the preset."""
         if not isinstance(settings, SamplerSettings):
             raise TypeError(f"settings: expected SamplerSettings, got {type(settings).__name__}")
         if not isinstance(description, str):
             raise ValueError(f"description: expected text, got {description!r}")
 
         clean = clean_name(name)
-        codec.check_storable(Preset(clean, clean, description, settings, builtin=False))  # it must load back
+        report = tuple(report)
+        codec.check_storable(Preset(clean, clean, description, settings, builtin=False, report=report))  # it must load back
 
         def change(current: Presets):
             clean = new_name(name, current, overwrite=overwrite)
-            preset = Preset(clean, clean, description, settings, builtin=False)
+            preset = Preset(clean, clean, description, settings, builtin=False, report=report)
             return {**current, fold(clean): preset}, preset  # an overwritten preset keeps its place
 
         return self._change(change)
@@ -239,7 +242,7 @@ class PresetStore:
             if source is None:
                 raise PresetNotFound(name)
             clean = new_name(new, current)
-            copy = Preset(clean, clean, source.description, source.settings, builtin=False)
+            copy = Preset(clean, clean, source.description, source.settings, builtin=False, report=source.report)
             return {**current, fold(clean): copy}, copy
 
         return self._change(change)

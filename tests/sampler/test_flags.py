@@ -362,7 +362,7 @@ def test_sampler_seq_order_and_repeats():
     assert s.samplers == ("temperature", "top_k", "scatter", "top_k", "top_p")
 
 
-@pytest.mark.parametrize("seq", ["i", "q", "A", "K", "kz", "k p", "k;p", "1", "edskypmxrtq"])
+@pytest.mark.parametrize("seq", ["i", "q", "Z", "K", "kz", "k p", "k;p", "1", "edskypmxrtq"])  # A is top-A's letter
 def test_sampler_seq_unknown_letters(seq):
     with pytest.raises(FlagError) as exc:
         parse_flags(["--sampler-seq", seq])

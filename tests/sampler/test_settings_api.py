@@ -30,6 +30,7 @@ OTHER = {
     "logit_bias": ((15043, float("-inf")), (7, 1.5)), "ignore_eos": True, "mirostat": 2, "mirostat_eta": 0.2,
     "mirostat_tau": 4.0, "adaptive_target": 0.4, "adaptive_decay": 0.5,
     "banned_phrases": (("in the end", False), ("Suddenly", True)),
+    "smoothing_factor": 0.25, "smoothing_curve": 2.0, "top_a": 0.2, "tfs_z": 0.95,
 }
 
 

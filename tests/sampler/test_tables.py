@@ -24,7 +24,8 @@ from sampler.flagtable import FLAG_BY_NAME, FLAGS, KINDS, ROW_BY_FIELD, ROWS, SC
 from sampler.settings import SamplerSettings, ScatterParams
 from sampler.stageargs import arg_paths, scatter_ext_args, stage_args
 from sampler.stages import Dist, Dry, MinP, Penalties, Temperature, TopK, TopNSigma, TopP, Typical, Xtc
-from sampler.stagetable import (
+from sampler.stagetable import (  # noqa: I001
+    NOT_IN_LLAMACPP,
     BIASES, DEFAULT_ORDER, DIST, EXTRA_STAGES, LETTERS, MARKER_FIELDS, MIROSTAT_M, N_VOCAB, STAGE_ALIASES,
     STAGE_BY_NAME, STAGES, UNSUPPORTED_STAGES, VOCAB,
 )
@@ -80,9 +81,10 @@ def test_row_is_well_formed(row):
     assert row.kind in KINDS
     assert row.numeric == (row.ctype is not None)
     assert row.label and row.help.endswith(".") and "\n" not in row.help
-    # every llama.cpp setting is upstream; the scatter rows and the playground's banned phrases are not
-    assert row.upstream == (row.group is None and row.field != "banned_phrases")
-    assert row.cli == (row.field not in ("min_keep", "banned_phrases"))
+    # every llama.cpp setting is upstream; the scatter rows, the playground's banned phrases and the stages
+    # no llama.cpp has (smoothing, top-A, tail-free) are not
+    assert row.upstream == (row.group is None and row.field != "banned_phrases" and row.stage not in NOT_IN_LLAMACPP)
+    assert row.cli == (row.field not in ("min_keep", "banned_phrases") and row.stage not in NOT_IN_LLAMACPP)
     lo, hi = row.bounds
     if row.numeric:
         assert lo <= row.default <= hi
@@ -125,7 +127,7 @@ def test_each_rows_stage_reads_it():
     # the rows without one stage: read by several (seed, min_keep) or by the chain itself (the order, mirostat)
     assert {r.field for r in ROW_BY_FIELD.values() if r.stage is None} == {"seed", "samplers", "min_keep", "mirostat"}
     assert read_by["seed"] == {"xtc", "scatter", "dist", "adaptive_p", "mirostat", "mirostat_v2"}
-    assert read_by["min_keep"] == {"typ_p", "top_p", "min_p", "xtc"}
+    assert read_by["min_keep"] == {"typ_p", "top_p", "min_p", "xtc", "top_a", "tfs_z"}
     assert read_by["temp"] == {"temperature", "temp_plain"}
     assert "samplers" not in read_by and "mirostat" not in read_by
 

@@ -7,6 +7,8 @@ from PySide6.QtWidgets import QFileDialog, QInputDialog, QMenu
 
 from app.presets import PresetFileError
 
+from .tool_presets import ToolPresets
+
 
 class PresetsController:
     def __init__(self, window, state, playground):
@@ -15,6 +17,7 @@ class PresetsController:
         problems = self.store.load()
         if problems:
             state.report("Presets: " + "; ".join(problems))
+        self.tools = ToolPresets(window, state, playground)  # other tools' files, and drops onto the window
 
     def fill_menu(self, menu: QMenu) -> None:
         menu.addAction("Save the edited lane as …", self.save)
@@ -24,6 +27,8 @@ class PresetsController:
         menu.addSeparator()
         menu.addAction("Import preset file …", self.import_file)
         menu.addAction("Export preset file …", self.export_file)
+        menu.addSeparator()
+        self.tools.fill_menu(menu)
 
     def _ask(self, title: str, label: str, text: str = "") -> str | None:
         name, ok = QInputDialog.getText(self.window, title, label, text=text)
@@ -45,7 +50,8 @@ class PresetsController:
     def save(self, name: str | None = None) -> None:
         name = name or self._ask("Save preset", "Name for the edited lane's settings:")
         lane = self.state.current_lane
-        preset = name and self._call(self.store.save, name, self.state.lane().settings, "saved from the playground")
+        preset = name and self._call(self.store.save, name, self.state.lane().settings, "saved from the playground",
+                                     False, self.tools.idle_lines)
         if preset:
             self.playground.lanes.set_settings(lane, self.state.lane().settings, preset.name)
 

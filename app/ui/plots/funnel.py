@@ -25,7 +25,7 @@ from .funnel_ranks import FunnelRow, funnel
 
 NAMES = {"penalties": "penalties", "dry": "DRY", "top_n_sigma": "top-n-\u03c3", "top_k": "top-k", "typ_p": "typical",
          "top_p": "top-p", "min_p": "min-p", "xtc": "XTC", "scatter": "scatter", "temperature": "temperature",
-         "dist": "dist (final)"}
+         "dist": "dist (final)", "top_a": "top-A †", "tfs_z": "tail-free †", "smoothing": "smoothing †"}
 ROW_PX = 18  # at least a line of axis text per row
 
 

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 #: Stages after which the chosen token's rank is the rank it had before them.
-KEEPS_RANK = frozenset({"top_k", "top_p", "min_p", "top_n_sigma", "temperature", "dist"})
+KEEPS_RANK = frozenset({"top_k", "top_p", "min_p", "top_n_sigma", "temperature", "dist", "top_a", "tfs_z"})
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,126 @@
+"""Presets of other tools in the window: Presets ▸ Import / Export for SillyTavern, KoboldCpp, ...,
+and a preset file dropped onto the window (:mod:`app.formats`, the report dialog of
+:mod:`app.ui.dialogs.preset_formats_dialog`)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QEvent, QObject
+from PySide6.QtWidgets import QDialog, QFileDialog
+
+from app.fileio import read_limited
+from app.formats import FormatError, read_preset
+from sampler.knobs import knob_effects
+from sampler.stockfit import steps_from_records
+
+from ..dialogs.knobs_dialog import KnobsDialog, mark_idle_controls
+from ..dialogs.preset_formats_dialog import FILE_FILTER, ExportReportDialog, ImportReportDialog
+
+MAX_BYTES = 16 * 2**20
+
+
+class ToolPresets(QObject):
+    """Import / export of other tools' presets; also takes preset files dropped onto ``window``."""
+
+    def __init__(self, window, state, playground):
+        super().__init__(window)
+        self.window, self.state, self.playground = window, state, playground
+        self.last_dialog = None
+        self.idle_lines: tuple[str, ...] = ()  # the last "knobs that did nothing", for the next saved preset
+        window.setAcceptDrops(True)
+        window.installEventFilter(self)
+
+    def fill_menu(self, menu) -> None:
+        menu.addAction("Import from SillyTavern, KoboldCpp, webui, LM Studio … (or drop a file)", self.import_file)
+        menu.addAction("Export for SillyTavern, KoboldCpp, webui, LM Studio …", self.export_file)
+        menu.addAction("Knobs that did nothing in the edited lane …", self.idle_knobs)
+
+    # -- knobs that did nothing --------------------------------------------------------------
+
+    def idle_knobs(self, *, show: bool = True):
+        """Each active stage's share of the lane's steps where it changed the kept set / the token (computed
+        now, only when asked); idle ones get a quiet mark by their controls and go into the preset's report."""
+        lane = self.state.lane()
+        logits, _q = steps_from_records([r for r in lane.records if not r.forced])
+        effects = knob_effects(lane.settings, list(logits)) if len(logits) else []
+        self.idle_lines = tuple(f"{e.stage}: did nothing ({e.kept_share:.1%} of {e.n_steps} steps changed the kept "
+                                f"set, {e.token_share:.1%} the token)" for e in effects if e.idle)
+        mark_idle_controls(self.window, lane.settings, {e.stage for e in effects if e.idle})
+        dialog = KnobsDialog(effects, self.window)
+        self.last_dialog = dialog
+        if show:
+            dialog.exec()
+        return effects
+
+    # -- import ------------------------------------------------------------------------------
+
+    def import_file(self, path: str | None = None, *, choice: str | None = None, name: str | None = None) -> bool:
+        """Read a file, show its report, apply or save as the user chooses (``choice``/``name``: no dialog)."""
+        path = path or QFileDialog.getOpenFileName(self.window, "Import a preset of another tool", str(Path.home()),
+                                                   FILE_FILTER)[0]
+        if not path:
+            return False
+        try:
+            imported = read_preset(Path(path).name, read_limited(path, MAX_BYTES))
+        except FormatError as exc:
+            self.state.report(str(exc))
+            return False
+        except (OSError, ValueError) as exc:
+            self.state.report(f"{path}: cannot be read ({getattr(exc, 'strerror', None) or exc})")
+            return False
+        if choice is None:
+            dialog = ImportReportDialog(path, imported, self.window)
+            self.last_dialog = dialog
+            if dialog.exec() != QDialog.DialogCode.Accepted:
+                return False
+            choice, name = dialog.choice, dialog.name.text()
+        return self._use(path, imported, choice, name)
+
+    def _use(self, path: str, imported, choice: str, name: str | None) -> bool:
+        preset_name = None
+        if choice == "save":
+            try:
+                preset = self.playground.presets.save(
+                    name or Path(path).stem, imported.settings,
+                    f"imported from {Path(path).name} ({imported.report.format})", report=imported.report.lines())
+            except (ValueError, OSError) as exc:
+                self.state.report(str(exc).strip("'\""))
+                return False
+            self.state.emit("presets")
+            preset_name = preset.name
+        self.playground.lanes.set_settings(self.state.current_lane, imported.settings, preset_name)
+        self.state.set_status(f"Imported {Path(path).name} as {imported.report.format}: {imported.report.summary()}")
+        return True
+
+    # -- export ------------------------------------------------------------------------------
+
+    def export_file(self, *, show: bool = True) -> ExportReportDialog:
+        lane = self.state.lane()
+        dialog = ExportReportDialog(lane.settings, self.window, self.state.report, records=lane.records)
+        self.last_dialog = dialog
+        if show:
+            dialog.exec()
+        if dialog.saved_to:
+            self.state.set_status(f"Exported the edited lane's settings to {dialog.saved_to}")
+        return dialog
+
+    # -- drag and drop -----------------------------------------------------------------------
+
+    def eventFilter(self, watched, event) -> bool:
+        kind = event.type()
+        if kind in (QEvent.Type.DragEnter, QEvent.Type.DragMove) and _local_files(event):
+            event.acceptProposedAction()
+            return True
+        if kind == QEvent.Type.Drop and _local_files(event):
+            event.acceptProposedAction()
+            for path in _local_files(event)[:1]:  # one preset at a time: each has its report to read
+                self.import_file(path)
+            return True
+        return super().eventFilter(watched, event)
+
+
+def _local_files(event) -> list[str]:
+    mime = event.mimeData()
+    if mime is None or not mime.hasUrls():
+        return []
+    return [url.toLocalFile() for url in mime.urls() if url.isLocalFile()]
