@@ -14,6 +14,7 @@ from app.actions.chat import ChatActions
 from app.actions.lanes import LaneActions
 from app.actions.runs import RunActions
 from app.actions.sweep import SweepActions
+from app.actions.taste import TasteActions
 from app.actions.text import TextActions
 from app.history import History
 from app.presets import PresetStore
@@ -23,7 +24,7 @@ from app.state import PlaygroundState
 class Playground:
     """``runs`` (model, generate, continue, branch, stop), ``text`` (edits, branches, undo),
     ``lanes`` (settings, presets, seeds), ``analysis`` (fan, match entropy), ``chat`` (chat mode,
-    special tokens), ``ab`` (blind A/B tests), ``sweep`` (sweeps), over one state and one engine."""
+    special tokens), ``ab`` (blind A/B tests), ``taste`` (the taste tuner), ``sweep`` (sweeps), over one state and one engine."""
 
     def __init__(self, state: PlaygroundState, engine, presets: PresetStore):
         self.state = state
@@ -41,6 +42,8 @@ class Playground:
             self.listen(part.handlers)
         self.ab = ABActions(state, engine, self.runs, presets)
         self.listen(self.ab.handlers)
+        self.taste = TasteActions(state, engine, self.runs, presets)
+        self.listen(self.taste.handlers)
 
     def listen(self, handlers: dict) -> None:
         """Also give these events (type -> handler) to a part that runs work of its own."""

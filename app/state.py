@@ -16,6 +16,7 @@ from typing import Callable
 
 from app.chat import DeskState
 from app.ab.session import ABSession
+from app.ab.taste.session import TasteSession
 from app.engine.generation import MAX_LANES
 from app.engine.model_info import ModelInfo
 from app.engine.records import LaneResult, StepRecord
@@ -84,7 +85,7 @@ class PlaygroundState(DeskState):
         self.selected: int | None = None  # the step every panel shows; None follows the newest
         self.model: ModelInfo | None = None
         self.token_texts: tuple[str, ...] = ()
-        self.busy = ""  # what the engine runs: "", "run", "fan", "task", "ab" or "sweep"
+        self.busy = ""  # what the engine runs: "", "run", "fan", "task", "ab", "taste" or "sweep"
         self.loading = False
         self.load_progress = (0.0, "")
         self.problem = ""
@@ -93,6 +94,8 @@ class PlaygroundState(DeskState):
         self._init_desk()  # token kinds, special tokens shown, chat mode (app/chat.py)
         #: The blind A/B test: its plan, its decided rounds (frozen records) and the round on show.
         self.ab = ABSession()
+        #: The taste tuner: its plan, its votes (kept with the session) and the round on show.
+        self.taste = TasteSession()
 
     # -- listeners ---------------------------------------------------------------
 
