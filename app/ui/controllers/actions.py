@@ -12,6 +12,7 @@ from app.engine.generation import MAX_LANES
 from app.state import Change
 
 from ..ab import ABDialog
+from ..ab.taste_dialog import TasteDialog
 from ..dialogs import ExportDialog, FanDialog, ImportDialog
 from ..dialogs.fan_dialog import FanSetupDialog
 
@@ -55,6 +56,9 @@ class ActionsController:
         self.ab = self._action("Blind A/B \u2026", "Compare two presets blind: unlabelled pairs from one seed, "
                                "then the tally", self.open_ab, "Ctrl+Shift+A")
         self.ab_dialog = None
+        self.taste = self._action("Tune by taste \u2026", "Find your best setting of 1-3 knobs by blind votes on pairs "
+                                  "chosen to be the most informative", self.open_taste, "Ctrl+Shift+T")
+        self.taste_dialog = None
         self._unsubscribe = state.subscribe(self._on_change)
         self.update()
 
@@ -107,6 +111,7 @@ class ActionsController:
         self.redo.setEnabled(not busy and bool(history.redos))
         self.edit_text.setEnabled(not busy and has_text)
         self.ab.setEnabled(self.state.model is not None and not self.state.loading)
+        self.taste.setEnabled(self.state.model is not None and not self.state.loading)
 
     def open_fan(self, count: int | None = None, tokens: int = FAN_TOKENS) -> None:
         if count is None:
@@ -129,6 +134,17 @@ class ActionsController:
             self.ab_dialog.deleteLater()
         self.ab_dialog = ABDialog(self.state, self.playground.ab, self.window)
         self.ab_dialog.show()
+
+    def open_taste(self) -> None:
+        """The taste tuner's window (one at a time; it shows the tuning kept in the state)."""
+        if self.taste_dialog is not None and self.taste_dialog.isVisible():
+            self.taste_dialog.raise_()
+            self.taste_dialog.activateWindow()
+            return
+        if self.taste_dialog is not None:
+            self.taste_dialog.deleteLater()
+        self.taste_dialog = TasteDialog(self.state, self.playground.taste, self.window)
+        self.taste_dialog.show()
 
     def open_sweep(self) -> None:
         from ..sweep.sweep_window import SweepWindow
