@@ -6,7 +6,7 @@ count), never from a flag of their own.
 from __future__ import annotations
 
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QMenu, QToolBar, QToolButton
+from PySide6.QtWidgets import QInputDialog, QMenu, QToolBar, QToolButton
 
 from app.engine.generation import MAX_LANES
 from app.state import Change
@@ -59,6 +59,8 @@ class ActionsController:
         self.taste = self._action("Tune by taste \u2026", "Find your best setting of 1-3 knobs by blind votes on pairs "
                                   "chosen to be the most informative", self.open_taste, "Ctrl+Shift+T")
         self.taste_dialog = None
+        self.fork_radar = self._action("Fork radar \u2026", "Mark the steps where the story could fork: the "
+                                       "threshold in bits (0 turns it off)", self.ask_fork_threshold, "Ctrl+Alt+F")
         self._unsubscribe = state.subscribe(self._on_change)
         self.update()
 
@@ -145,6 +147,16 @@ class ActionsController:
             self.taste_dialog.deleteLater()
         self.taste_dialog = TasteDialog(self.state, self.playground.taste, self.window)
         self.taste_dialog.show()
+
+    def ask_fork_threshold(self) -> None:
+        """The fork radar's threshold: a step is a fork when its survivors' entropy reaches it and two
+        or more of them hold at least 10 % each (app/forks.py)."""
+        rule = self.state.forks
+        bits, ok = QInputDialog.getDouble(
+            self.window, "Fork radar", "Mark steps whose survivors' entropy is at least (bits; 0: off),\n"
+            f"with {rule.alternatives}+ alternatives of {rule.min_mass:.0%} or more:", rule.bits, 0.0, 16.0, 2)
+        if ok:
+            self.state.set_fork_rule(bits=bits)
 
     def open_sweep(self) -> None:
         from ..sweep.sweep_window import SweepWindow
