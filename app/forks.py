@@ -83,9 +83,14 @@ def fork_steps(records, rule: ForkRule) -> list[int]:
     return [r.step for r in records if is_fork(r, rule)]
 
 
-def alternatives(rec, rule: ForkRule, most: int = 6) -> list[tuple[int, float]]:
-    """A fork's directions: the candidates holding at least ``rule.min_mass``, most likely first,
-    at most ``most`` (token id, probability)."""
+def top_candidates(rec, most: int = 6) -> list[tuple[int, float]]:
+    """The step's most likely survivors (probability above 0), most likely first, at most ``most``
+    (token id, probability)."""
     p = np.asarray(rec.final_p)
     order = np.argsort(-p, kind="stable")[:most]
-    return [(int(rec.final_ids[i]), float(p[i])) for i in order if p[i] >= rule.min_mass]
+    return [(int(rec.final_ids[i]), float(p[i])) for i in order if p[i] > 0]
+
+
+def alternatives(rec, rule: ForkRule, most: int = 6) -> list[tuple[int, float]]:
+    """A fork's directions: the candidates holding at least ``rule.min_mass``, most likely first, at most ``most``."""
+    return [(t, p) for t, p in top_candidates(rec, most) if p >= rule.min_mass]

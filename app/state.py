@@ -86,7 +86,7 @@ class PlaygroundState(DeskState):
         self.selected: int | None = None  # the step every panel shows; None follows the newest
         self.model: ModelInfo | None = None
         self.token_texts: tuple[str, ...] = ()
-        self.busy = ""  # what the engine runs: "", "run", "fan", "task", "ab", "taste" or "sweep"
+        self.busy = ""  # what the engine runs: "", "run", "fan", "task", "ab", "taste", "lookahead" or "sweep"
         self.loading = False
         self.load_progress = (0.0, "")
         self.problem = ""
@@ -99,6 +99,10 @@ class PlaygroundState(DeskState):
         self.taste = TasteSession()
         #: Fork radar: which steps the text and the strips mark as forks (app/forks.py).
         self.forks = ForkRule()
+        #: Lookahead at a fork (app/actions/lookahead.py): what is shown, None when nothing is.
+        self.lookahead = None
+        #: Manual mode: runs pause at forks and offer their lookaheads.
+        self.manual = False
 
     # -- listeners ---------------------------------------------------------------
 

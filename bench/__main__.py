@@ -21,6 +21,7 @@ TARGETS = {
     "gui_paint_share": "<= 0.025",
     "model_ready_s": "(window shown to ready: <= 1.5)",
     "sweep_vs_generate_tps_ratio": ">= 0.95",
+    "lookahead4x16_vs_16_time_ratio": "<= 2.0",
 }
 
 
@@ -72,6 +73,9 @@ See `bench/*.py` for exactly what each figure times.
   share of the sweep's wall time. `sweep_match_ms_per_sample` is what a sweep sample's entropy
   match adds on the engine thread (`sweep_match_share` of a sample's time); `logsumexp_us` is
   one log-sum-exp over 262,144 float32 logits.
+- **Lookahead**: `bench/lookahead_bench.py`. At a fork (step 32 of a 48-token text), 4 alternatives x
+  16 tokens decoded as one batch sharing the prefix's KV cache, against a 16-token branch of one lane
+  from the same fork in the same warm workspace; the median of 5 interleaved rounds of wall time.
 - **RPC**: every layer on one `rpc-server` on 127.0.0.1, against the same 64 tokens run in-process
   (median of 5 interleaved rounds). The server shares the client's cores and each step pays a
   loopback round trip plus 1 MiB of logits, so `rpc_vs_local_tps_ratio` is a floor for two
@@ -92,6 +96,9 @@ def _suites():
     from . import sweep_bench
 
     yield "sweep", sweep_bench.run_all
+    from . import lookahead_bench
+
+    yield "lookahead", lookahead_bench.run_all
     from . import rpc_bench
 
     yield "rpc", rpc_bench.run_all
@@ -104,7 +111,7 @@ def _suites():
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--only", choices=["sampler", "engine", "startup", "sweep", "rpc", "gui"], help="run one suite")
+    parser.add_argument("--only", choices=["sampler", "engine", "startup", "sweep", "lookahead", "rpc", "gui"], help="run one suite")
     parser.add_argument("--no-doc", action="store_true", help="do not rewrite docs/benchmarks.md")
     args = parser.parse_args(argv)
     figures: dict[str, float] = {}
