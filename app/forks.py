@@ -17,6 +17,7 @@ ask for every step on every redraw at the cost of a lookup.
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 import weakref
 from dataclasses import dataclass
@@ -47,6 +48,24 @@ class ForkRule:
     @property
     def on(self) -> bool:
         return self.bits > 0
+
+
+class RadarState:
+    """The playground state's part for forks (a mixin of :class:`app.state.PlaygroundState`): the rule
+    (``forks``), the lookahead on show (``lookahead``, app/actions/lookahead.py; None: none) and manual
+    mode (``manual``: runs pause at forks and offer their lookaheads)."""
+
+    def _init_radar(self) -> None:
+        self.forks = ForkRule()
+        self.lookahead = None
+        self.manual = False
+
+    def set_fork_rule(self, **changes) -> None:
+        """Change the fork radar's rule (checked first; ValueError names a bad value and changes nothing)."""
+        new = dataclasses.replace(self.forks, **changes)
+        if new != self.forks:
+            self.forks = new
+            self.emit("forks")
 
 
 _scores: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()

@@ -17,7 +17,7 @@ from typing import Callable
 from app.chat import DeskState
 from app.ab.session import ABSession
 from app.ab.taste.session import TasteSession
-from app.forks import ForkRule
+from app.forks import RadarState
 from app.engine.generation import MAX_LANES
 from app.engine.model_info import ModelInfo
 from app.engine.records import LaneResult, StepRecord
@@ -74,7 +74,7 @@ class Lane:
 Listener = Callable[[Change], None]
 
 
-class PlaygroundState(DeskState):
+class PlaygroundState(DeskState, RadarState):
     """Prompt, lanes, run options, selection, model and engine status; emits a Change per edit."""
 
     def __init__(self, prompt: str = "", first_lane: SamplerSettings | None = None, preset: str | None = None):
@@ -97,12 +97,7 @@ class PlaygroundState(DeskState):
         self.ab = ABSession()
         #: The taste tuner: its plan, its votes (kept with the session) and the round on show.
         self.taste = TasteSession()
-        #: Fork radar: which steps the text and the strips mark as forks (app/forks.py).
-        self.forks = ForkRule()
-        #: Lookahead at a fork (app/actions/lookahead.py): what is shown, None when nothing is.
-        self.lookahead = None
-        #: Manual mode: runs pause at forks and offer their lookaheads.
-        self.manual = False
+        self._init_radar()  # fork radar, the lookahead on show, manual mode (app/forks.py)
 
     # -- listeners ---------------------------------------------------------------
 
@@ -129,13 +124,6 @@ class PlaygroundState(DeskState):
         if new != self.run_settings:
             self.run_settings = new
             self.emit("run_settings")
-
-    def set_fork_rule(self, **changes) -> None:
-        """Change the fork radar's rule (checked first; ValueError names a bad value and changes nothing)."""
-        new = dataclasses.replace(self.forks, **changes)
-        if new != self.forks:
-            self.forks = new
-            self.emit("forks")
 
     def report(self, problem: str) -> None:
         """Show a problem (a rejected value, a failed load ...); "" clears it."""
