@@ -46,6 +46,7 @@ class LookaheadActions:
         self.state, self.engine, self.runs, self.history = state, engine, runs, history
         self._look_id: int | None = None
         self._fork: tuple[int, int] | None = None  # manual mode: (lane, step) where the run stopped
+        self.count, self.length = DEFAULT_COUNT, DEFAULT_LENGTH  # what a lookahead shows (the panel sets them)
         self.handlers = {ev.LookaheadEnded: self._on_ended, ev.StepsProduced: self._on_steps,
                          ev.RunEnded: self._on_run_ended}
 
@@ -53,9 +54,11 @@ class LookaheadActions:
         self.state.lookahead = view
         self.state.emit("lookahead")
 
-    def preview(self, index: int | None = None, step: int | None = None, count: int = DEFAULT_COUNT,
-                length: int = DEFAULT_LENGTH) -> bool:
-        """Look ahead at ``step`` of lane ``index`` (default: the edited lane, the selected step)."""
+    def preview(self, index: int | None = None, step: int | None = None, count: int | None = None,
+                length: int | None = None) -> bool:
+        """Look ahead at ``step`` of lane ``index`` (default: the edited lane, the selected step), ``count``
+        alternatives of ``length`` tokens each (default: :attr:`count`, :attr:`length`)."""
+        count, length = count or self.count, length or self.length
         index = self.state.current_lane if index is None else index
         step = self.state.selected if step is None else step
         if step is None:
@@ -140,4 +143,4 @@ class LookaheadActions:
     def _on_run_ended(self, e: ev.RunEnded) -> None:
         fork, self._fork = self._fork, None
         if fork is not None and self.state.manual:
-            self.preview(*fork, count=6)
+            self.preview(*fork)

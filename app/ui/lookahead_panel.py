@@ -10,7 +10,7 @@ from __future__ import annotations
 import html
 
 from PySide6.QtCore import QEvent, Qt
-from PySide6.QtWidgets import QDialog, QHBoxLayout, QLabel, QPushButton, QVBoxLayout
+from PySide6.QtWidgets import QDialog, QHBoxLayout, QLabel, QPushButton, QSpinBox, QVBoxLayout
 
 from app.state import Change
 
@@ -28,8 +28,23 @@ class LookaheadPanel(QDialog):
         self.heading.setWordWrap(True)
         self.row = QHBoxLayout()
         self.cards: list[QPushButton] = []
+        self.count, self.length = QSpinBox(), QSpinBox()
+        for box, (lo, hi), value, tip in ((self.count, (2, 6), lookahead.count, "alternatives"),
+                                          (self.length, (8, 20), lookahead.length, "tokens each")):
+            box.setRange(lo, hi)
+            box.setValue(value)
+            box.setSuffix(f" {tip}")
+            box.setFocusPolicy(Qt.FocusPolicy.ClickFocus)
+            box.valueChanged.connect(self._sizes)
+        self.again = QPushButton("Look again")
+        self.again.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.again.clicked.connect(self.look_again)
+        top = QHBoxLayout()
+        top.addWidget(self.heading, 1)
+        for widget in (self.count, self.length, self.again):
+            top.addWidget(widget)
         lay = QVBoxLayout(self)
-        lay.addWidget(self.heading)
+        lay.addLayout(top)
         lay.addLayout(self.row, 1)
         self.help = QLabel("1\u20139 pick \u00b7 Tab takes the top one \u00b7 Esc closes (and leaves manual mode)")
         self.help.setStyleSheet("color: #666")
@@ -72,6 +87,14 @@ class LookaheadPanel(QDialog):
             self.show()
             self.raise_()
         self.setFocus()
+
+    def _sizes(self, *_) -> None:
+        self.lookahead.count, self.lookahead.length = self.count.value(), self.length.value()
+
+    def look_again(self) -> None:
+        view = self.state.lookahead
+        if view is not None:
+            self.lookahead.preview(view.lane, view.step)
 
     def event(self, event) -> bool:
         # Tab and the digits before the dialog's focus chain sees them (Tab would move the focus)
