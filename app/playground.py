@@ -12,8 +12,10 @@ from app.actions.ab import ABActions
 from app.actions.analysis import AnalysisActions
 from app.actions.chat import ChatActions
 from app.actions.lanes import LaneActions
+from app.actions.lookahead import LookaheadActions
 from app.actions.runs import RunActions
 from app.actions.sweep import SweepActions
+from app.actions.taste import TasteActions
 from app.actions.text import TextActions
 from app.history import History
 from app.presets import PresetStore
@@ -23,7 +25,7 @@ from app.state import PlaygroundState
 class Playground:
     """``runs`` (model, generate, continue, branch, stop), ``text`` (edits, branches, undo),
     ``lanes`` (settings, presets, seeds), ``analysis`` (fan, match entropy), ``chat`` (chat mode,
-    special tokens), ``ab`` (blind A/B tests), ``sweep`` (sweeps), over one state and one engine."""
+    special tokens), ``ab`` (blind A/B tests), ``taste`` (the taste tuner), ``lookahead`` (lookahead at a fork, manual mode), ``sweep`` (sweeps), over one state and one engine."""
 
     def __init__(self, state: PlaygroundState, engine, presets: PresetStore):
         self.state = state
@@ -41,6 +43,10 @@ class Playground:
             self.listen(part.handlers)
         self.ab = ABActions(state, engine, self.runs, presets)
         self.listen(self.ab.handlers)
+        self.taste = TasteActions(state, engine, self.runs, presets)
+        self.listen(self.taste.handlers)
+        self.lookahead = LookaheadActions(state, engine, self.runs, self.history)  # after runs: see its RunEnded
+        self.listen(self.lookahead.handlers)
 
     def listen(self, handlers: dict) -> None:
         """Also give these events (type -> handler) to a part that runs work of its own."""

@@ -19,6 +19,8 @@ from app.ab.session import ABSession
 from app.engine.face.options import MAX_LANES, RunOptions
 from app.engine.face.model_info import LoadRequest, ModelInfo
 from app.engine.face.records import LaneResult, StepRecord
+from app.ab.taste.session import TasteSession
+from app.forks import RadarState
 from app.text_tree import Branch, TextTree
 from sampler import SamplerSettings
 
@@ -71,7 +73,7 @@ class Lane:
 Listener = Callable[[Change], None]
 
 
-class PlaygroundState(DeskState):
+class PlaygroundState(DeskState, RadarState):
     """Prompt, lanes, run options, selection, model and engine status; emits a Change per edit."""
 
     def __init__(self, prompt: str = "", first_lane: SamplerSettings | None = None, preset: str | None = None):
@@ -85,7 +87,7 @@ class PlaygroundState(DeskState):
         #: The model the engine lost when its process crashed (None: none lost): the next run loads it again.
         self.lost_model: LoadRequest | None = None
         self.token_texts: tuple[str, ...] = ()
-        self.busy = ""  # what the engine runs: "", "run", "fan", "task", "ab" or "sweep"
+        self.busy = ""  # what the engine runs: "", "run", "fan", "task", "ab", "taste", "lookahead" or "sweep"
         self.loading = False
         self.load_progress = (0.0, "")
         self.problem = ""
@@ -94,6 +96,9 @@ class PlaygroundState(DeskState):
         self._init_desk()  # token kinds, special tokens shown, chat mode (app/chat.py)
         #: The blind A/B test: its plan, its decided rounds (frozen records) and the round on show.
         self.ab = ABSession()
+        #: The taste tuner: its plan, its votes (kept with the session) and the round on show.
+        self.taste = TasteSession()
+        self._init_radar()  # fork radar, the lookahead on show, manual mode (app/forks.py)
 
     # -- listeners ---------------------------------------------------------------
 

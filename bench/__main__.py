@@ -23,6 +23,7 @@ TARGETS = {
     "sweep_vs_generate_tps_ratio": ">= 0.95",
     "fit_stock_s": "<= 2",
     "knobs_share_of_step": "<= 0.10",
+    "lookahead4x16_vs_16_time_ratio": "<= 2.0",
 }
 
 
@@ -84,6 +85,9 @@ See `bench/*.py` for exactly what each figure times.
   `engine_ipc_us_per_record` is what one step record costs to cross the pipe: pickled, sent and
   unpickled (`bench/ipc_bench.py`, real records of the bundled model, one batch per step as the
   engine sends them; `_4lanes`: four records a batch, so each lane's settings are pickled once a batch).
+- **Lookahead**: `bench/lookahead_bench.py`. At a fork (step 32 of a 48-token text), 4 alternatives x
+  16 tokens decoded as one batch sharing the prefix's KV cache, against a 16-token branch of one lane
+  from the same fork in the same warm workspace; the median of 5 interleaved rounds of wall time.
 - **RPC**: every layer on one `rpc-server` on 127.0.0.1, against the same 64 tokens run in-process
   (median of 5 interleaved rounds). The server shares the client's cores and each step pays a
   loopback round trip plus 1 MiB of logits, so `rpc_vs_local_tps_ratio` is a floor for two
@@ -105,6 +109,9 @@ def _suites():
     from . import sweep_bench
 
     yield "sweep", sweep_bench.run_all
+    from . import lookahead_bench
+
+    yield "lookahead", lookahead_bench.run_all
     from . import rpc_bench
 
     yield "rpc", rpc_bench.run_all
@@ -120,7 +127,7 @@ def _suites():
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--only", choices=["sampler", "engine", "startup", "sweep", "rpc", "ipc", "gui"], help="run one suite")
+    parser.add_argument("--only", choices=["sampler", "engine", "startup", "sweep", "lookahead", "rpc", "ipc", "gui"], help="run one suite")
     parser.add_argument("--no-doc", action="store_true", help="do not rewrite docs/benchmarks.md")
     args = parser.parse_args(argv)
     figures: dict[str, float] = {}

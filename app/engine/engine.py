@@ -20,9 +20,9 @@ from collections import deque
 from typing import Callable
 
 from app.engine.face import queues
-from app.engine.face.commands import Fan, Generate, LoadModel, RunTask, SetPaused, Shutdown, UpdateLaneSettings
+from app.engine.face.commands import Fan, Generate, LoadModel, Lookahead, RunTask, SetPaused, Shutdown, UpdateLaneSettings
 from app.engine.face.events import EngineStopped, Event, ModelLost, TaskEnded
-from app.engine.run import jobs
+from app.engine.run import jobs, lookahead
 from app.engine.run.workspace import Workspace
 
 Notify = Callable[[], None]
@@ -168,6 +168,8 @@ class Engine:
             jobs.generate(self, cmd)
         elif isinstance(cmd, Fan):
             jobs.fan(self, cmd)
+        elif isinstance(cmd, Lookahead):
+            lookahead.run_lookahead(self, cmd)
         elif isinstance(cmd, RunTask):
             self._task(cmd)
         else:

@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
+from app.ab.taste.session import TasteSession
 from app.state import PlaygroundState
 
 
@@ -32,5 +33,14 @@ class SessionPart:
     apply: Callable[[PlaygroundState, object], None]
 
 
+def _apply_taste(state: PlaygroundState, taste: TasteSession | None) -> None:
+    state.taste = taste or TasteSession()
+    state.emit("taste")
+
+
 #: Every part a session saves and loads, in order.
-PARTS: list[SessionPart] = []
+PARTS: list[SessionPart] = [
+    # the taste tuner's plan and votes (app.ab.taste.session): a loaded tuning waits for "Go on"
+    SessionPart("taste", to_json=lambda state: state.taste.to_json(), from_json=TasteSession.from_json,
+                apply=_apply_taste),
+]

@@ -132,7 +132,7 @@ class MainWindow(QMainWindow):
             (self.entropy, lambda: self.entropy.show_run(records, rec)),
             (self.collision, lambda: self.collision.show_run(records, rec)),
             (self.absorption, lambda: self.absorption.show_record(rec)),
-            (self.strips, lambda: self.strips.show_run(records, rec)),
+            (self.strips, lambda: self.strips.show_run(records, rec, self.state.forks)),
             (self.funnel, lambda: self.funnel.show_record(rec)),
         )
         for panel, draw in draws:

@@ -15,6 +15,7 @@ from PySide6.QtGui import QColor, QFont, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import QTextBrowser, QTextEdit, QToolTip
 
 from app.engine.face.records import StepRecord
+from app.forks import is_fork
 
 from . import theme as themes
 from .theme import Theme, text_on
@@ -68,6 +69,7 @@ class TokenTextPane(QTextBrowser):
         self._selected: tuple | None = None  # (step, span) highlighted
         self.theme = themes.current()
         self._written = _written_format(self.theme)
+        self.fork_rule = None  # fork radar (app/forks.py): its steps get a quiet dotted underline; None: off
         self.anchorClicked.connect(self._on_anchor)
 
     def apply_theme(self, theme: Theme) -> None:
@@ -143,7 +145,7 @@ class TokenTextPane(QTextBrowser):
         """Draw the lane's ``pieces`` (step records and written text): only the new ones, or all
         again when the lane's text was replaced (``revision`` changed), the prompt changed, or
         special tokens are now drawn another way."""
-        drawn = (revision, prompt, self.chips.key() if self.chips is not None else None)
+        drawn = (revision, prompt, self.chips.key() if self.chips is not None else None, self.fork_rule)
         if drawn != self._drawn:
             self.show_prompt(prompt)
             self._drawn = drawn
@@ -174,6 +176,9 @@ class TokenTextPane(QTextBrowser):
                 fmt.setFontUnderline(True)  # the writer took this token
             if rec.banned or rec.ban_kept:
                 fmt.setFontOverline(True)  # a banned phrase began here: taken back (or kept, the cap reached)
+            if self.fork_rule is not None and is_fork(rec, self.fork_rule):
+                fmt.setUnderlineStyle(QTextCharFormat.UnderlineStyle.DotLine)  # the story could fork here
+                fmt.setUnderlineColor(self.theme.q("entropy"))
             colour = tint_for(rec, self.theme)
             if colour is not None:
                 fmt.setBackground(colour)

@@ -51,6 +51,19 @@ class Fan:
 
 
 @dataclass(frozen=True)
+class Lookahead:
+    """Preview ``tokens`` (2 to 6 alternatives at a fork) each followed by ``length - 1`` more tokens,
+    all from ``lane``'s start (``lane.prefix``, ``first_step`` the fork's step, ``chain_state`` the
+    fork's): one batch whose lanes share the prefix's KV cache (app/engine/run/lookahead.py)."""
+
+    look_id: int
+    lane: LaneConfig
+    tokens: tuple[int, ...]
+    length: int
+    options: RunOptions
+
+
+@dataclass(frozen=True)
 class RunTask:
     """Run ``fn(model)`` on the engine thread (analysis work such as matching entropy)."""
 
@@ -76,5 +89,5 @@ class Shutdown:
     """End the engine thread once the work in progress has stopped."""
 
 
-WorkCommand = LoadModel | Generate | Fan | RunTask
+WorkCommand = LoadModel | Generate | Fan | Lookahead | RunTask
 ControlCommand = UpdateLaneSettings | SetPaused

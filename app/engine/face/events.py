@@ -84,6 +84,27 @@ class FanProduced:
 
 
 @dataclass(frozen=True)
+class LookaheadPreview:
+    """One alternative at a fork: its token, its probability there, the preview's text and records."""
+
+    token: int
+    p: float
+    text: str
+    records: tuple[StepRecord, ...] = ()
+
+
+@dataclass(frozen=True)
+class LookaheadEnded:
+    """The previews of a :class:`~app.engine.face.commands.Lookahead`, in the order asked; ``error`` or
+    ``cancelled`` when it broke off (then ``previews`` holds those finished)."""
+
+    look_id: int
+    previews: tuple[LookaheadPreview, ...] = ()
+    error: str = ""
+    cancelled: bool = False
+
+
+@dataclass(frozen=True)
 class FanEnded:
     """``count`` continuations were made; ``cancelled`` if stopped, ``error`` if it broke off."""
 

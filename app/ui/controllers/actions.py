@@ -6,12 +6,14 @@ count), never from a flag of their own.
 from __future__ import annotations
 
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QMenu, QToolBar, QToolButton
+from PySide6.QtWidgets import QInputDialog, QMenu, QToolBar, QToolButton
 
 from app.engine.face.options import MAX_LANES
 from app.state import Change
 
 from ..ab import ABDialog
+from ..ab.taste_dialog import TasteDialog
+from ..lookahead_panel import LookaheadPanel
 from ..dialogs import ExportDialog, FanDialog, ImportDialog
 from ..dialogs.fan_dialog import FanSetupDialog
 
@@ -55,6 +57,18 @@ class ActionsController:
         self.ab = self._action("Blind A/B \u2026", "Compare two presets blind: unlabelled pairs from one seed, "
                                "then the tally", self.open_ab, "Ctrl+Shift+A")
         self.ab_dialog = None
+        self.taste = self._action("Tune by taste \u2026", "Find your best setting of 1-3 knobs by blind votes on pairs "
+                                  "chosen to be the most informative", self.open_taste, "Ctrl+Shift+T")
+        self.taste_dialog = None
+        self.look_ahead = self._action("Look ahead", "Preview where the selected step could go: its most likely "
+                                       "alternatives, each a few tokens on (pick one for a branch)",
+                                       lambda: playground.lookahead.preview(), "Ctrl+L")
+        self.manual = self._action("Manual mode", "Generation pauses at each fork and offers its lookahead: "
+                                   "1-9 pick, Tab takes the top one, Esc leaves", self.toggle_manual, "Ctrl+M")
+        self.manual.setCheckable(True)
+        self.lookahead_panel = LookaheadPanel(state, playground.lookahead, state.token_text, self.window)
+        self.fork_radar = self._action("Fork radar \u2026", "Mark the steps where the story could fork: the "
+                                       "threshold in bits (0 turns it off)", self.ask_fork_threshold, "Ctrl+Alt+F")
         self._unsubscribe = state.subscribe(self._on_change)
         self.update()
 
@@ -88,6 +102,8 @@ class ActionsController:
         column.set_editing(not column.editing)
 
     def _on_change(self, change: Change) -> None:
+        if change.what == "manual":
+            self.manual.setChecked(self.state.manual)
         if change.what in ("busy", "model", "loading", "lanes", "records", "run_ended", "history"):
             self.update()
 
@@ -108,6 +124,8 @@ class ActionsController:
         self.redo.setEnabled(not busy and bool(history.redos))
         self.edit_text.setEnabled(not busy and has_text)
         self.ab.setEnabled(self.state.model is not None and not self.state.loading)
+        self.taste.setEnabled(self.state.model is not None and not self.state.loading)
+        self.look_ahead.setEnabled(ready and has_text)
 
     def open_fan(self, count: int | None = None, tokens: int = FAN_TOKENS) -> None:
         if count is None:
@@ -130,6 +148,37 @@ class ActionsController:
             self.ab_dialog.deleteLater()
         self.ab_dialog = ABDialog(self.state, self.playground.ab, self.window)
         self.ab_dialog.show()
+
+    def open_taste(self) -> None:
+        """The taste tuner's window (one at a time; it shows the tuning kept in the state)."""
+        if self.taste_dialog is not None and self.taste_dialog.isVisible():
+            self.taste_dialog.raise_()
+            self.taste_dialog.activateWindow()
+            return
+        if self.taste_dialog is not None:
+            self.taste_dialog.deleteLater()
+        self.taste_dialog = TasteDialog(self.state, self.playground.taste, self.window)
+        self.taste_dialog.show()
+
+    def toggle_manual(self) -> None:
+        """Manual mode on (a run starts when none is going: from the text so far) or off."""
+        on = not self.state.manual
+        self.playground.lookahead.set_manual(on)
+        if on and not self.state.busy and self.state.model is not None:
+            if any(lane.records for lane in self.state.lanes):
+                self.playground.runs.continue_run()
+            else:
+                self.playground.runs.generate()
+
+    def ask_fork_threshold(self) -> None:
+        """The fork radar's threshold: a step is a fork when its survivors' entropy reaches it and two
+        or more of them hold at least 10 % each (app/forks.py)."""
+        rule = self.state.forks
+        bits, ok = QInputDialog.getDouble(
+            self.window, "Fork radar", "Mark steps whose survivors' entropy is at least (bits; 0: off),\n"
+            f"with {rule.alternatives}+ alternatives of {rule.min_mass:.0%} or more:", rule.bits, 0.0, 16.0, 2)
+        if ok:
+            self.state.set_fork_rule(bits=bits)
 
     def open_sweep(self) -> None:
         from ..sweep.sweep_window import SweepWindow

@@ -18,10 +18,11 @@ def fill_menu_bar(bar: QMenuBar, window, actions, presets) -> None:
         edit.addSeparator() if action is None else edit.addAction(action)
     view = bar.addMenu("&View")
     view.addAction(a.follow)
+    view.addAction(a.fork_radar)
     window.view_menu = view
     run = bar.addMenu("&Run")
     for action in (a.generate, a.continue_, a.stop, None, a.add_lane, a.baseline, a.new_seeds, None, a.match, a.fan,
-                   a.ab, a.sweep):
+                   a.look_ahead, a.manual, None, a.ab, a.taste, a.sweep):
         run.addSeparator() if action is None else run.addAction(action)
     presets.fill_menu(bar.addMenu("&Presets"))
     help_menu = bar.addMenu("&Help")

@@ -56,7 +56,7 @@ class RedrawController:
             self.schedule(live=bool(self.state.busy))
         elif what == "busy":
             self._busy_changed()
-        elif what in ("selection", "current_lane", "model"):
+        elif what in ("selection", "current_lane", "model", "forks"):
             self.schedule(live=False)
         elif what == "run_ended":
             self._full_next = True

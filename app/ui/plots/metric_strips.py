@@ -17,6 +17,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QScrollArea, QToolButton, QWidget
 
 from app.engine.face.records import StepRecord
+from app.forks import ForkRule, fork_steps
 
 from ..theme import Theme, current, style_plot
 from .common import LEFT_AXIS_PX, cursor_line, fit_y, grow_x, header, plain_axes, stack, unit_ticks
@@ -68,6 +69,9 @@ class MetricStrips(QWidget):
             button.toggled.connect(lambda _on: self._toggled())
             self.buttons[name] = button
         self.shown: list[str] = [name for name, _c, _t in ROWS]
+        # fork radar (app/forks.py): one row of small ticks along the top of the highest strip shown
+        self.fork_ticks = pg.ScatterPlotItem(symbol="t", size=7, pen=None)
+        self.fork_ticks.setToolTip("the story could fork here (fork radar)")
         self.auto = True  # show what fits, until the writer chooses
         self._layout_strips()
         self.view.scene().sigMouseClicked.connect(self._on_click)
@@ -93,6 +97,7 @@ class MetricStrips(QWidget):
             style_plot(p, theme)
             curve.setPen(pg.mkPen(getattr(theme, colour), width=1.4))
             cursor.setPen(pg.mkPen(theme.cursor, width=1.5))
+        self.fork_ticks.setBrush(pg.mkBrush(theme.entropy))
 
     # -- which strips ------------------------------------------------------------
 
@@ -133,6 +138,9 @@ class MetricStrips(QWidget):
         for p in self.plots:
             if p not in visible:
                 p.setXLink(None)
+            if self.fork_ticks in p.items:
+                p.removeItem(self.fork_ticks)
+        visible[0].addItem(self.fork_ticks)
         self.view.setMinimumHeight(self._view_px(len(visible)))
 
     def _fitting(self) -> list[str]:
@@ -163,7 +171,8 @@ class MetricStrips(QWidget):
 
     # -- data --------------------------------------------------------------------
 
-    def show_run(self, records: Sequence[StepRecord], rec: StepRecord | None) -> None:
+    def show_run(self, records: Sequence[StepRecord], rec: StepRecord | None, forks: ForkRule | None = None) -> None:
+        """The strips over ``records``, ``rec``'s step marked; ``forks``: the fork radar's rule (None: no ticks)."""
         steps = np.array([r.step for r in records], dtype=float)
         top = 1
         for p, curve, (name, _c, _t) in zip(self.plots, self.curves, ROWS):
@@ -185,6 +194,9 @@ class MetricStrips(QWidget):
             curve.setData(steps[keep], ys[keep])
         visible = self.visible_plots()
         grow_x(visible[0], steps[-1] + 1 if len(steps) else 0)
+        xs = fork_steps(records, forks) if forks is not None else []
+        lo, hi = visible[0].vb.viewRange()[1]
+        self.fork_ticks.setData(xs, [hi - 0.1 * (hi - lo)] * len(xs))
         for cursor in self.cursors:
             cursor.setValue(rec.step if rec is not None else -1)
             cursor.setVisible(rec is not None)

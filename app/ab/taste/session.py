@@ -1,0 +1,115 @@
+"""A taste tuning in progress (``PlaygroundState.taste``) and how a session file keeps it.
+
+Changed only by :class:`app.actions.taste.TasteActions` (announced as
+``Change("taste")``).  The posterior is never stored: it is rebuilt from the
+votes (:meth:`TasteSession.model`), so a tuning saved with a session goes on
+where it stopped, and a file from before tunings existed simply has none.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from sampler import settings_from_dict, settings_to_dict
+
+from ..plan import PromptChoice
+from ..session import ABPhase
+from .knobs import Knob, TastePlan
+from .model import TasteModel
+from .votes import TasteRound
+
+JSON_VERSION = 1
+MIN_ROUNDS = 3  # the stopping rule is not asked before this many votes
+
+
+def is_settled(model: TasteModel, confidence: float, precision: float) -> bool:
+    """The stopping rule: P(best setting within ``precision`` of the estimate on every knob) >= ``confidence``."""
+    return model.votes >= MIN_ROUNDS and model.certainty(precision) >= confidence
+
+
+@dataclass(frozen=True)
+class TasteResult:
+    """What the votes say: the chosen values, each knob's interval (at the plan's confidence), the
+    probability that the best setting is within the plan's precision of them, the number of votes."""
+
+    values: tuple[float, ...]
+    intervals: tuple[tuple[float, float], ...]
+    certainty: float
+    votes: int
+
+
+@dataclass
+class TasteSession:
+    plan: TastePlan | None = None
+    phase: ABPhase = ABPhase.SETUP
+    rounds: list[TasteRound] = field(default_factory=list)  # voted, in order
+    shown: TasteRound | None = None  # the round being written or on show
+    message: str = ""
+    tokens: int = 0
+    _model: tuple[int, TasteModel] | None = field(default=None, repr=False, compare=False)
+
+    def units(self, values) -> np.ndarray:
+        return np.array([k.unit(v) for k, v in zip(self.plan.knobs, values)])
+
+    def model(self) -> TasteModel:
+        """The posterior given every vote so far (rebuilt only when a vote was added)."""
+        if self._model is None or self._model[0] != len(self.rounds):
+            model = TasteModel(len(self.plan.knobs))
+            for r in self.rounds:
+                model.add_vote(self.units(r.left), self.units(r.right), r.pick)
+            self._model = (len(self.rounds), model)
+        return self._model[1]
+
+    def result(self) -> TasteResult:
+        plan, model = self.plan, self.model()
+        estimate = model.estimate()
+        intervals = tuple((k.value(lo), k.value(hi)) for k, (lo, hi) in zip(plan.knobs, model.interval(plan.confidence)))
+        return TasteResult(plan.values(estimate), intervals, model.certainty(plan.precision), len(self.rounds))
+
+    @property
+    def settled(self) -> bool:
+        """The best region is known to the plan's confidence, or the rounds ran out."""
+        if self.plan is None:
+            return False
+        if len(self.rounds) >= self.plan.max_rounds:
+            return True
+        return is_settled(self.model(), self.plan.confidence, self.plan.precision)
+
+    # -- a session file's part ---------------------------------------------------------------
+
+    def to_json(self) -> dict | None:
+        """The plan and the votes (None: no tuning to keep)."""
+        plan = self.plan
+        if plan is None:
+            return None
+        return {
+            "version": JSON_VERSION,
+            "base_name": plan.base_name, "base": settings_to_dict(plan.base),
+            "knobs": [k.to_json() for k in plan.knobs],
+            "prompts": [{"id": p.id, "title": p.title, "text": p.text} for p in plan.prompts],
+            "max_tokens": plan.max_tokens, "confidence": plan.confidence, "precision": plan.precision,
+            "max_rounds": plan.max_rounds,
+            "rounds": [r.to_json() for r in self.rounds],
+            "done": self.phase is ABPhase.DONE,
+        }
+
+    @classmethod
+    def from_json(cls, data) -> "TasteSession":
+        """A tuning from a session file (it waits for "Go on"); ValueError names what is wrong."""
+        if not isinstance(data, dict):
+            raise ValueError(f"taste tuning: expected an object, got {type(data).__name__}")
+        if data.get("version") != JSON_VERSION:
+            raise ValueError(f"taste tuning: version {data.get('version')!r} is not one this version reads")
+        try:
+            knobs = tuple(Knob.from_json(k) for k in data["knobs"])
+            prompts = tuple(PromptChoice(str(p["id"]), str(p["title"]), str(p["text"])) for p in data["prompts"])
+            plan = TastePlan(str(data["base_name"]), settings_from_dict(data["base"], "taste tuning: base"), knobs,
+                             prompts, data["max_tokens"], data["confidence"], data["precision"], data["max_rounds"])
+        except (KeyError, TypeError) as exc:
+            raise ValueError(f"taste tuning: missing or malformed {exc}") from None
+        rounds = [TasteRound.from_json(r, len(knobs)) for r in data.get("rounds", [])]
+        if any(r.pick is None for r in rounds):
+            raise ValueError("taste tuning: a kept round has no vote")
+        phase = ABPhase.DONE if data.get("done") else ABPhase.WAITING
+        return cls(plan, phase, rounds)

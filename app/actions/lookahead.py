@@ -1,0 +1,145 @@
+"""Lookahead at a fork and manual mode, free of Qt.
+
+* :meth:`LookaheadActions.preview` asks the engine for the ``count`` most likely
+  survivors at a step of a lane (2 to 6; at a fork its strong alternatives come
+  first, and any other step can be looked at too), each followed by a few tokens (one batch that
+  shares the prefix's KV cache: :mod:`app.engine.run.lookahead`).  ``state.lookahead``
+  then holds them.
+* :meth:`LookaheadActions.pick` makes one of them a branch of the lane's text
+  tree (its step records as they were made); the old text stays a branch too.
+* Manual mode (``state.manual``): a run stops at the first fork of the edited
+  lane (under ``state.forks``) and offers the lookahead there; a pick adopts
+  that branch and generation goes on from its end, to the next fork.  Leaving
+  the mode keeps every branch.
+"""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+from app.engine.face import commands as cmd, events as ev
+from app.engine.face.options import LaneConfig
+from app.engine.face.records import StepRecord
+from app.forks import is_fork, top_candidates
+
+from .runs import start_parts
+
+BUSY = "lookahead"
+DEFAULT_COUNT, DEFAULT_LENGTH = 4, 12
+
+
+@dataclass
+class LookaheadView:
+    """What the window shows: the lane, the fork's step, its place among the lane's pieces, the previews
+    (``LookaheadPreview``; empty while they are being made) and a message."""
+
+    lane: int
+    step: int
+    at: int
+    previews: tuple = ()
+    message: str = ""
+
+
+class LookaheadActions:
+    def __init__(self, state, engine, runs, history):
+        self.state, self.engine, self.runs, self.history = state, engine, runs, history
+        self._look_id: int | None = None
+        self._fork: tuple[int, int] | None = None  # manual mode: (lane, step) where the run stopped
+        self.count, self.length = DEFAULT_COUNT, DEFAULT_LENGTH  # what a lookahead shows (the panel sets them)
+        self.handlers = {ev.LookaheadEnded: self._on_ended, ev.StepsProduced: self._on_steps,
+                         ev.RunEnded: self._on_run_ended}
+
+    def _show(self, view: LookaheadView | None) -> None:
+        self.state.lookahead = view
+        self.state.emit("lookahead")
+
+    def preview(self, index: int | None = None, step: int | None = None, count: int | None = None,
+                length: int | None = None) -> bool:
+        """Look ahead at ``step`` of lane ``index`` (default: the edited lane, the selected step), ``count``
+        alternatives of ``length`` tokens each (default: :attr:`count`, :attr:`length`)."""
+        count, length = count or self.count, length or self.length
+        index = self.state.current_lane if index is None else index
+        step = self.state.selected if step is None else step
+        if step is None:
+            self.state.report("Select a step to look ahead from (click a token).")
+            return False
+        if not self.runs.ready():
+            return False
+        lane = self.state.lanes[index]
+        pieces = lane.tree.pieces()
+        at = next((i for i, p in enumerate(pieces) if isinstance(p, StepRecord) and p.step == step), None)
+        if at is None:
+            self.state.report(f"Lane {index + 1} has no step {step} to look ahead from.")
+            return False
+        rec = pieces[at]
+        tokens = [t for t, _p in top_candidates(rec, count)]  # at a fork its strong ones come first
+        if len(tokens) < 2:
+            self.state.report(f"Step {step} had a single candidate: nothing to look ahead at.")
+            return False
+        config = LaneConfig(lane.settings, f"lane {index + 1}", key=index, prefix=start_parts(lane.tree, pieces[:at]),
+                            first_step=step, chain_state=rec.chain_state)
+        self._look_id = self.engine.next_id()
+        self._show(LookaheadView(index, step, at))
+        self.state.set_busy(BUSY)
+        self.engine.submit(cmd.Lookahead(self._look_id, config, tuple(tokens), length, self.runs.options(length)))
+        return True
+
+    def _on_ended(self, e: ev.LookaheadEnded) -> None:
+        if e.look_id != self._look_id or self.state.lookahead is None:
+            return
+        self._look_id = None
+        self.state.set_busy("")
+        message = e.error or ("stopped" if e.cancelled else "")
+        self._show(dataclasses.replace(self.state.lookahead, previews=e.previews, message=message))
+
+    def pick(self, i: int) -> bool:
+        """Preview ``i`` (from 0) becomes a branch at the fork; in manual mode generation goes on."""
+        view = self.state.lookahead
+        if view is None or not 0 <= i < len(view.previews) or self.state.busy:
+            return False
+        lane = self.state.lanes[view.lane]
+        if len(lane.tree.pieces()) <= view.at:
+            self.state.report("The lane's text changed since the lookahead; look again.")
+            self._show(None)
+            return False
+        self.history.checkpoint()
+        branch = lane.tree.fork_at(view.at)
+        branch.pieces.extend(dataclasses.replace(r, lane=view.lane) for r in view.previews[i].records)
+        self._show(None)
+        self.state.show_branch(view.lane, branch.id)
+        if self.state.manual:
+            self.runs.continue_run()
+        return True
+
+    def dismiss(self) -> None:
+        if self._look_id is not None:
+            self.engine.stop()
+            self._look_id = None
+            self.state.set_busy("")
+        self._show(None)
+
+    # -- manual mode ------------------------------------------------------------------------
+
+    def set_manual(self, on: bool) -> None:
+        """Manual mode on or off (off also closes the lookahead on show; every branch stays)."""
+        if on != self.state.manual:
+            self.state.manual = on
+            self._fork = None
+            if not on:
+                self.dismiss()
+            self.state.emit("manual")
+
+    def _on_steps(self, e: ev.StepsProduced) -> None:
+        if not self.state.manual or self._fork is not None or e.run_id != self.runs.run_id:
+            return
+        lane = self.state.current_lane
+        for rec in e.records:
+            if rec.lane == lane and not rec.forced and is_fork(rec, self.state.forks):
+                self._fork = (lane, rec.step)
+                self.engine.stop()  # the steps already on their way stay in the old branch
+                return
+
+    def _on_run_ended(self, e: ev.RunEnded) -> None:
+        fork, self._fork = self._fork, None
+        if fork is not None and self.state.manual:
+            self.preview(*fork)

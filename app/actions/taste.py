@@ -1,0 +1,178 @@
+"""The taste tuner: each round one ``Generate`` of two lanes at the most informative pair of settings.
+
+Like the blind A/B (:mod:`app.actions.ab`): the same prompt and a fresh shared
+seed for both sides, the sides unlabelled (the pair comes in a random order).
+After each vote the posterior (:mod:`app.ab.taste.model`) is rebuilt from the
+votes; the tuning ends when the best region is known to the plan's confidence,
+when the rounds run out, or when the writer ends it.  It can stop at any
+moment and go on later: the votes live in ``state.taste`` and in the session
+file (:mod:`app.session.parts`), the round on show is simply written again.
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Callable, Sequence
+
+import numpy as np
+
+from app.ab import ABDraw, ABPhase, Pick, PromptChoice
+from app.ab.taste import Knob, TastePlan, TasteRound, TasteSession
+from app.ab.taste.choose import next_pair
+from app.actions.ab import _failed, _now
+from app.engine.face import commands as cmd, events as ev
+from app.engine.face.options import LaneConfig
+from app.presets import PresetNotFound
+from app.presets.preset import PresetFileError
+
+BUSY = "taste"
+
+
+class TasteActions:
+    def __init__(self, state, engine, runs, presets, *, clock: Callable[[], str] = _now, seed: int | None = None):
+        self.state, self.engine, self.runs, self.presets = state, engine, runs, presets
+        self.clock = clock
+        self.draw = ABDraw(seed)
+        self.rng = np.random.default_rng(seed)
+        self._run_id: int | None = None
+        self.handlers = {ev.StepsProduced: self._on_steps, ev.RunEnded: self._on_run_ended}
+
+    @property
+    def session(self) -> TasteSession:
+        return self.state.taste
+
+    def _phase(self, phase: ABPhase, message: str | None = None) -> None:
+        self.session.phase = phase
+        if message is not None:
+            self.session.message = message
+        if phase is ABPhase.GENERATING or self.state.busy == BUSY:
+            self.state.set_busy(BUSY if phase is ABPhase.GENERATING else "")
+        self.state.emit("taste")
+
+    def start(self, base: str, knobs: Sequence[tuple[str, float, float]], prompts: Sequence[PromptChoice],
+              max_tokens: int | None = None, *, confidence: float = 0.9, precision: float = 0.1,
+              max_rounds: int = 60) -> bool:
+        """A new tuning of ``knobs`` (field, low, high) on top of preset ``base``; False (reported) if not."""
+        if not self.runs.ready():
+            if self.state.busy:
+                self.state.report("The engine is busy; start tuning when it is done.")
+            return False
+        try:
+            preset = self.presets.get(base)
+            plan = TastePlan(preset.name, preset.settings, tuple(Knob(*k) for k in knobs), tuple(prompts),
+                             max_tokens or self.state.run_settings.max_tokens, confidence, precision, max_rounds)
+            self.runs.options(plan.max_tokens)
+        except (PresetNotFound, ValueError) as exc:
+            self.state.report(str(exc))
+            return False
+        self.state.report("")
+        self.state.taste = TasteSession(plan, ABPhase.WAITING)
+        self.next_round()
+        return True
+
+    def next_round(self) -> bool:
+        """Write the next round when the tuning waits for one (also: go on with a resumed tuning)."""
+        s = self.session
+        if s.plan is None or s.phase is not ABPhase.WAITING:
+            return False
+        if s.settled:
+            self._phase(ABPhase.DONE, "")
+            return False
+        if self.state.busy or self.state.model is None or self.runs.load_id is not None:
+            self._phase(ABPhase.WAITING, "The engine is busy: press Go on when it is done.")
+            return False
+        plan, number = s.plan, len(s.rounds) + 1
+        pair = next_pair(s.model(), self.rng)
+        if self.draw.order()[0] == "B":
+            pair = pair[::-1]
+        prompt, seed = plan.prompt_for(number - 1), self.draw.seed()
+        left, right = plan.values(pair[0]), plan.values(pair[1])
+        s.shown = TasteRound(number, prompt.id, seed, left, right)
+        s.tokens = 0
+        lanes = tuple(LaneConfig(plan.settings(v, seed), side, key=i)
+                      for i, (side, v) in enumerate((("left", left), ("right", right))))
+        self._run_id = self.engine.next_id()
+        self._phase(ABPhase.GENERATING, "")
+        self.engine.submit(cmd.Generate(self._run_id, prompt.text, lanes, self.runs.options(plan.max_tokens)))
+        return True
+
+    def _on_steps(self, e: ev.StepsProduced) -> None:
+        if e.run_id == self._run_id:
+            self.session.tokens += len(e.records)
+            self.state.emit("taste")
+
+    def _on_run_ended(self, e: ev.RunEnded) -> None:
+        if e.run_id != self._run_id:
+            return
+        self._run_id = None
+        s = self.session
+        problem = _failed(e)
+        if problem:
+            s.shown = None
+            self._phase(ABPhase.WAITING, f"Round {len(s.rounds) + 1} stopped: {problem}. Go on writes it again.")
+            return
+        texts = {r.lane: r.text for r in e.results}
+        s.shown = dataclasses.replace(s.shown, text_left=texts.get(0, ""), text_right=texts.get(1, ""))
+        self._phase(ABPhase.CHOOSING)
+
+    def choose(self, pick: Pick | str) -> bool:
+        """The writer's vote on the round on show (ties too); then the next round, or the result."""
+        s = self.session
+        if s.phase is not ABPhase.CHOOSING or s.shown is None:
+            return False
+        s.rounds.append(dataclasses.replace(s.shown, pick=Pick(pick), decided_at=self.clock()))
+        s.shown = None
+        s.phase = ABPhase.WAITING
+        self.next_round()
+        return True
+
+    def pause(self) -> None:
+        """Stop now and keep every vote: the round being written is dropped, Go on writes a new one."""
+        s = self.session
+        if s.plan is None or s.phase is ABPhase.DONE:
+            return
+        if s.phase is ABPhase.GENERATING:
+            self.engine.stop()
+        self._run_id, s.shown = None, None
+        self._phase(ABPhase.WAITING, f"Paused after {len(s.rounds)} votes: Go on when you like.")
+
+    def finish(self) -> None:
+        """End the tuning now: the result from the votes so far."""
+        if self.session.plan is None:
+            return
+        self.pause()
+        self._phase(ABPhase.DONE, "")
+
+    def reopen(self) -> None:
+        """Take more votes after the result (the posterior keeps every earlier one)."""
+        s = self.session
+        if s.plan is not None and s.phase is ABPhase.DONE:
+            s.plan = dataclasses.replace(s.plan, max_rounds=min(max(s.plan.max_rounds, len(s.rounds) + 20), 200))
+            s.phase = ABPhase.WAITING
+            if not self.next_round():
+                self.state.emit("taste")
+
+    def reset(self) -> None:
+        """Back to choosing knobs (the votes of this tuning are dropped)."""
+        self.pause()
+        self.state.taste = TasteSession()
+        self._phase(ABPhase.SETUP, "")
+
+    def save_preset(self, name: str) -> bool:
+        """Keep the chosen settings as a user preset named ``name``; False (reported) if not."""
+        s = self.session
+        if s.plan is None or not s.rounds:
+            self.state.report("Vote on a few rounds first: there is nothing to keep yet.")
+            return False
+        result = s.result()
+        settings = s.plan.settings(result.values, s.plan.base.seed)
+        spans = ", ".join(f"{k.flag} {v:g} ({lo:g}\u2013{hi:g})"
+                          for k, v, (lo, hi) in zip(s.plan.knobs, result.values, result.intervals))
+        try:
+            self.presets.save(name.strip(), settings, f"Tuned by taste from {s.plan.base_name} over "
+                                                      f"{result.votes} votes: {spans}")
+        except (ValueError, OSError, PresetFileError) as exc:
+            self.state.report(f"Could not keep the preset: {exc}")
+            return False
+        self.state.emit("presets")
+        self.state.set_status(f"Preset {name.strip()!r} kept: {spans}")
+        return True

@@ -1,0 +1,123 @@
+"""The lookahead at a fork: the alternatives' next tokens side by side, picked from the keyboard.
+
+Keys 1-9 pick an alternative (it becomes a branch), Tab takes the top one, Esc
+closes the lookahead and, in manual mode, leaves the mode.  It draws
+``state.lookahead`` and keeps nothing of its own; it shows itself when there
+is something to show and hides when there is not.
+"""
+from __future__ import annotations
+
+import html
+
+from PySide6.QtCore import QEvent, Qt
+from PySide6.QtWidgets import QDialog, QHBoxLayout, QLabel, QPushButton, QSpinBox, QVBoxLayout
+
+from app.state import Change
+
+KEYS = {getattr(Qt.Key, f"Key_{n}"): n - 1 for n in range(1, 10)}
+
+
+class LookaheadPanel(QDialog):
+    def __init__(self, state, lookahead, token_text, parent=None):
+        super().__init__(parent)
+        self.setWindowTitle("Lookahead")
+        self.setModal(False)
+        self.resize(1100, 260)
+        self.state, self.lookahead, self.token_text = state, lookahead, token_text
+        self.heading = QLabel()
+        self.heading.setWordWrap(True)
+        self.row = QHBoxLayout()
+        self.cards: list[QPushButton] = []
+        self.count, self.length = QSpinBox(), QSpinBox()
+        for box, (lo, hi), value, tip in ((self.count, (2, 6), lookahead.count, "alternatives"),
+                                          (self.length, (8, 20), lookahead.length, "tokens each")):
+            box.setRange(lo, hi)
+            box.setValue(value)
+            box.setSuffix(f" {tip}")
+            box.setFocusPolicy(Qt.FocusPolicy.ClickFocus)
+            box.valueChanged.connect(self._sizes)
+        self.again = QPushButton("Look again")
+        self.again.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.again.clicked.connect(self.look_again)
+        top = QHBoxLayout()
+        top.addWidget(self.heading, 1)
+        for widget in (self.count, self.length, self.again):
+            top.addWidget(widget)
+        lay = QVBoxLayout(self)
+        lay.addLayout(top)
+        lay.addLayout(self.row, 1)
+        self.help = QLabel("1\u20139 pick \u00b7 Tab takes the top one \u00b7 Esc closes (and leaves manual mode)")
+        self.help.setStyleSheet("color: #666")
+        lay.addWidget(self.help)
+        self._unsubscribe = state.subscribe(self._on_change)
+
+    def _on_change(self, change: Change) -> None:
+        if change.what in ("lookahead", "manual"):
+            self.render()
+
+    def render(self) -> None:
+        view = self.state.lookahead
+        if view is None:
+            self.hide()
+            return
+        for card in self.cards:
+            card.deleteLater()
+        self.cards = []
+        mode = " \u00b7 manual mode: generation waits for your pick" if self.state.manual else ""
+        if not view.previews:
+            self.heading.setText(view.message or f"Looking ahead from step {view.step} \u2026{mode}")
+        else:
+            self.heading.setText(f"<b>Step {view.step} of lane {view.lane + 1}: where could it go?</b>{mode}")
+        for i, preview in enumerate(view.previews):
+            card = QPushButton()
+            card.setText("")
+            label = QLabel(f"<b>{i + 1}</b> &nbsp;<u>{html.escape(self.token_text(preview.token))}</u> "
+                           f"<span style='color:#666'>{preview.p:.0%}</span><br>{html.escape(preview.text)}")
+            label.setWordWrap(True)
+            label.setTextInteractionFlags(Qt.TextInteractionFlag.NoTextInteraction)
+            label.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
+            QVBoxLayout(card).addWidget(label)
+            card.setMinimumHeight(120)
+            card.setToolTip(f"Take this direction (key {i + 1})")
+            card.clicked.connect(lambda _c=False, n=i: self.lookahead.pick(n))
+            card.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # the keys stay with the panel
+            self.row.addWidget(card, 1)
+            self.cards.append(card)
+        if not self.isVisible():
+            self.show()
+            self.raise_()
+        self.setFocus()
+
+    def _sizes(self, *_) -> None:
+        self.lookahead.count, self.lookahead.length = self.count.value(), self.length.value()
+
+    def look_again(self) -> None:
+        view = self.state.lookahead
+        if view is not None:
+            self.lookahead.preview(view.lane, view.step)
+
+    def event(self, event) -> bool:
+        # Tab and the digits before the dialog's focus chain sees them (Tab would move the focus)
+        if event.type() == QEvent.Type.KeyPress and self.handle_key(event.key()):
+            return True
+        return super().event(event)
+
+    def handle_key(self, key) -> bool:
+        if key == Qt.Key.Key_Tab:
+            return self.lookahead.pick(0) or True
+        if key in KEYS:
+            return self.lookahead.pick(KEYS[key]) or True
+        if key == Qt.Key.Key_Escape:
+            self.close_lookahead()
+            return True
+        return False
+
+    def close_lookahead(self) -> None:
+        if self.state.manual:
+            self.lookahead.set_manual(False)
+        else:
+            self.lookahead.dismiss()
+
+    def reject(self) -> None:  # the window's close button and Esc
+        self.close_lookahead()
+        super().reject()

@@ -1,0 +1,74 @@
+"""Lookahead and manual mode on the fake backend: previews at a step, a pick becomes a branch (the old text
+stays), manual mode stops at the first fork, offers its lookahead, and a pick goes on to the next fork."""
+from __future__ import annotations
+
+import pytest
+
+from app.engine.face.records import StepRecord
+from app.forks import is_fork, top_candidates
+from app.playground import Playground
+from app.presets import PresetStore
+from app.state import PlaygroundState
+from app.engine.engine import Engine
+from session_helpers import CREATIVE, pump
+from app.engine.fake import fake_loader
+
+
+@pytest.fixture
+def pg(tmp_path):
+    state = PlaygroundState("once upon a time", CREATIVE.settings.replace(seed=42), CREATIVE.name)
+    state.set_run_settings(max_tokens=40, n_ctx=256)
+    engine = Engine(fake_loader()).start()
+    playground = Playground(state, engine, PresetStore(tmp_path / "presets.json"))
+    playground.runs.load_model(None)
+    pump(playground, lambda: state.model is not None)
+    yield playground
+    assert engine.shutdown(10)
+
+
+def idle(pg):
+    pump(pg, lambda: not pg.state.busy)
+
+
+def test_a_preview_at_a_step_and_a_pick_that_becomes_a_branch(pg):
+    pg.runs.generate()
+    idle(pg)
+    records = pg.state.lane().records
+    rec = records[5]
+    before = [r.token for r in records]
+    assert pg.lookahead.preview(0, rec.step, count=3, length=6)
+    idle(pg)
+    view = pg.state.lookahead
+    assert view is not None and not view.message and len(view.previews) == 3
+    assert [p.token for p in view.previews] == [t for t, _p in top_candidates(rec, 3)]
+    assert sorted((p.p for p in view.previews), reverse=True) == [p.p for p in view.previews]
+    for p in view.previews:
+        assert len(p.records) == 6 and p.records[0].step == rec.step and p.records[0].token == p.token
+    chosen = view.previews[1]
+    assert pg.lookahead.pick(1)
+    assert pg.state.lookahead is None
+    now = pg.state.lane().records
+    assert [r.token for r in now] == before[:5] + [r.token for r in chosen.records]
+    assert all(r.lane == 0 for r in now)
+    assert pg.text.switch(0, -1) or pg.text.switch(0, +1)  # the old text is another branch
+    assert [r.token for r in pg.state.lane().records] == before
+
+
+def test_manual_mode_stops_at_forks_and_goes_on_after_a_pick(pg):
+    pg.state.set_fork_rule(bits=0.8)
+    pg.lookahead.set_manual(True)
+    pg.runs.generate()
+    pump(pg, lambda: pg.state.lookahead is not None and pg.state.lookahead.previews and not pg.state.busy)
+    view = pg.state.lookahead
+    pieces = pg.state.lane().tree.pieces()
+    fork = pieces[view.at]
+    assert isinstance(fork, StepRecord) and is_fork(fork, pg.state.forks) and fork.step == view.step
+    assert not any(is_fork(p, pg.state.forks) for p in pieces[:view.at] if isinstance(p, StepRecord))
+    assert 2 <= len(view.previews) <= 6
+    assert pg.lookahead.pick(0)  # Tab: the top one
+    pump(pg, lambda: not pg.state.busy and (pg.state.lookahead is None or pg.state.lookahead.previews))
+    records = pg.state.lane().records
+    assert records[view.at].token == view.previews[0].token
+    assert len(records) > view.at + len(view.previews[0].records) - 1
+    pg.lookahead.set_manual(False)  # Esc
+    assert pg.state.lookahead is None and not pg.state.manual

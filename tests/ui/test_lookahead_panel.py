@@ -1,0 +1,38 @@
+"""Manual mode from the keyboard in the window (fake backend): the run stops at a fork, the lookahead shows
+its alternatives, Tab takes the top one, 2 the second, Esc leaves the mode; every pick is a branch."""
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import Qt
+
+from app.forks import is_fork
+from app.playground import Playground
+
+
+def offered(window, qtbot):
+    qtbot.waitUntil(lambda: window.state.lookahead is not None and bool(window.state.lookahead.previews)
+                    and not window.state.busy, timeout=30_000)
+    return window.state.lookahead
+
+
+def test_manual_mode_by_keyboard(window, qtbot):
+    window.state.set_run_settings(max_tokens=60)
+    window.state.set_fork_rule(bits=0.8)
+    window.actions.manual.trigger()
+    assert window.state.manual and window.actions.manual.isChecked()
+    panel = window.actions.lookahead_panel
+    view = offered(window, qtbot)
+    qtbot.waitExposed(panel)
+    assert len(panel.cards) == len(view.previews) >= 2
+    assert is_fork(window.state.lane().tree.pieces()[view.at], window.state.forks)
+    qtbot.keyClick(panel, Qt.Key.Key_Tab)
+    records = window.state.lane().records
+    assert records[view.at].token == view.previews[0].token
+    view2 = offered(window, qtbot)
+    assert view2.step > view.step
+    qtbot.keyClick(panel, Qt.Key.Key_2)
+    assert window.state.lane().records[view2.at].token == view2.previews[1].token
+    offered(window, qtbot)
+    qtbot.keyClick(panel, Qt.Key.Key_Escape)
+    assert not window.state.manual and window.state.lookahead is None and not panel.isVisible()
+    assert not window.actions.manual.isChecked()
