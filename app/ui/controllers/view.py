@@ -108,7 +108,7 @@ class ViewController:
         for panel in (w.pre_post, w.entropy, w.collision, w.absorption, w.strips, w.funnel):
             panel.apply_theme(theme)
         for col in w.lanes_view.columns:
-            col.text.apply_theme(theme)
+            col.apply_theme(theme)
         if redraw:
             w.redraws.redraw(full=not self.state.busy)
 
@@ -167,7 +167,7 @@ class ViewController:
             theme = themes.current()
             for col in self.window.lanes_view.columns:
                 if col.text.theme is not theme:
-                    col.text.apply_theme(theme)
+                    col.apply_theme(theme)
             self.apply_text_size()
 
     def save(self) -> None:
