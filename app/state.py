@@ -118,12 +118,18 @@ class PlaygroundState(DeskState):
         new = dataclasses.replace(self.run_settings, **changes)
         if new != self.run_settings:
             self.run_settings = new
+            self.accepted()
             self.emit("run_settings")
 
     def report(self, problem: str) -> None:
         """Show a problem (a rejected value, a failed load ...); "" clears it."""
         self.problem = problem
         self.emit("problem")
+
+    def accepted(self) -> None:
+        """An edit went through: a problem shown for an earlier one is stale, so it goes (refusals report)."""
+        if self.problem:
+            self.report("")
 
     def set_status(self, status: str) -> None:
         self.status = status
@@ -139,6 +145,7 @@ class PlaygroundState(DeskState):
             raise ValueError(f"lanes: at most {MAX_LANES}")
         self.lanes.append(Lane(settings, preset))
         index = len(self.lanes) - 1
+        self.accepted()
         self.emit("lanes")
         if select:
             self.set_current_lane(index)
@@ -149,6 +156,7 @@ class PlaygroundState(DeskState):
             raise ValueError("lanes: the last lane cannot be removed")
         del self.lanes[index]
         self.current_lane = min(self.current_lane, len(self.lanes) - 1)
+        self.accepted()
         self.emit("lanes")
         self.emit("current_lane")
 
@@ -166,6 +174,7 @@ class PlaygroundState(DeskState):
             lane.revision, lane.run_id, lane.run_branch = revision, None, None
         self.prompt, self.lanes, self.run_settings = prompt, list(lanes), run_settings
         self.current_lane, self.selected = current_lane, selected
+        self.accepted()
         for what in ("prompt", "run_settings", "lanes", "current_lane", "selection"):
             self.emit(what)
         for index in range(len(lanes)):
@@ -187,6 +196,7 @@ class PlaygroundState(DeskState):
         new_preset = lane.preset if preset is ... else preset
         if settings != lane.settings or new_preset != lane.preset:
             lane.settings, lane.preset = settings, new_preset
+            self.accepted()
             self.emit("lane_settings", index)
 
     def rename_preset(self, old: str, new: str | None) -> None:
@@ -268,6 +278,7 @@ class PlaygroundState(DeskState):
         if lane.tree.current != branch_id:
             lane.tree.current = branch_id
             lane.revision += 1
+            self.accepted()
             self.emit("records", index)
             self.emit("branch", index)
 
