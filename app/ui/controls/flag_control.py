@@ -5,6 +5,16 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QCheckBox, QDoubleSpinBox, QHBoxLayout, QLabel, QSlider, QSpinBox, QToolButton, QWidget
 
 _SLIDER_STEPS = 1000
+#: The exact box takes any number a writer types, in the flag's range or not: the settings check it, and
+#: an out-of-range value is refused with one line naming it (the box then shows the lane's value again).
+#: A box clamped to the slider's span rewrote "1000" to "100" as it was typed and showed 500 for a lane
+#: running top-k 1000.  The slider shows its end for a value beyond its span.
+_BOX_INT = (-(2**31), 2**31 - 1)  # QSpinBox holds an int
+_BOX_FLOAT = (-1e9, 1e9)
+
+
+def box_range(integer: bool) -> tuple:
+    return _BOX_INT if integer else _BOX_FLOAT
 
 
 def tooltip(row) -> str:
@@ -34,11 +44,11 @@ class FlagControl(QWidget):
         self.box = QSpinBox() if self.integer else QDoubleSpinBox()
         if not self.integer:
             self.box.setDecimals(max(row.decimals, 3))
-        lo, hi = row.slider_lo, row.slider_hi
-        self.box.setRange(int(lo) if self.integer else lo, int(hi) if self.integer else hi)
+        self.box.setRange(*box_range(self.integer))
         self.box.setSingleStep(int(row.step) if self.integer else row.step)
         self.box.setKeyboardTracking(False)
         self.box.setMinimumWidth(76)
+        self.box.setMaximumWidth(self.box.fontMetrics().horizontalAdvance("-000000.000") + 36)
         self.reset = _reset_button(row)
         for w in (self.label, self.slider, self.box):
             w.setToolTip(tooltip(row))
@@ -57,11 +67,12 @@ class FlagControl(QWidget):
         return int(v) if self.integer else round(float(v), 6)
 
     def show_value(self, value) -> None:
-        """Show ``value`` (clamped to the control's range) without a signal."""
+        """Show the lane's ``value`` in the box as it is (the slider at its end beyond its span),
+        without a signal."""
         self._syncing = True
         try:
             self.box.setValue(int(value) if self.integer else float(value))
-            self.slider.setValue(self._to_slider(self.box.value()))
+            self.slider.setValue(min(max(self._to_slider(self.box.value()), 0), _SLIDER_STEPS))
         finally:
             self._syncing = False
 

@@ -32,6 +32,7 @@ class RunPage(QWidget):
         self.stops = QPlainTextEdit()
         self.stops.setPlaceholderText("one stop string per line")
         self.stops.setMaximumHeight(60)
+        self.stops.setTabChangesFocus(True)
         self.stops.textChanged.connect(self._stops_edited)
         self.ctx_size = QSpinBox()
         self.ctx_size.setRange(64, 1 << 20)
