@@ -47,6 +47,7 @@ class ChatPromptBox(QWidget):
         self.user.textChanged.connect(lambda: chat.set_messages(user=self.user.toPlainText()))
         for field in (self.system, self.user):
             field.setMinimumHeight(FIELD_MIN_PX)
+            field.setTabChangesFocus(True)  # Tab moves on: the keyboard can leave the field
         self.template = QLabel("")
         self.template.setStyleSheet(NOTE_STYLE)
         lay = QHBoxLayout(self)

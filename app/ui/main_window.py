@@ -20,6 +20,7 @@ from .controllers.actions import ActionsController
 from .controllers.desk import DeskController
 from .controllers.menus import fill_menu_bar
 from .controllers.presets import PresetsController
+from .controllers.reading import ReadingController
 from .controllers.redraw import RedrawController
 from .controllers.sessions import SessionsController
 from .controllers.status import StatusController
@@ -34,7 +35,7 @@ from .plots.entropy import EntropyPanel
 from .plots.funnel import FunnelPanel
 from .plots.metric_strips import MetricStrips
 from .plots.pre_post import PrePostPanel
-from .window_layout import build_layout
+from .window_layout import build_layout, opening_size
 
 FIRST_PRESET = "creative-writing"
 
@@ -58,7 +59,7 @@ class MainWindow(QMainWindow):
         The last session comes back unless a ``state`` is given or ``restore_session`` is False."""
         super().__init__()
         self.setWindowTitle("Scatter Playground")
-        self.resize(1500, 940)
+        self.resize(*opening_size(self.screen()))
         self.gc = GuiGarbageCollection()
         self.state = state or first_state()
         self.bridge = EngineBridge(loader, model=model, owns_model=model is None, parent=self)
@@ -94,6 +95,7 @@ class MainWindow(QMainWindow):
         self.prompt.setMaximumHeight(90)
         self.prompt.setMinimumHeight(36)
         self.prompt.setPlaceholderText("Prompt")
+        self.prompt.setTabChangesFocus(True)  # Tab and Ctrl+Tab move the focus on instead of typing a tab
         self.prompt.textChanged.connect(lambda: state.set_prompt(self.prompt.toPlainText()))
         self.prompt_area = PromptArea(self.prompt, state, playground)  # the prompt, or chat's two fields
         self.lanes_view = LanesView(state, playground)
@@ -111,6 +113,7 @@ class MainWindow(QMainWindow):
         self.status = StatusController(self.statusBar(), state)
         self.redraws = RedrawController(self, state)
         self.view = ViewController(self, state)  # theme, text size, splitter sizes (View menu)
+        self.reading = ReadingController(self, state)  # F9: the reading layout; Ctrl+1..4: the edited lane
         self._unsubscribe = state.subscribe(self._on_change)
 
     # -- views -----------------------------------------------------------------------
@@ -150,8 +153,10 @@ class MainWindow(QMainWindow):
 
     def closeEvent(self, event) -> None:
         self.sessions.close()  # the last session, kept for the next window
+        self.reading.leave()  # the workbench's sizes are the ones kept
         self.view.close()  # the splitters' sizes, for the next window
-        for part in (self.redraws, self.actions, self.status, self.controls, self.desk, self.prompt_area):
+        for part in (self.redraws, self.actions, self.status, self.controls, self.desk, self.prompt_area,
+                     self.lanes_view):
             part.close_bindings()
         self._unsubscribe()
         self.bridge.close()
