@@ -14,6 +14,7 @@ from app.state import Change
 from ..ab import ABDialog
 from ..dialogs import ExportDialog, FanDialog, ImportDialog
 from ..dialogs.fan_dialog import FanSetupDialog
+from ..dialogs.lane_diff import LaneDiffDialog
 
 FAN_TOKENS = 48
 
@@ -54,7 +55,10 @@ class ActionsController:
                                         lambda: text.switch(state.current_lane, +1), "Alt+Right")
         self.ab = self._action("Blind A/B \u2026", "Compare two presets blind: unlabelled pairs from one seed, "
                                "then the tally", self.open_ab, "Ctrl+Shift+A")
+        self.compare = self._action("Compare lanes \u2026", "Two lanes' texts side by side, the words that "
+                                    "differ tinted", self.open_compare, "Ctrl+Shift+D")
         self.ab_dialog = None
+        self.compare_dialog = None
         self._unsubscribe = state.subscribe(self._on_change)
         self.update()
 
@@ -101,6 +105,7 @@ class ActionsController:
         for action in (self.add_lane, self.baseline):
             action.setEnabled(not busy and len(self.state.lanes) < MAX_LANES)
         self.match.setEnabled(not busy and len(self.state.lanes) > 1)
+        self.compare.setEnabled(len(self.state.lanes) > 1)
         self.fan.setEnabled(ready and has_text)
         history = self.playground.history
         self.undo.setEnabled(not busy and bool(history.undos))
@@ -129,6 +134,15 @@ class ActionsController:
             self.ab_dialog.deleteLater()
         self.ab_dialog = ABDialog(self.state, self.playground.ab, self.window)
         self.ab_dialog.show()
+
+    def open_compare(self) -> None:
+        """Lane 1 against the edited lane (or lane 2), chosen again in the dialog."""
+        if self.compare_dialog is not None:
+            self.compare_dialog.close()
+        other = self.state.current_lane if self.state.current_lane else 1
+        self.compare_dialog = LaneDiffDialog(self.state, self.playground.lanes.label, self.window)
+        self.compare_dialog.fill_lanes(0, other)
+        self.compare_dialog.show()
 
     def open_sweep(self) -> None:
         from ..sweep.sweep_window import SweepWindow
