@@ -12,6 +12,7 @@ from PySide6.QtWidgets import (
 from app.analysis import first_divergence, lane_stats
 
 from .branch_bar import BranchBar
+from .focus_keys import tab_moves_focus
 from .lane_keys import LaneKeys
 from .lane_stats_table import LaneStatsTable
 from .text_pane import TokenTextPane
@@ -50,7 +51,7 @@ class LaneColumn(QFrame):
         self.keys = LaneKeys(self)  # Left / Right through the tokens, Enter: the token's menu
         self.editor = QPlainTextEdit()
         self.editor.setMinimumHeight(40)
-        self.editor.setTabChangesFocus(True)
+        tab_moves_focus(self.editor)
         self.editor.setToolTip("Edit the text; Ctrl+E (or the ✎ button) again to keep it. "
                                "What you write is yours: untinted, and the old text stays a branch away.")
         self.pages = QStackedWidget()

@@ -27,6 +27,7 @@ from .controllers.status import StatusController
 from .controllers.view import ViewController
 from .controls.settings_panel import SettingsPanel
 from .engine_bridge import EngineBridge
+from .focus_keys import tab_moves_focus
 from .gui_gc import GuiGarbageCollection
 from .lanes_view import LanesView
 from .plots.absorption import AbsorptionPanel
@@ -95,7 +96,7 @@ class MainWindow(QMainWindow):
         self.prompt.setMaximumHeight(90)
         self.prompt.setMinimumHeight(36)
         self.prompt.setPlaceholderText("Prompt")
-        self.prompt.setTabChangesFocus(True)  # Tab and Ctrl+Tab move the focus on instead of typing a tab
+        tab_moves_focus(self.prompt)  # Tab and Ctrl+Tab move the focus on instead of typing a tab
         self.prompt.textChanged.connect(lambda: state.set_prompt(self.prompt.toPlainText()))
         self.prompt_area = PromptArea(self.prompt, state, playground)  # the prompt, or chat's two fields
         self.lanes_view = LanesView(state, playground)

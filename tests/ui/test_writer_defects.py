@@ -15,12 +15,12 @@ LEFT = Qt.MouseButton.LeftButton
 
 def click_token(qtbot, pane, step: int) -> None:
     """A left click in the middle of the token of ``step`` in a lane's text pane."""
-    start, end = pane.spans[step]
+    start, _end = pane.spans[step]
     cursor = QTextCursor(pane.document())
-    cursor.setPosition((start + end) // 2)
+    cursor.setPosition(start)
     pane.scroll_to(cursor)
-    rect = pane.cursorRect(cursor)
-    qtbot.mouseClick(pane.viewport(), LEFT, pos=QPoint(rect.center().x(), rect.center().y()))
+    rect = pane.cursorRect(cursor)  # the caret before the token: a few pixels into it, not on its edge
+    qtbot.mouseClick(pane.viewport(), LEFT, pos=QPoint(rect.center().x() + 3, rect.center().y()))
 
 
 def type_into(qtbot, widget, text: str) -> None:
@@ -174,7 +174,7 @@ def test_tab_moves_the_focus_out_of_the_prompt(window, qtbot):
     assert prompt.toPlainText() == before and not prompt.hasFocus()
     prompt.setFocus()
     qtbot.keyClick(prompt, Qt.Key.Key_Tab, Qt.KeyboardModifier.ControlModifier)
-    assert "\t" not in prompt.toPlainText()
+    assert prompt.toPlainText() == before and not prompt.hasFocus()
 
 
 def test_deleting_a_preset_asks_first(window, monkeypatch):
