@@ -204,3 +204,30 @@ def test_the_status_bar_names_the_model_file(window):
 
     info = window.state.model
     assert window.status.model.text().startswith(Path(info.path).name)
+
+
+def test_the_lane_radios_show_on_the_dark_theme(window, qtbot):
+    from PySide6.QtGui import QColor
+    from PySide6.QtWidgets import QApplication
+
+    window.view.set_theme("dark")
+    window.actions.add_lane.trigger()  # lane 2 is edited: lane 1's radio is an empty ring
+    window.lanes_view.sync_columns()
+    radio = window.lanes_view.columns[0].edit
+    assert not radio.isChecked()
+    qtbot.wait(50)  # the new palette reaches every widget
+    image = radio.grab().toImage()
+    page = QApplication.palette().window().color().lightness()
+    ring = max(QColor(image.pixel(x, y)).lightness() for x in range(min(18, image.width()))
+               for y in range(image.height()))  # the indicator, left of the label
+    assert ring - page >= 60, (ring, page)  # it was drawn no lighter than the page: 47 on 47
+
+
+def test_the_window_fits_a_1280_x_720_screen_with_four_lanes(window, qtbot, run_and_wait):
+    window.resize(1264, 680)  # as it opens there: the lanes in two rows of two
+    for action in (window.actions.add_lane, window.actions.baseline, window.actions.add_lane):
+        action.trigger()
+    run_and_wait(window)  # the statistics table is shown
+    assert window.lanes_view.per_row == 2
+    # 720 less a desktop panel (about 30 px) and a title bar (about 30 px); it needed 691 px
+    assert window.minimumSizeHint().height() <= 660, window.minimumSizeHint()
