@@ -3,7 +3,6 @@ and their statistics in a table underneath, one row per lane; bound to the state
 from __future__ import annotations
 
 from PySide6.QtCore import Signal
-from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import (
     QApplication, QButtonGroup, QComboBox, QFrame, QGridLayout, QHBoxLayout, QLabel, QPlainTextEdit, QRadioButton, QStackedWidget, QToolButton,
     QVBoxLayout, QWidget,
@@ -11,6 +10,7 @@ from PySide6.QtWidgets import (
 
 from app.analysis import first_divergence, lane_stats
 
+from . import theme as themes
 from .branch_bar import BranchBar
 from .focus_keys import tab_moves_focus
 from .lane_keys import LaneKeys
@@ -80,13 +80,9 @@ class LaneColumn(QFrame):
         lay.addWidget(self.pages, 1)
 
     def apply_theme(self, theme) -> None:
-        """The text's colours, and a radio that shows on a dark page: Fusion draws the ring in the
-        window colour darkened, nearly black on the dark theme's grey, so the ring gets a light one."""
+        """The text's colours, and a radio that shows on a dark page (``theme.indicator_palette``)."""
         self.text.apply_theme(theme)
-        pal = QApplication.palette()
-        if theme.dark:
-            pal.setColor(QPalette.ColorRole.Window, QColor(200, 200, 206))
-        self.edit.setPalette(pal)
+        self.edit.setPalette(themes.indicator_palette(theme, QApplication.palette()))
 
     @property
     def editing(self) -> bool:

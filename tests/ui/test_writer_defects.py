@@ -99,6 +99,10 @@ def test_exact_boxes_show_and_take_the_value_typed(window, qtbot):
     assert window.state.lane().settings.scatter.strength == before
     assert "--scatter-strength" in window.state.problem and "-0.3" in window.state.problem
     assert controls["scatter.strength"].box.value() == before  # the box shows what the lane runs
+    type_into(qtbot, controls["scatter.strength"].box, "0.1234")  # more decimals than the box shows
+    assert window.state.lane().settings.scatter.strength == 0.1234
+    assert controls["scatter.strength"].box.text() == "0.1234"
+    assert controls["temp"].box.text() == "4.500"  # the row's decimals when they say it exactly
 
 
 def test_imported_values_beyond_the_sliders_are_shown_as_they_are(window):

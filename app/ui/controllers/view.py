@@ -9,7 +9,7 @@ from __future__ import annotations
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QActionGroup, QGuiApplication, QKeySequence
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QCheckBox
 
 from app.state import Change
 
@@ -109,6 +109,8 @@ class ViewController:
             panel.apply_theme(theme)
         for col in w.lanes_view.columns:
             col.apply_theme(theme)
+        for box in w.findChildren(QCheckBox):  # the controls' switches, the panels' options
+            box.setPalette(themes.indicator_palette(theme, app.palette()))
         if redraw:
             w.redraws.redraw(full=not self.state.busy)
 

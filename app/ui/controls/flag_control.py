@@ -13,6 +13,10 @@ _BOX_INT = (-(2**31), 2**31 - 1)  # QSpinBox holds an int
 _BOX_FLOAT = (-1e9, 1e9)
 
 
+#: The decimals a float box takes (the value is rounded to 6 decimals, see ``FlagControl.value``).
+BOX_DECIMALS = 6
+
+
 def box_range(integer: bool) -> tuple:
     return _BOX_INT if integer else _BOX_FLOAT
 
@@ -28,6 +32,23 @@ def _reset_button(row) -> QToolButton:
     return button
 
 
+class ExactBox(QDoubleSpinBox):
+    """A float box that takes up to :data:`BOX_DECIMALS` decimals as typed and shows a value with the
+    row's usual decimals when that is exact (0.180), else with as many as it has (0.12345), so that
+    neither a typed nor a lane's value is rounded where the writer cannot see it."""
+
+    def __init__(self, shown_decimals: int):
+        super().__init__()
+        self.shown_decimals = shown_decimals
+        self.setDecimals(BOX_DECIMALS)
+
+    def textFromValue(self, value: float) -> str:
+        short = f"{value:.{self.shown_decimals}f}"
+        if float(short) == round(value, BOX_DECIMALS):
+            return short
+        return f"{value:.{BOX_DECIMALS}f}".rstrip("0")
+
+
 class FlagControl(QWidget):
     """Edits one numeric flag.  ``edited(field, value)`` fires on every change by the user."""
 
@@ -41,14 +62,11 @@ class FlagControl(QWidget):
         self.label.setMinimumWidth(118)
         self.slider = QSlider(Qt.Orientation.Horizontal)
         self.slider.setRange(0, _SLIDER_STEPS)
-        self.box = QSpinBox() if self.integer else QDoubleSpinBox()
-        if not self.integer:
-            self.box.setDecimals(max(row.decimals, 3))
+        self.box = QSpinBox() if self.integer else ExactBox(max(row.decimals, 3))
         self.box.setRange(*box_range(self.integer))
         self.box.setSingleStep(int(row.step) if self.integer else row.step)
         self.box.setKeyboardTracking(False)
-        self.box.setMinimumWidth(76)
-        self.box.setMaximumWidth(self.box.fontMetrics().horizontalAdvance("-000000.000") + 36)
+        self.box.setFixedWidth(self.box.fontMetrics().horizontalAdvance("-000000.000") + 36)  # all boxes in line
         self.reset = _reset_button(row)
         for w in (self.label, self.slider, self.box):
             w.setToolTip(tooltip(row))
