@@ -115,6 +115,8 @@ class MainWindow(QMainWindow):
         self.redraws = RedrawController(self, state)
         self.view = ViewController(self, state)  # theme, text size, splitter sizes (View menu)
         self.reading = ReadingController(self, state)  # F9: the reading layout; Ctrl+1..4: the edited lane
+        bar.addSeparator()
+        bar.addAction(self.reading.toggle)
         self._unsubscribe = state.subscribe(self._on_change)
 
     # -- views -----------------------------------------------------------------------

@@ -18,7 +18,7 @@ from PySide6.QtGui import QAction, QKeySequence
 from app.engine.generation import MAX_LANES
 
 #: The height of the metric strips' band in the reading layout.
-STRIP_PX = 96
+STRIP_PX = 124
 #: The prompt's height in the reading layout (it stays editable).
 PROMPT_PX = 44
 
@@ -29,6 +29,7 @@ class ReadingController:
         self.saved: dict[str, list[int]] | None = None  # the workbench's sizes while reading
         self.toggle = QAction("Reading layout", window)
         self.toggle.setCheckable(True)
+        self.toggle.setIconText("Reading")  # the toolbar's short name
         self.toggle.setShortcut(QKeySequence("F9"))
         self.toggle.setToolTip("Large lane texts side by side, the step panels folded to the strips (F9)")
         self.toggle.toggled.connect(self.set_reading)
