@@ -124,12 +124,18 @@ class PlaygroundState(DeskState, RadarState):
         new = dataclasses.replace(self.run_settings, **changes)
         if new != self.run_settings:
             self.run_settings = new
+            self.accepted()
             self.emit("run_settings")
 
     def report(self, problem: str) -> None:
         """Show a problem (a rejected value, a failed load ...); "" clears it."""
         self.problem = problem
         self.emit("problem")
+
+    def accepted(self) -> None:
+        """An edit went through: a problem shown for an earlier one is stale, so it goes (refusals report)."""
+        if self.problem:
+            self.report("")
 
     def set_status(self, status: str) -> None:
         self.status = status
@@ -145,6 +151,7 @@ class PlaygroundState(DeskState, RadarState):
             raise ValueError(f"lanes: at most {MAX_LANES}")
         self.lanes.append(Lane(settings, preset))
         index = len(self.lanes) - 1
+        self.accepted()
         self.emit("lanes")
         if select:
             self.set_current_lane(index)
@@ -155,6 +162,7 @@ class PlaygroundState(DeskState, RadarState):
             raise ValueError("lanes: the last lane cannot be removed")
         del self.lanes[index]
         self.current_lane = min(self.current_lane, len(self.lanes) - 1)
+        self.accepted()
         self.emit("lanes")
         self.emit("current_lane")
 
@@ -172,6 +180,7 @@ class PlaygroundState(DeskState, RadarState):
             lane.revision, lane.run_id, lane.run_branch = revision, None, None
         self.prompt, self.lanes, self.run_settings = prompt, list(lanes), run_settings
         self.current_lane, self.selected = current_lane, selected
+        self.accepted()
         for what in ("prompt", "run_settings", "lanes", "current_lane", "selection"):
             self.emit(what)
         for index in range(len(lanes)):
@@ -193,6 +202,7 @@ class PlaygroundState(DeskState, RadarState):
         new_preset = lane.preset if preset is ... else preset
         if settings != lane.settings or new_preset != lane.preset:
             lane.settings, lane.preset = settings, new_preset
+            self.accepted()
             self.emit("lane_settings", index)
 
     def rename_preset(self, old: str, new: str | None) -> None:
@@ -277,6 +287,7 @@ class PlaygroundState(DeskState, RadarState):
         if lane.tree.current != branch_id:
             lane.tree.current = branch_id
             lane.revision += 1
+            self.accepted()
             self.emit("records", index)
             self.emit("branch", index)
 

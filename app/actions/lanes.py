@@ -12,6 +12,17 @@ BASELINE_PRESET = "Off (llama.cpp defaults)"
 MAX_SEED = 2**31 - 1
 
 
+def check_in_vocabulary(biases, model) -> None:
+    """ValueError naming a logit bias for a token past the loaded model's vocabulary (llama.cpp skips
+    such an entry without a word, so the writer would think it works; no model: nothing to check)."""
+    if model is None:
+        return
+    past = [token for token, _bias in biases if token >= model.n_vocab]
+    if past:
+        raise ValueError(f"--logit-bias: token {past[0]} is past the model's vocabulary "
+                         f"(ids 0 to {model.n_vocab - 1})")
+
+
 class LaneActions:
     def __init__(self, state: PlaygroundState, presets: PresetStore, runs):
         self.state = state
@@ -34,6 +45,8 @@ class LaneActions:
         index = self.state.current_lane if index is None else index
         try:
             settings = self.state.lanes[index].settings.with_value(field, value)
+            if field == "logit_bias":
+                check_in_vocabulary(settings.logit_bias, self.state.model)
         except ValueError as exc:
             self.state.report(str(exc))
             self.state.emit("lane_settings", index)

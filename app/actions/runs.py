@@ -121,6 +121,7 @@ class RunActions:
         if not self.ready():
             return
         self.history.checkpoint()
+        self.state.select(None)  # a new text: the panels follow its newest token, not a step of the old one
         run_id = self.engine.next_id()
         configs = []
         for i, lane in enumerate(self.state.lanes):
@@ -136,6 +137,7 @@ class RunActions:
             self.state.report("Every lane needs some text to continue: generate first.")
             return
         self.history.checkpoint()
+        self.state.select(None)  # the panels follow the new tokens as they come
         run_id = self.engine.next_id()
         configs = []
         for i, lane in enumerate(self.state.lanes):

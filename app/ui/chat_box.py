@@ -9,6 +9,8 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QPlainTextEdit, QStackedWidge
 
 from app.state import Change
 
+from .focus_keys import tab_moves_focus
+
 PLAIN, CHAT = 0, 1
 NOTE_STYLE = "font-size: 11px;"  # the palette's text colour: readable in either theme
 FIELD_MIN_PX = 36  # a field one line high at the least: the window must fit 1280 x 720 with 4 lanes
@@ -47,6 +49,7 @@ class ChatPromptBox(QWidget):
         self.user.textChanged.connect(lambda: chat.set_messages(user=self.user.toPlainText()))
         for field in (self.system, self.user):
             field.setMinimumHeight(FIELD_MIN_PX)
+            tab_moves_focus(field)  # Tab and Ctrl+Tab move on: the keyboard can leave the field
         self.template = QLabel("")
         self.template.setStyleSheet(NOTE_STYLE)
         lay = QHBoxLayout(self)

@@ -45,8 +45,9 @@ class LaneStatsTable(QTableWidget):
         self.values: list[dict] = []
         self.hide()
 
-    def show_lanes(self, values: list[dict], labels: list[str]) -> None:
-        """One row per lane: ``values[i]`` from :func:`app.analysis.lane_stats` ({} when it has no run)."""
+    def show_lanes(self, values: list[dict], labels: list[str], *, keep_shown: bool = False) -> None:
+        """One row per lane: ``values[i]`` from :func:`app.analysis.lane_stats` ({} when it has no run);
+        ``keep_shown``: a shown table stays shown with empty rows (a run just began: no jump)."""
         self.values = values
         self.setRowCount(len(values))
         for r, (stats, label) in enumerate(zip(values, labels)):
@@ -57,7 +58,7 @@ class LaneStatsTable(QTableWidget):
         row = self.verticalHeader().defaultSectionSize()
         self.setMaximumHeight(head + row * len(values))  # a splitter pane: all rows, or fewer and a scroll bar
         self.setMinimumHeight(head + row)
-        self.setVisible(any(values))
+        self.setVisible(any(values) or (keep_shown and not self.isHidden()))
 
     def _set(self, row: int, col: int, text: str, align) -> None:
         item = self.item(row, col)

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
-    QComboBox, QFrame, QGridLayout, QHBoxLayout, QLabel, QPlainTextEdit, QRadioButton, QStackedWidget, QToolButton,
+    QApplication, QButtonGroup, QComboBox, QFrame, QGridLayout, QHBoxLayout, QLabel, QPlainTextEdit, QRadioButton, QStackedWidget, QToolButton,
     QVBoxLayout, QWidget,
 )
 
 from app.analysis import first_divergence, lane_stats
 
+from . import theme as themes
 from .branch_bar import BranchBar
+from .focus_keys import tab_moves_focus
+from .lane_keys import LaneKeys
 from .lane_stats_table import LaneStatsTable
 from .text_pane import TokenTextPane
 from .token_format import TokenChips
@@ -43,10 +46,12 @@ class LaneColumn(QFrame):
         self.remove.clicked.connect(lambda: playground.lanes.remove(self.index))
         self.text = TokenTextPane(state.token_text, chips=TokenChips(state))
         self.text.setMinimumHeight(40)
-        self.text.stepClicked.connect(state.select)
-        self.text.menuRequested.connect(self._menu)
+        self.text.stepClicked.connect(self.select_step)
+        self.text.menuRequested.connect(self.open_menu)
+        self.keys = LaneKeys(self)  # Left / Right through the tokens, Enter: the token's menu
         self.editor = QPlainTextEdit()
         self.editor.setMinimumHeight(40)
+        tab_moves_focus(self.editor)
         self.editor.setToolTip("Edit the text; Ctrl+E (or the ✎ button) again to keep it. "
                                "What you write is yours: untinted, and the old text stays a branch away.")
         self.pages = QStackedWidget()
@@ -74,6 +79,11 @@ class LaneColumn(QFrame):
         lay.addLayout(head)
         lay.addWidget(self.pages, 1)
 
+    def apply_theme(self, theme) -> None:
+        """The text's colours, and a radio that shows on a dark page (``theme.indicator_palette``)."""
+        self.text.apply_theme(theme)
+        self.edit.setPalette(themes.indicator_palette(theme, QApplication.palette()))
+
     @property
     def editing(self) -> bool:
         return self.pages.currentWidget() is self.editor
@@ -97,7 +107,13 @@ class LaneColumn(QFrame):
         self.edit_button.setChecked(on)
         self.edit_button.blockSignals(False)
 
-    def _menu(self, step: int, where) -> None:
+    def select_step(self, step: int) -> None:
+        """A click on a token shows that step of this lane in every panel: the panels draw the edited
+        lane, so the clicked lane becomes the edited one (as its token menu makes it)."""
+        self.state.set_current_lane(self.index)
+        self.state.select(step)
+
+    def open_menu(self, step: int, where) -> None:
         self.state.set_current_lane(self.index)
         menu = token_menu(self, self.state, self.playground, self.index, step)
         menu.exec(where)
@@ -164,10 +180,40 @@ class LanesView(QWidget):
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addLayout(self.grid, 1)
         self.per_row = 0
+        self.one_row = False
+        self.radios = QButtonGroup(self)  # the lanes' "edited" radios sit in frames of their own: one group
+        self.radios.setExclusive(True)
         self.sync_columns()
+        self._unsubscribe = state.subscribe(self._on_change)
+
+    def _on_change(self, change) -> None:
+        what = change.what
+        if what == "current_lane":
+            self.show_edited()
+        elif what == "busy" and self.state.busy == "run":  # the table holds the figures of the text shown
+            self.show_stats(keep_shown=True)
+        elif what in ("lane_settings", "presets") and not self.state.busy:  # its labels name the presets
+            self.show_stats()
+
+    def show_edited(self) -> None:
+        """The edited lane's radio checked, and only that one (the state says which)."""
+        for col in self.columns:
+            col.edit.blockSignals(True)
+            col.edit.setChecked(col.index == self.state.current_lane)
+            col.edit.blockSignals(False)
+
+    def close_bindings(self) -> None:
+        self._unsubscribe()
+
+    def set_one_row(self, on: bool) -> None:
+        """Every lane in one row, however narrow (the reading layout), or rows as the width allows."""
+        self.one_row = on
+        self._regrid(force=True)
 
     def columns_per_row(self, width: int | None = None) -> int:
         n = max(1, len(self.columns))
+        if self.one_row:
+            return n
         fit = max(1, (self.width() if width is None else width) // MIN_COLUMN_PX)
         rows = -(-n // fit)
         return -(-n // rows)  # as even as the rows can be: 4 lanes in 2 x 2, never 3 + 1
@@ -197,17 +243,17 @@ class LanesView(QWidget):
         n = len(self.state.lanes)
         while len(self.columns) > n:
             col = self.columns.pop()
+            self.radios.removeButton(col.edit)
             col.setParent(None)
             col.deleteLater()
         while len(self.columns) < n:
             col = LaneColumn(len(self.columns), self.state, self.playground)
+            self.radios.addButton(col.edit)
             self.columns.append(col)
         self._regrid(force=True)
+        self.show_edited()
         for col in self.columns:
             col.remove.setEnabled(n > 1 and not self.state.busy)
-            col.edit.blockSignals(True)
-            col.edit.setChecked(col.index == self.state.current_lane)
-            col.edit.blockSignals(False)
             col.show_preset()
             col.show_text()
 
@@ -215,12 +261,13 @@ class LanesView(QWidget):
         for col in self.columns:
             col.show_text()
 
-    def show_stats(self) -> None:
+    def show_stats(self, *, keep_shown: bool = False) -> None:
+        """The table from the lanes' texts (``keep_shown``: a run begins, the table stays where it is)."""
         for col in self.columns:
             col.show_stats()
         labels = [f"Lane {c.index + 1} \u00b7 {self.playground.lanes.label(c.index)}" for c in self.columns]
         rows = (self.stats_table.rowCount(), self.stats_table.isVisible())
-        self.stats_table.show_lanes([c.stats_values for c in self.columns], labels)
+        self.stats_table.show_lanes([c.stats_values for c in self.columns], labels, keep_shown=keep_shown)
         if (self.stats_table.rowCount(), self.stats_table.isVisible()) != rows:
             self.gridChanged.emit()  # the table's height changed: the layout may share the space anew
 

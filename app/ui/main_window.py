@@ -21,12 +21,14 @@ from .controllers.actions import ActionsController
 from .controllers.desk import DeskController
 from .controllers.menus import fill_menu_bar
 from .controllers.presets import PresetsController
+from .controllers.reading import ReadingController
 from .controllers.redraw import RedrawController
 from .controllers.sessions import SessionsController
 from .controllers.status import StatusController
 from .controllers.view import ViewController
 from .controls.settings_panel import SettingsPanel
 from .engine_bridge import EngineBridge
+from .focus_keys import tab_moves_focus
 from .gui_gc import GuiGarbageCollection
 from .lanes_view import LanesView
 from .plots.absorption import AbsorptionPanel
@@ -35,7 +37,7 @@ from .plots.entropy import EntropyPanel
 from .plots.funnel import FunnelPanel
 from .plots.metric_strips import MetricStrips
 from .plots.pre_post import PrePostPanel
-from .window_layout import build_layout
+from .window_layout import build_layout, opening_size
 
 FIRST_PRESET = "creative-writing"
 
@@ -60,7 +62,7 @@ class MainWindow(QMainWindow):
         comes back unless a ``state`` is given or ``restore_session`` is False."""
         super().__init__()
         self.setWindowTitle("Scatter Playground")
-        self.resize(1500, 940)
+        self.resize(*opening_size(self.screen()))
         self.gc = GuiGarbageCollection()
         self.state = state or first_state()
         self.bridge = EngineBridge(engine if engine is not None else EngineProcess(), parent=self)
@@ -97,6 +99,7 @@ class MainWindow(QMainWindow):
         self.prompt.setMaximumHeight(90)
         self.prompt.setMinimumHeight(36)
         self.prompt.setPlaceholderText("Prompt")
+        tab_moves_focus(self.prompt)  # Tab and Ctrl+Tab move the focus on instead of typing a tab
         self.prompt.textChanged.connect(lambda: state.set_prompt(self.prompt.toPlainText()))
         self.prompt_area = PromptArea(self.prompt, state, playground)  # the prompt, or chat's two fields
         self.lanes_view = LanesView(state, playground)
@@ -114,6 +117,9 @@ class MainWindow(QMainWindow):
         self.status = StatusController(self.statusBar(), state)
         self.redraws = RedrawController(self, state)
         self.view = ViewController(self, state)  # theme, text size, splitter sizes (View menu)
+        self.reading = ReadingController(self, state)  # F9: the reading layout; Ctrl+1..4: the edited lane
+        bar.addSeparator()
+        bar.addAction(self.reading.toggle)
         self._unsubscribe = state.subscribe(self._on_change)
 
     # -- views -----------------------------------------------------------------------
@@ -153,8 +159,10 @@ class MainWindow(QMainWindow):
 
     def closeEvent(self, event) -> None:
         self.sessions.close()  # the last session, kept for the next window
+        self.reading.leave()  # the workbench's sizes are the ones kept
         self.view.close()  # the splitters' sizes, for the next window
-        for part in (self.redraws, self.actions, self.status, self.controls, self.desk, self.prompt_area):
+        for part in (self.redraws, self.actions, self.status, self.controls, self.desk, self.prompt_area,
+                     self.lanes_view):
             part.close_bindings()
         self._unsubscribe()
         self.bridge.close()

@@ -113,6 +113,16 @@ def palette(theme: Theme, base: QPalette) -> QPalette:
     return pal
 
 
+def indicator_palette(theme: Theme, base: QPalette) -> QPalette:
+    """The palette of a radio button or check box: Fusion draws their ring in the window colour
+    darkened, which on the dark theme's grey is the page's own lightness (invisible), so there the
+    "window" of these widgets is light (their own background is not painted)."""
+    pal = QPalette(base)
+    if theme.dark:
+        pal.setColor(QPalette.ColorRole.Window, QColor(200, 200, 206))
+    return pal
+
+
 def style_plot(plot, theme: Theme) -> None:
     """Background, axes and tick text of a PlotWidget or PlotItem in ``theme``'s colours."""
     widget = plot if hasattr(plot, "setBackground") else None

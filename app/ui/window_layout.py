@@ -13,6 +13,19 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QScrollArea, QSplitter, QVBoxLayout, QWidget
 
 LEFT_MIN_PX = 360
+#: The size a new window opens at when the screen has room for it.
+OPEN_SIZE = (1500, 940)
+#: What a window manager adds around the window's own area (frame and title bar), about.
+FRAME_PX = (16, 40)
+
+
+def opening_size(screen) -> tuple[int, int]:
+    """OPEN_SIZE, or less: no larger than the screen's available area (the desktop less its panels),
+    frame included.  At 1280 x 720 the window opened at 1500 x 940, larger than the screen."""
+    if screen is None:
+        return OPEN_SIZE
+    area = screen.availableGeometry()
+    return min(OPEN_SIZE[0], area.width() - FRAME_PX[0]), min(OPEN_SIZE[1], area.height() - FRAME_PX[1])
 
 
 def _splitter(orientation, widgets, sizes, name: str, splitters: dict) -> QSplitter:
@@ -43,9 +56,18 @@ def controls_column(window) -> QScrollArea:
     return scroll
 
 
+#: The least height of the entropy and absorption panels and of the metric strips: what their own hints
+#: ask for added up to a window too tall for a 1280 x 720 screen (691 px with 4 lanes; now 627).  Only a
+#: floor: they open larger.  Pre vs post and the collision gate keep theirs (they need it at 720 px).
+PANEL_MIN_PX, STRIPS_MIN_PX = 56, 80
+
+
 def build_layout(window) -> tuple[QWidget, dict[str, QSplitter]]:
     """The central widget, and the splitters by name."""
     w, s = window, {}
+    for panel in (w.entropy, w.absorption):
+        panel.setMinimumHeight(PANEL_MIN_PX)
+    w.strips.setMinimumHeight(STRIPS_MIN_PX)
     v, h = Qt.Orientation.Vertical, Qt.Orientation.Horizontal
     height = max(w.height(), 600)
     controls = controls_column(w)
@@ -62,5 +84,7 @@ def build_layout(window) -> tuple[QWidget, dict[str, QSplitter]]:
     for split in (right, panels, pre, ent, left):  # a panel shown again (or grown) is drawn at once
         split.splitterMoved.connect(lambda *_: w.redraws.schedule(live=bool(w.state.busy)))
     main = _splitter(h, [left, right], [LEFT_MIN_PX + 40, max(w.width() - LEFT_MIN_PX - 40, 600)], "main", s)
+    main.setStretchFactor(0, 0)  # a window grown (maximised, say) gives the width to the lanes and panels
+    main.setStretchFactor(1, 1)
     main.splitterMoved.connect(lambda *_: w.redraws.schedule(live=bool(w.state.busy)))
     return main, s

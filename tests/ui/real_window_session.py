@@ -65,16 +65,23 @@ def main() -> int:
     pump(lambda: not state.busy)
     found["generated"] = len(state.lane().records)
     found["prompt_unchanged"] = window.prompt.toPlainText() == prompt_before
+    # Tab and Ctrl+Tab leave the prompt (no tab typed into it: the keyboard is not trapped there)
+    for mods in (Qt.KeyboardModifier.NoModifier, Qt.KeyboardModifier.ControlModifier):
+        window.prompt.setFocus()
+        pump(lambda: window.prompt.hasFocus(), 5.0)
+        keys(window.prompt, Qt.Key.Key_Tab, mods)
+        pump(lambda: not window.prompt.hasFocus(), 2.0)
+    found["tab_leaves_prompt"] = not window.prompt.hasFocus() and window.prompt.toPlainText() == prompt_before
 
     # a click on a token: selected, highlighted (filled), the pane focused, no link focus frame
     pane = window.lanes_view.columns[0].text
     rec = next(r for r in state.lane().records if r.text.strip())
     start, end = pane.spans[rec.step]
     cursor = QTextCursor(pane.document())
-    cursor.setPosition((start + end) // 2)
-    rect = pane.cursorRect(cursor)
+    cursor.setPosition(start)
+    rect = pane.cursorRect(cursor)  # the caret before the token: click a few pixels into it, not on its edge
     QTest.mouseClick(pane.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
-                     QPoint(rect.center().x(), rect.center().y()))
+                     QPoint(rect.center().x() + 3, rect.center().y()))
     pump(lambda: state.selected == rec.step, 5.0)
     pump(lambda: bool(pane.extraSelections()), 2.0)
     found["selected"] = state.selected == rec.step

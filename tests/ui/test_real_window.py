@@ -64,6 +64,7 @@ def test_shortcuts_and_focus_in_a_real_window(xvfb_display):
     assert found["active"], "the window never became the active window"
     assert found["prompt_focus"] and found["generate_started"] and found["generated"] == 12
     assert found["prompt_unchanged"], "Ctrl+Return wrote a newline into the prompt"
+    assert found["tab_leaves_prompt"], "Tab or Ctrl+Tab typed into the prompt, or the focus stayed there"
     assert found["selected"] and found["highlight"], found
     assert found["pane_focus"] and found["no_link_frame"], found
     assert found["larger"] == 1 and found["smaller"] == -1 and found["reset"], found

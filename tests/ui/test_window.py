@@ -60,7 +60,10 @@ def test_scatter_noop_is_explained(window):
     assert "radius" in window.controls.noop_note.text()
 
 
-def test_renaming_a_user_preset_keeps_the_lane_on_it(qtbot, window):
+def test_renaming_a_user_preset_keeps_the_lane_on_it(qtbot, window, monkeypatch):
+    from PySide6.QtWidgets import QMessageBox
+
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.StandardButton.Yes)
     presets = window.presets
     window.controls.controls["temp"].box.setValue(1.25)
     presets.save("Warm")

@@ -25,8 +25,10 @@ class ABTallyView(QWidget):
         super().__init__(parent)
         self.state, self.ab = state, ab
         self.view = QTextBrowser()
+        self.view.setOpenLinks(False)
+        self.view.anchorClicked.connect(self._link)
         self.export = QPushButton("Export CSV \u2026")
-        self.export.clicked.connect(save_csv)
+        self.export.clicked.connect(lambda _checked=False: save_csv())  # clicked(bool) would pass False as a path
         self.again = QPushButton("New test")
         self.again.clicked.connect(self.ab.reset)
         row = QHBoxLayout()
@@ -36,6 +38,30 @@ class ABTallyView(QWidget):
         lay = QVBoxLayout(self)
         lay.addWidget(self.view, 1)
         lay.addLayout(row)
+
+    def _link(self, url) -> None:
+        text = url.toString()
+        if text.startswith("round:"):
+            self.show_round(int(text[6:]))
+        elif text == "tally":
+            self.render()
+
+    def show_round(self, number: int) -> None:
+        """A decided round read again: its prompt and both texts, side by side as they were shown, now
+        named (which side each was, and the pick)."""
+        r = next((r for r in self.state.ab.rounds if r.number == number), None)
+        if r is None:
+            return
+        cells = []
+        for place, side in zip(("Left", "Right"), r.order):
+            text = html.escape(r.text(side))
+            cells.append(f"<td width='50%' valign=top><b>{place}: {side} \u00b7 {html.escape(r.side(side).name)}</b>"
+                         f"<p style='white-space: pre-wrap'>{text}</p></td>")
+        self.view.setHtml(
+            f"<p><a href='tally'>\u2190 back to the tally</a></p><h3>Round {r.number}: "
+            f"picked {html.escape(r.pick.value if r.pick else '')}, credited {html.escape(r.outcome)}</h3>"
+            f"<p style='color:#666'>{html.escape(r.prompt)}</p>"
+            f"<table cellpadding=6 cellspacing=0 width='100%'><tr>{''.join(cells)}</tr></table>")
 
     def render(self) -> None:
         s = self.state.ab
@@ -75,7 +101,8 @@ class ABTallyView(QWidget):
         items = "".join(
             f"<tr><td>{r.number}</td><td>{html.escape(r.prompt_id)}</td><td>{r.seed}</td>"
             f"<td>{r.left} | {r.right}</td><td>{html.escape(r.pick.value)}</td>"
-            f"<td><b>{html.escape(r.outcome)}</b></td></tr>"
+            f"<td><b>{html.escape(r.outcome)}</b></td><td><a href='round:{r.number}'>read</a></td></tr>"
             for r in rounds)
-        head = "<tr><th>round</th><th>prompt</th><th>seed</th><th>left | right</th><th>pick</th><th>credited</th></tr>"
+        head = ("<tr><th>round</th><th>prompt</th><th>seed</th><th>left | right</th><th>pick</th><th>credited</th>"
+                "<th>texts</th></tr>")
         return f"<h3>Rounds</h3><table cellpadding=4 cellspacing=0>{head}{items}</table>"

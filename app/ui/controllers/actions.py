@@ -16,6 +16,7 @@ from ..ab.taste_dialog import TasteDialog
 from ..lookahead_panel import LookaheadPanel
 from ..dialogs import ExportDialog, FanDialog, ImportDialog
 from ..dialogs.fan_dialog import FanSetupDialog
+from ..dialogs.lane_diff import LaneDiffDialog
 
 FAN_TOKENS = 48
 
@@ -56,6 +57,8 @@ class ActionsController:
                                         lambda: text.switch(state.current_lane, +1), "Alt+Right")
         self.ab = self._action("Blind A/B \u2026", "Compare two presets blind: unlabelled pairs from one seed, "
                                "then the tally", self.open_ab, "Ctrl+Shift+A")
+        self.compare = self._action("Compare lanes \u2026", "Two lanes' texts side by side, the words that "
+                                    "differ tinted", self.open_compare, "Ctrl+Shift+D")
         self.ab_dialog = None
         self.taste = self._action("Tune by taste \u2026", "Find your best setting of 1-3 knobs by blind votes on pairs "
                                   "chosen to be the most informative", self.open_taste, "Ctrl+Shift+T")
@@ -69,6 +72,7 @@ class ActionsController:
         self.lookahead_panel = LookaheadPanel(state, playground.lookahead, state.token_text, self.window)
         self.fork_radar = self._action("Fork radar \u2026", "Mark the steps where the story could fork: the "
                                        "threshold in bits (0 turns it off)", self.ask_fork_threshold, "Ctrl+Alt+F")
+        self.compare_dialog = None
         self._unsubscribe = state.subscribe(self._on_change)
         self.update()
 
@@ -118,6 +122,7 @@ class ActionsController:
         for action in (self.add_lane, self.baseline):
             action.setEnabled(not busy and len(self.state.lanes) < MAX_LANES)
         self.match.setEnabled(not busy and len(self.state.lanes) > 1)
+        self.compare.setEnabled(len(self.state.lanes) > 1)
         self.fan.setEnabled(ready and has_text)
         history = self.playground.history
         self.undo.setEnabled(not busy and bool(history.undos))
@@ -179,6 +184,14 @@ class ActionsController:
             f"with {rule.alternatives}+ alternatives of {rule.min_mass:.0%} or more:", rule.bits, 0.0, 16.0, 2)
         if ok:
             self.state.set_fork_rule(bits=bits)
+    def open_compare(self) -> None:
+        """Lane 1 against the edited lane (or lane 2), chosen again in the dialog."""
+        if self.compare_dialog is not None:
+            self.compare_dialog.close()
+        other = self.state.current_lane if self.state.current_lane else 1
+        self.compare_dialog = LaneDiffDialog(self.state, self.playground.lanes.label, self.window)
+        self.compare_dialog.fill_lanes(0, other)
+        self.compare_dialog.show()
 
     def open_sweep(self) -> None:
         from ..sweep.sweep_window import SweepWindow

@@ -14,7 +14,8 @@ def fill_menu_bar(bar: QMenuBar, window, actions, presets) -> None:
     file.addSeparator()
     file.addAction("Quit", window.close).setShortcut("Ctrl+Q")
     edit = bar.addMenu("&Edit")
-    for action in (a.undo, a.redo, None, a.edit_text, a.previous_branch, a.next_branch, None, a.export, a.import_):
+    for action in (a.undo, a.redo, None, a.edit_text, a.previous_branch, a.next_branch, None, a.compare,
+                   None, a.export, a.import_):
         edit.addSeparator() if action is None else edit.addAction(action)
     view = bar.addMenu("&View")
     view.addAction(a.follow)

@@ -3,10 +3,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtWidgets import QFileDialog, QInputDialog, QMenu
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QFileDialog, QInputDialog, QMenu, QMessageBox
 
 from app.presets import PresetFileError
 
+from ..dialogs.preset_picker import PresetPicker
 from .tool_presets import ToolPresets
 
 
@@ -14,12 +16,30 @@ class PresetsController:
     def __init__(self, window, state, playground):
         self.window, self.state, self.playground = window, state, playground
         self.store = playground.presets
+        self._pick: QAction | None = None
+        self.picker = None
         problems = self.store.load()
         if problems:
             state.report("Presets: " + "; ".join(problems))
         self.tools = ToolPresets(window, state, playground)  # other tools' files, and drops onto the window
 
+    def pick_action(self) -> QAction:
+        """Pick … (Ctrl+P): one action, in every menu that shows the presets' commands."""
+        if self._pick is None:
+            self._pick = QAction("Pick for the edited lane …", self.window)
+            self._pick.setShortcut(QKeySequence("Ctrl+P"))
+            self._pick.setToolTip("Search the presets and give one to the edited lane (Ctrl+P)")
+            self._pick.triggered.connect(lambda _c=False: self.pick())
+            self.window.addAction(self._pick)
+        return self._pick
+
+    def pick(self) -> None:
+        self.picker = PresetPicker(self.state, self.playground, self.window)
+        self.picker.open()
+
     def fill_menu(self, menu: QMenu) -> None:
+        menu.addAction(self.pick_action())
+        menu.addSeparator()
         menu.addAction("Save the edited lane as …", self.save)
         menu.addAction("Rename …", self.rename)
         menu.addAction("Duplicate …", self.duplicate)
@@ -39,8 +59,11 @@ class PresetsController:
         try:
             result = fn(*args)
         except (ValueError, KeyError, PresetFileError) as exc:
-            self.state.report(str(exc).strip("'\""))
+            # A bare KeyError's str() quotes its message (PresetNotFound says its own); stripping quotes
+            # off every message also took the closing quote of one that ends in a quoted name.
+            self.state.report(str(exc.args[0]) if type(exc) is KeyError and exc.args else str(exc))
             return None
+        self.state.accepted()
         self.state.emit("presets")
         return result if result is not None else True
 
@@ -68,9 +91,16 @@ class PresetsController:
         if new:
             self._call(self.store.duplicate, old, new)
 
-    def delete(self, name: str | None = None) -> None:
+    def delete(self, name: str | None = None, *, confirmed: bool = False) -> None:
+        """Delete a preset, once the writer said yes (``confirmed``: already asked)."""
         name = name or self._ask("Delete preset", "Preset to delete:", self._current_name())
-        if name and self._call(self.store.delete, name):
+        if name and not confirmed:
+            answer = QMessageBox.question(self.window, "Delete preset", f"Delete the preset {name!r}? "
+                                          "Lanes that use it keep their settings.",
+                                          QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+                                          QMessageBox.StandardButton.No)
+            confirmed = answer == QMessageBox.StandardButton.Yes
+        if name and confirmed and self._call(self.store.delete, name):
             self.state.rename_preset(name, None)
 
     def import_file(self, path: str | None = None) -> None:

@@ -2,6 +2,8 @@
 speed and how the last run ended."""
 from __future__ import annotations
 
+from pathlib import Path
+
 from PySide6.QtWidgets import QLabel, QProgressBar, QStatusBar
 
 from app.state import Change
@@ -45,10 +47,12 @@ class StatusController:
         elif info is None:
             self.model.setText("no model")
         else:
-            parts = [info.name, info.architecture, f"{info.size_bytes / 2**20:.0f} MiB",
+            # the file, as the writer opened it (the GGUF's own name can be anything, or the same for two files)
+            parts = [Path(info.path).name or info.name, info.architecture, f"{info.size_bytes / 2**20:.0f} MiB",
                      f"layers: {info.offload or info.gpu_layers}", f"build: {info.backend}" if info.backend else ""]
             parts += [f"RPC {s.label()}" for s in info.servers]
             self.model.setText(" \u00b7 ".join(p for p in parts if p))
+            self.model.setToolTip(f"{info.path}<br>the model calls itself {info.name!r}")
 
     def close_bindings(self) -> None:
         self._unsubscribe()

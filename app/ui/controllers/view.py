@@ -9,7 +9,7 @@ from __future__ import annotations
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QActionGroup, QGuiApplication, QKeySequence
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QCheckBox
 
 from app.state import Change
 
@@ -108,7 +108,9 @@ class ViewController:
         for panel in (w.pre_post, w.entropy, w.collision, w.absorption, w.strips, w.funnel):
             panel.apply_theme(theme)
         for col in w.lanes_view.columns:
-            col.text.apply_theme(theme)
+            col.apply_theme(theme)
+        for box in w.findChildren(QCheckBox):  # the controls' switches, the panels' options
+            box.setPalette(themes.indicator_palette(theme, app.palette()))
         if redraw:
             w.redraws.redraw(full=not self.state.busy)
 
@@ -167,7 +169,7 @@ class ViewController:
             theme = themes.current()
             for col in self.window.lanes_view.columns:
                 if col.text.theme is not theme:
-                    col.text.apply_theme(theme)
+                    col.apply_theme(theme)
             self.apply_text_size()
 
     def save(self) -> None:

@@ -5,6 +5,20 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QCheckBox, QDoubleSpinBox, QHBoxLayout, QLabel, QSlider, QSpinBox, QToolButton, QWidget
 
 _SLIDER_STEPS = 1000
+#: The exact box takes any number a writer types, in the flag's range or not: the settings check it, and
+#: an out-of-range value is refused with one line naming it (the box then shows the lane's value again).
+#: A box clamped to the slider's span rewrote "1000" to "100" as it was typed and showed 500 for a lane
+#: running top-k 1000.  The slider shows its end for a value beyond its span.
+_BOX_INT = (-(2**31), 2**31 - 1)  # QSpinBox holds an int
+_BOX_FLOAT = (-1e9, 1e9)
+
+
+#: The decimals a float box takes (the value is rounded to 6 decimals, see ``FlagControl.value``).
+BOX_DECIMALS = 6
+
+
+def box_range(integer: bool) -> tuple:
+    return _BOX_INT if integer else _BOX_FLOAT
 
 
 def tooltip(row) -> str:
@@ -16,6 +30,23 @@ def _reset_button(row) -> QToolButton:
     button.setText("\u21ba")
     button.setToolTip(f"Reset {row.flag} to its default ({row.default})")
     return button
+
+
+class ExactBox(QDoubleSpinBox):
+    """A float box that takes up to :data:`BOX_DECIMALS` decimals as typed and shows a value with the
+    row's usual decimals when that is exact (0.180), else with as many as it has (0.12345), so that
+    neither a typed nor a lane's value is rounded where the writer cannot see it."""
+
+    def __init__(self, shown_decimals: int):
+        super().__init__()
+        self.shown_decimals = shown_decimals
+        self.setDecimals(BOX_DECIMALS)
+
+    def textFromValue(self, value: float) -> str:
+        short = f"{value:.{self.shown_decimals}f}"
+        if float(short) == round(value, BOX_DECIMALS):
+            return short
+        return f"{value:.{BOX_DECIMALS}f}".rstrip("0")
 
 
 class FlagControl(QWidget):
@@ -31,14 +62,11 @@ class FlagControl(QWidget):
         self.label.setMinimumWidth(118)
         self.slider = QSlider(Qt.Orientation.Horizontal)
         self.slider.setRange(0, _SLIDER_STEPS)
-        self.box = QSpinBox() if self.integer else QDoubleSpinBox()
-        if not self.integer:
-            self.box.setDecimals(max(row.decimals, 3))
-        lo, hi = row.slider_lo, row.slider_hi
-        self.box.setRange(int(lo) if self.integer else lo, int(hi) if self.integer else hi)
+        self.box = QSpinBox() if self.integer else ExactBox(max(row.decimals, 3))
+        self.box.setRange(*box_range(self.integer))
         self.box.setSingleStep(int(row.step) if self.integer else row.step)
         self.box.setKeyboardTracking(False)
-        self.box.setMinimumWidth(76)
+        self.box.setFixedWidth(self.box.fontMetrics().horizontalAdvance("-000000.000") + 36)  # all boxes in line
         self.reset = _reset_button(row)
         for w in (self.label, self.slider, self.box):
             w.setToolTip(tooltip(row))
@@ -57,11 +85,12 @@ class FlagControl(QWidget):
         return int(v) if self.integer else round(float(v), 6)
 
     def show_value(self, value) -> None:
-        """Show ``value`` (clamped to the control's range) without a signal."""
+        """Show the lane's ``value`` in the box as it is (the slider at its end beyond its span),
+        without a signal."""
         self._syncing = True
         try:
             self.box.setValue(int(value) if self.integer else float(value))
-            self.slider.setValue(self._to_slider(self.box.value()))
+            self.slider.setValue(min(max(self._to_slider(self.box.value()), 0), _SLIDER_STEPS))
         finally:
             self._syncing = False
 

@@ -86,15 +86,16 @@ class ListEdit(QWidget):
         self.line.setPlaceholderText("none")
         self.line.editingFinished.connect(self._finished)
         lay.addWidget(self.line, 1)
-        self._shown = ""
+        self._shown = ""  # the lane's list as text: what the line shows unless the writer is typing
 
     def _finished(self) -> None:
         if self.line.text() != self._shown:
             self.edited.emit(self.row.field, self._from_text(self.line.text()))
+            self.line.setText(self._shown)  # the lane's list after the edit: the new one, or the old if refused
 
     def show_value(self, value) -> None:
-        if not self.line.hasFocus():
-            self._shown = self._to_text(value)
+        self._shown = self._to_text(value)
+        if not self.line.hasFocus():  # a refresh while the writer types leaves the typing alone
             self.line.setText(self._shown)
 
 

@@ -74,10 +74,15 @@ class OrderEditor(QWidget):
         try:
             order = parse_flags(["--sampler-seq", text])[0].samplers
         except FlagError as exc:
-            self.problem.emit(str(exc))
+            self._refuse(str(exc))
             return
         if len(set(order)) != len(order):
-            self.problem.emit(f"--sampler-seq: a stage appears twice in {text!r} (the list shows each stage once)")
+            self._refuse(f"--sampler-seq: a stage appears twice in {text!r} (the list shows each stage once)")
             return
         self.set_order(order)
         self.orderChanged.emit(order)
+
+    def _refuse(self, problem: str) -> None:
+        """Say why the typed letters were refused and show the order in use again (box and list agree)."""
+        self.problem.emit(problem)
+        self.set_order(self.order())

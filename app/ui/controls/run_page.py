@@ -6,6 +6,7 @@ from PySide6.QtWidgets import QFormLayout, QHBoxLayout, QLineEdit, QPlainTextEdi
 from app.state import Change
 from sampler.flagtable import ROW_BY_FIELD
 
+from ..focus_keys import tab_moves_focus
 from .flag_control import tooltip
 
 
@@ -32,6 +33,7 @@ class RunPage(QWidget):
         self.stops = QPlainTextEdit()
         self.stops.setPlaceholderText("one stop string per line")
         self.stops.setMaximumHeight(60)
+        tab_moves_focus(self.stops)
         self.stops.textChanged.connect(self._stops_edited)
         self.ctx_size = QSpinBox()
         self.ctx_size.setRange(64, 1 << 20)

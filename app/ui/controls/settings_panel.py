@@ -6,13 +6,14 @@ own, so a rejected edit simply shows the state's value again.
 """
 from __future__ import annotations
 
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QToolBox, QVBoxLayout, QWidget
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QLabel, QMenu, QToolBox, QVBoxLayout, QWidget
 
 from app.state import Change
 from sampler.flagtable import ROW_BY_FIELD
 
-from .flag_control import FlagControl, FlagSwitch, tooltip
-from .list_editors import list_editors
+from .flag_control import FlagControl, FlagSwitch
+from .list_editors import ListEdit, list_editors
 from .model_page import ModelPage
 from .order_editor import OrderEditor
 from .run_page import RunPage
@@ -57,6 +58,8 @@ class SettingsPanel(QToolBox):
         self.state = state
         self.playground = playground
         self.controls: dict[str, FlagControl | FlagSwitch] = {}
+        self._edited_font = self.font()
+        self._edited_font.setItalic(True)
         self.error = QLabel()
         self.error.setStyleSheet(ERROR_STYLE)
         self.error.setWordWrap(True)
@@ -73,6 +76,7 @@ class SettingsPanel(QToolBox):
         self.addItem(self.order, "Order")
         self.addItem(self.run_page, "Run")
         self.addItem(self.model_page, "Model")
+        self._with_menus()
         self._unsubscribe = state.subscribe(self._on_change)
         self.refresh()
 
@@ -91,16 +95,13 @@ class SettingsPanel(QToolBox):
         return page
 
     def _breakers_row(self) -> QWidget:
-        row = ROW_BY_FIELD["dry_sequence_breakers"]
-        box = QWidget()
-        lay = QHBoxLayout(box)
-        lay.setContentsMargins(0, 0, 0, 0)
-        lay.addWidget(QLabel(row.label))
-        self.breakers = QLineEdit()
-        self.breakers.setToolTip(tooltip(row) + "<br>Separate them with |; write \\n for a newline, \\| for |.")
-        self.breakers.editingFinished.connect(lambda: self._edit(row.field, parse_breakers(self.breakers.text())))
-        lay.addWidget(self.breakers)
-        return box
+        """The DRY breakers: a list line like the logit biases' (it shows the lane's list again when
+        a typed one is refused)."""
+        self.breakers = ListEdit(ROW_BY_FIELD["dry_sequence_breakers"], breakers_text, parse_breakers,
+                                 "Separate them with |; write \\n for a newline, \\| for |.")
+        self.breakers.edited.connect(self._edit)
+        self.controls[self.breakers.row.field] = self.breakers
+        return self.breakers
 
     def _list_rows(self) -> list:
         """Logit biases and banned phrases (``self.controls`` shows them like the others)."""
@@ -112,6 +113,30 @@ class SettingsPanel(QToolBox):
 
     def _edit(self, field: str, value) -> None:
         self.playground.lanes.edit(field, value)
+
+    def _with_menus(self) -> None:
+        """A right click on a control offers its preset's value back, and llama.cpp's default."""
+        for field, ctl in self.controls.items():
+            ctl.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+            ctl.customContextMenuRequested.connect(lambda pos, f=field, c=ctl: self.control_menu(f).exec(c.mapToGlobal(pos)))
+
+    def preset_value(self, field: str):
+        """The edited lane's preset's value of ``field`` (``...``: the lane has no preset, or it is gone)."""
+        lane = self.state.lane()
+        try:
+            return self.playground.presets.get(lane.preset).settings.get(field) if lane.preset else ...
+        except KeyError:
+            return ...
+
+    def control_menu(self, field: str) -> QMenu:
+        row, lane = ROW_BY_FIELD[field], self.state.lane()
+        menu = QMenu(self)
+        value = self.preset_value(field)
+        back = menu.addAction(f"Back to {lane.preset}'s value ({value!r})" if value is not ... else
+                              "Back to the preset's value (the lane has no preset)", lambda: self._edit(field, value))
+        back.setEnabled(value is not ... and value != lane.settings.get(field))
+        menu.addAction(f"llama.cpp's default ({row.default!r})", lambda: self._edit(field, row.default))
+        return menu
 
     def _on_change(self, change: Change) -> None:
         if change.what == "problem":
@@ -125,8 +150,8 @@ class SettingsPanel(QToolBox):
         settings = self.state.lane().settings
         for field, ctl in self.controls.items():
             ctl.show_value(settings.get(field))
-        if not self.breakers.hasFocus():
-            self.breakers.setText(breakers_text(settings.dry_sequence_breakers))
+            preset = self.preset_value(field)  # a value the lane changed since its preset: in italics
+            ctl.setFont(self._edited_font if preset is not ... and preset != settings.get(field) else self.font())
         self.order.set_order(settings.samplers)
         self.run_page.refresh()
         why = settings.scatter.why_noop()
