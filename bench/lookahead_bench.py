@@ -49,7 +49,7 @@ def run_all() -> dict[str, float]:
     workspace = Workspace(model, 4, options)
     try:
         settings = SamplerSettings(seed=11)
-        gen = Generation(model, PROMPT, [LaneConfig(settings, key=0)], RunOptions(48, context=options),
+        gen = Generation(model, PROMPT, [LaneConfig(settings, key=0)], options.replace(48),
                          workspace=workspace)
         records = [r for step in gen for r in step]
         at = records[FORK]
@@ -59,7 +59,7 @@ def run_all() -> dict[str, float]:
         branch = LaneConfig(settings, key=0, prefix=prefix, first_step=at.step, force=(at.step, tokens[0]),
                             chain_state=at.chain_state)
         engine = _Engine(model=model, workspace=workspace, events=[])
-        one_opts, ratios = RunOptions(LENGTH, context=options), []
+        one_opts, ratios = options.replace(LENGTH), []
         for _ in range(ROUNDS):
             t0 = time.perf_counter()
             Generation(model, "", [branch], one_opts, workspace=workspace).run()

@@ -15,7 +15,7 @@ from sampler import SamplerSettings
 from test_engine import collect
 
 CTX = RunOptions(n_ctx=512, n_threads=1)
-OPTIONS = RunOptions(max_tokens=32, context=CTX)
+OPTIONS = CTX.replace(max_tokens=32)
 SETTINGS = SamplerSettings(seed=11)
 
 
@@ -31,7 +31,7 @@ def engine():
 def fork_point(engine):
     """A run of 12 tokens; its 6th step's record and the lane's start up to it."""
     run_id = engine.next_id()
-    engine.submit(cmd.Generate(run_id, "the cat", (LaneConfig(SETTINGS, key=0),), OPTIONS.__class__(12, context=CTX)))
+    engine.submit(cmd.Generate(run_id, "the cat", (LaneConfig(SETTINGS, key=0),), CTX.replace(max_tokens=12)))
     events = collect(engine, lambda e: isinstance(e, ev.RunEnded))
     records = [r for e in events if isinstance(e, ev.StepsProduced) for r in e.records]
     start = next(e for e in events if isinstance(e, ev.RunStarted)).starts[0][1]
@@ -59,7 +59,7 @@ def test_each_preview_is_the_branch_that_token_would_make(engine, count):
     for preview, token in zip(done.previews, tokens):
         branch = LaneConfig(SETTINGS, key=0, prefix=lane.prefix, first_step=at.step, force=(at.step, token),
                             chain_state=at.chain_state)
-        alone = Generation(model, "", [branch], RunOptions(max_tokens=8, context=CTX)).run()[0]
+        alone = Generation(model, "", [branch], CTX.replace(max_tokens=8)).run()[0]
         assert [r.token for r in preview.records] == list(alone.tokens) and preview.text == alone.text
         assert preview.records[0].step == at.step and preview.records[0].forced
         assert preview.p == pytest.approx(float(at.final_p[list(at.final_ids).index(token)]))
