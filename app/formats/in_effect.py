@@ -55,5 +55,6 @@ def in_effect(settings: SamplerSettings, target: str, fmt: str | None = None
     fmt = fmt or TARGETS[target]
     data, written = write_preset(settings, fmt)
     theirs = read_preset(f"preset.{fmt}", data, fmt)
-    notes = tuple(n for n in written.notes + theirs.report.notes if n.status in ("dropped", "converted", "emulated"))
+    notes = tuple(n for n in theirs.report.notes if n.status in ("dropped", "converted", "emulated")
+                  and "nothing lost" not in n.detail and n.detail not in ("off", "empty", "empty: off"))
     return effective_chain(settings), effective_chain(theirs.settings, stock=target in STOCK), notes

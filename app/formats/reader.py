@@ -119,7 +119,7 @@ class FieldReader:
         self.set(key, path, value, "converted", f"{formula}; -> {path} = {row_for(path).check(value)!r}")
 
     def emulated(self, key: str, path: str, value) -> None:
-        self.set(key, path, value, "emulated", f"-> {path} = {value!r}; not in llama.cpp, only the playground runs it")
+        self.set(key, path, value, "emulated", f"-> {path} = {value!r}; a stage no llama.cpp has: the playground runs its own")
 
     def dropped(self, key: str, why: str) -> None:
         self.seen.add(key)

@@ -119,3 +119,29 @@ def test_kobold_lite_settings_names():
                                                  "miro_tau": 4.0, "miro_eta": 0.2, "theme": 3}})
     assert (s.temp, s.typ_p, s.tfs_z, s.mirostat, s.mirostat_tau, s.mirostat_eta) == (0.6, 0.9, 0.95, 2, 4.0, 0.2)
     assert [n.field for n in report.by_status("unknown")] == ["theme"]
+
+
+#: Every field koboldcpp.py's generate() reads, none at its default.
+EVERY_FIELD = {
+    "prompt": "p", "memory": "m", "negative_prompt": "n", "guidance_scale": 1.5, "images": [], "audio": [],
+    "max_context_length": 4096, "max_length": 200, "temperature": 0.9, "top_k": 50, "top_a": 0.1, "top_p": 0.9,
+    "min_p": 0.05, "typical": 0.95, "tfs": 0.9, "nsigma": 1.5, "rep_pen": 1.1, "rep_pen_range": 256,
+    "rep_pen_slope": 0.5, "presence_penalty": 0.2, "mirostat": 0, "mirostat_tau": 4.0, "mirostat_eta": 0.2,
+    "dry_multiplier": 0.8, "dry_base": 1.5, "dry_allowed_length": 3, "dry_penalty_last_n": 128,
+    "dry_sequence_breakers": ["\n"], "xtc_threshold": 0.15, "xtc_probability": 0.3, "sampler_order": [0, 6, 5],
+    "sampler_seed": 5, "stop_sequence": ["\n\n"], "ban_eos_token": True, "grammar": "root ::= x",
+    "grammar_retain_state": True, "genkey": "K", "trim_stop": False, "dynatemp_range": 0.2, "dynatemp_exponent": 1.5,
+    "smoothing_factor": 0.2, "smoothing_curve": 1.2, "adaptive_target": 0.3, "adaptive_decay": 0.8,
+    "logit_bias": {"3": 1.0}, "render_special": True, "banned_tokens": ["x"], "bypass_eos": True,
+    "using_openai_tools": True, "custom_token_bans": "4", "reasoning_effort": "low",
+}
+
+
+def test_a_payload_with_every_field_set():
+    s, report = import_fields(EVERY_FIELD)
+    assert not report.by_status("unknown")
+    assert s.samplers == ("dry", "top_k", "penalties", "temperature", "smoothing", "top_n_sigma", "xtc", "adaptive_p")
+    assert (s.temp, s.dynatemp_range, s.dynatemp_exponent, s.smoothing_factor, s.smoothing_curve) == (0.9, 0.2, 1.5, 0.2, 1.2)
+    assert (s.top_a, s.tfs_z, s.top_n_sigma, s.typ_p, s.seed, s.ignore_eos) == (0.1, 0.9, 1.5, 0.95, 5, True)
+    assert s.logit_bias == ((3, 1.0), (4, -math.inf)) and s.banned_phrases == (("x", False),)
+    assert "dropped" in status(report, "grammar") and "dropped" in status(report, "rep_pen_slope")

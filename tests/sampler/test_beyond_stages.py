@@ -133,3 +133,12 @@ def test_not_printed_as_llama_cpp_flags_and_no_scatter_build():
     assert active_stages_not_in_llamacpp(s) == ("top_a",)
     assert active_stages_not_in_llamacpp(s.replace(top_a=0.0)) == ()
     assert active_stages_not_in_llamacpp(s.replace(mirostat=2)) == ()
+
+
+def test_llama_cpp_native_chain_refuses_them():
+    pytest.importorskip("llama_cpp")
+    from app.engine.native_sampler import native_chain
+
+    with pytest.raises(ValueError, match="top_a"):
+        native_chain(SamplerSettings(samplers=("top_a", "temperature"), top_a=0.2), n_vocab=10)
+    native_chain(SamplerSettings(samplers=("top_a", "temperature"), top_a=0.0), n_vocab=10).close()  # off: fine

@@ -12,6 +12,7 @@ import llama_cpp as ll
 import numpy as np
 
 from sampler.chainbuild import merged_biases
+from sampler.emulated import active_stages_not_in_llamacpp
 from sampler.flagtable import ROW_BY_FIELD
 from sampler.settings import SamplerSettings
 from sampler.stageargs import stage_args
@@ -138,6 +139,9 @@ def native_chain(s: SamplerSettings, *, vocab=None, n_vocab: int = 0, model_voca
         vocab, n_vocab = model_vocab.ptr, model_vocab.n_tokens
     if s.scatter.enabled and "scatter" in s.samplers and s.mirostat == 0:
         raise ValueError("llama.cpp upstream has no scatter sampler; turn scatter off for a native chain")
+    missing = active_stages_not_in_llamacpp(s)
+    if missing:
+        raise ValueError(f"llama.cpp has no {', '.join(missing)} sampler; turn it off for a native chain")
     params = ll.llama_sampler_chain_default_params()
     params.no_perf = True
     chain = ll.llama_sampler_chain_init(params)

@@ -81,13 +81,15 @@ class ImportReportDialog(QDialog):
         self.accept()
 
 
-def effect_html(ours: list[str], theirs: list[str], target: str) -> str:
-    """Our chain beside the target's, stage by stage."""
+def effect_html(ours: list[str], theirs: list[str], target: str, notes=()) -> str:
+    """Our chain beside the target's, stage by stage, then the target's rules that made them differ."""
     rows = "".join(f"<tr><td style='padding:1px 8px'>{html.escape(a)}</td><td style='padding:1px 8px'>"
                    f"{html.escape(b)}</td></tr>" for a, b in zip(ours + [""] * len(theirs), theirs + [""] * len(ours))
                    if a or b)
+    rules = "".join(f"<li>{html.escape(n.line())}</li>" for n in notes)
     return (f"<table cellspacing='0'><tr><th align='left'>here</th><th align='left'>in effect in {html.escape(target)}"
-            f"</th></tr>{rows}</table>")
+            f"</th></tr>{rows}</table>" + (f"<p>What {html.escape(target)} does with the file:</p><ul>{rules}</ul>"
+                                            if rules else ""))
 
 
 class ExportReportDialog(QDialog):
@@ -141,14 +143,14 @@ class ExportReportDialog(QDialog):
                 settings, _fit, fitted = nearest_stock(self.settings, self.records)
             self.data, report = write_preset(settings, self.chosen())
             target = TARGET_OF[self.chosen()]
-            theirs = in_effect(settings, target, self.chosen())[1]
+            _ours, theirs, notes = in_effect(settings, target, self.chosen())
             ours = effective_chain(self.settings)
         except (FormatError, ValueError) as exc:
             self.data = None
             self.view.setPlainText(str(exc))
             return
         self.view.setHtml((report_html(fitted) if fitted else "") + report_html(report))
-        self.effect.setHtml(effect_html(ours, theirs, target))
+        self.effect.setHtml(effect_html(ours, theirs, target, notes))
 
     def save(self, path: str | None = None) -> bool:
         if self.data is None:
