@@ -137,7 +137,7 @@ def test_not_printed_as_llama_cpp_flags_and_no_scatter_build():
 
 def test_llama_cpp_native_chain_refuses_them():
     pytest.importorskip("llama_cpp")
-    from app.engine.native_sampler import native_chain
+    from app.engine.native.sampler import native_chain
 
     with pytest.raises(ValueError, match="top_a"):
         native_chain(SamplerSettings(samplers=("top_a", "temperature"), top_a=0.2), n_vocab=10)
