@@ -69,6 +69,14 @@ def test_it_ends_by_itself_with_a_result_and_keeps_it_as_a_preset(pg, tmp_path):
     result = t.result()
     (lo, hi), = result.intervals
     assert 0.0 <= lo <= result.values[0] <= hi <= 0.4
+    first = list(t.rounds)
+    pg.taste.reopen()  # More rounds: surer, and 20 more rounds allowed
+    assert wait(pg) is ABPhase.CHOOSING and t.plan.confidence == 0.95 and t.plan.max_rounds == 25
+    vote(pg, [Pick.RIGHT])
+    assert len(t.rounds) == 6 and t.rounds[:5] == first
+    pg.taste.finish()
+    assert t.phase is ABPhase.DONE and not pg.state.busy
+    result = t.result()
     assert pg.taste.save_preset("my taste")
     saved = PresetStore(tmp_path / "presets.json").get("my taste")
     assert saved.settings.scatter.strength == pytest.approx(result.values[0])
