@@ -12,6 +12,7 @@ from app.ab import ABPhase, Pick, PromptChoice
 from app.ab.taste import TasteSession
 from app.engine import events as ev
 from app.presets import PresetStore
+from app.session.errors import SessionFileError
 from app.session.files import open_session, save_session
 from app.state import PlaygroundState
 from session_helpers import CREATIVE, new_playground, pump
@@ -122,3 +123,30 @@ def test_bad_input_is_one_line_and_starts_nothing(pg):
     assert "1 to 3" in pg.state.problem
     assert not pg.taste.start("no such preset", KNOBS, PROMPTS, 6)
     assert pg.state.taste.plan is None and not pg.state.busy
+
+
+@pytest.mark.parametrize("damage, words", [
+    (lambda t: t["knobs"][0].update(field="nope"), "unknown setting"),
+    (lambda t: t["rounds"][0].update(pick="maybe"), "taste round 1"),
+    (lambda t: t.update(version=7), "version 7"),
+    (lambda t: t.update(confidence="high"), "taste tuning"),
+])
+def test_a_damaged_tuning_in_a_session_file_is_one_line_and_changes_nothing(pg, tmp_path, damage, words):
+    assert pg.taste.start(CREATIVE.name, KNOBS, PROMPTS, 6, max_rounds=20)
+    vote(pg, [Pick.LEFT])
+    pg.taste.pause()
+    good, bad = tmp_path / "good.scatter", tmp_path / "bad.scatter"
+    save_session(pg.state, good)
+    with zipfile.ZipFile(good) as z, zipfile.ZipFile(bad, "w") as out:
+        for name in z.namelist():
+            data = z.read(name)
+            if name == "session.json":
+                doc = json.loads(data)
+                damage(doc["parts"]["taste"])
+                data = json.dumps(doc).encode()
+            out.writestr(name, data)
+    state = PlaygroundState("keep me")
+    with pytest.raises(SessionFileError) as info:
+        open_session(state, bad)
+    assert words in str(info.value) and "\n" not in str(info.value)
+    assert state.prompt == "keep me" and state.taste.plan is None
