@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from app.engine.fake import fake_loader
 from app.engine.records import StepRecord
 from app.forks import is_fork, top_candidates
 from app.playground import Playground
@@ -11,7 +12,6 @@ from app.presets import PresetStore
 from app.state import PlaygroundState
 from lookahead_engine import LookaheadEngine
 from session_helpers import CREATIVE, pump
-from app.engine.fake import fake_loader
 
 
 @pytest.fixture
