@@ -86,6 +86,7 @@ class LookaheadPanel(QDialog):
         if not self.isVisible():
             self.show()
             self.raise_()
+        self.activateWindow()  # the keys 1-9, Tab and Esc come here, wherever the writer was
         self.setFocus()
 
     def _sizes(self, *_) -> None:
