@@ -18,6 +18,7 @@ import numpy as np
 from app.ab import ABDraw, ABPhase, Pick, PromptChoice
 from app.ab.taste import Knob, TastePlan, TasteRound, TasteSession
 from app.ab.taste.choose import next_pair
+from app.ab.taste.knobs import MAX_TUNING_ROUNDS
 from app.actions.ab import _failed, _now
 from app.engine.face import commands as cmd, events as ev
 from app.engine.face.options import LaneConfig
@@ -143,13 +144,18 @@ class TasteActions:
         self._phase(ABPhase.DONE, "")
 
     def reopen(self) -> None:
-        """Take more votes after the result (the posterior keeps every earlier one)."""
+        """Take more votes after the result (every earlier one is kept): the confidence asked for goes
+        halfway to certainty (90 % -> 95 %, at most 99 %) and 20 more rounds are allowed, so the tuning
+        goes on until it is surer or those rounds are spent."""
         s = self.session
-        if s.plan is not None and s.phase is ABPhase.DONE:
-            s.plan = dataclasses.replace(s.plan, max_rounds=min(max(s.plan.max_rounds, len(s.rounds) + 20), 200))
-            s.phase = ABPhase.WAITING
-            if not self.next_round():
-                self.state.emit("taste")
+        if s.plan is None or s.phase is not ABPhase.DONE:
+            return
+        plan = s.plan
+        s.plan = dataclasses.replace(plan, confidence=round(min(0.99, plan.confidence + (1 - plan.confidence) / 2), 4),
+                                     max_rounds=min(max(plan.max_rounds, len(s.rounds)) + 20, MAX_TUNING_ROUNDS))
+        s.phase = ABPhase.WAITING
+        if not self.next_round():
+            self.state.emit("taste")
 
     def reset(self) -> None:
         """Back to choosing knobs (the votes of this tuning are dropped)."""

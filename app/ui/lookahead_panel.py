@@ -3,7 +3,8 @@
 Keys 1-9 pick an alternative (it becomes a branch), Tab takes the top one, Esc
 closes the lookahead and, in manual mode, leaves the mode.  It draws
 ``state.lookahead`` and keeps nothing of its own; it shows itself when there
-is something to show and hides when there is not.
+is something to show, stays while manual mode is on (so the keyboard stays
+with it between forks), and hides otherwise.
 """
 from __future__ import annotations
 
@@ -57,18 +58,20 @@ class LookaheadPanel(QDialog):
 
     def render(self) -> None:
         view = self.state.lookahead
-        if view is None:
+        if view is None and not self.state.manual:
             self.hide()
             return
         for card in self.cards:
             card.deleteLater()
         self.cards = []
         mode = " \u00b7 manual mode: generation waits for your pick" if self.state.manual else ""
-        if not view.previews:
+        if view is None:  # manual mode between two forks: the panel stays, and keeps the keyboard
+            self.heading.setText("Manual mode: writing on to the next fork \u2026 (Esc leaves)")
+        elif not view.previews:
             self.heading.setText(view.message or f"Looking ahead from step {view.step} \u2026{mode}")
         else:
             self.heading.setText(f"<b>Step {view.step} of lane {view.lane + 1}: where could it go?</b>{mode}")
-        for i, preview in enumerate(view.previews):
+        for i, preview in enumerate(view.previews if view is not None else ()):
             card = QPushButton()
             card.setText("")
             label = QLabel(f"<b>{i + 1}</b> &nbsp;<u>{html.escape(self.token_text(preview.token))}</u> "
@@ -86,6 +89,7 @@ class LookaheadPanel(QDialog):
         if not self.isVisible():
             self.show()
             self.raise_()
+        self.activateWindow()  # the keys 1-9, Tab and Esc come here, wherever the writer was
         self.setFocus()
 
     def _sizes(self, *_) -> None:

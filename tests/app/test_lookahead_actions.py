@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from app.engine.fake import fake_loader
 from app.engine.face.records import StepRecord
 from app.forks import is_fork, top_candidates
 from app.playground import Playground
@@ -11,7 +12,6 @@ from app.presets import PresetStore
 from app.state import PlaygroundState
 from app.engine.engine import Engine
 from session_helpers import CREATIVE, pump
-from app.engine.fake import fake_loader
 
 
 @pytest.fixture

@@ -12,6 +12,7 @@ from app.ab import ABPhase, Pick, PromptChoice
 from app.ab.taste import TasteSession
 from app.engine.face import events as ev
 from app.presets import PresetStore
+from app.session.errors import SessionFileError
 from app.session.files import open_session, save_session
 from app.state import PlaygroundState
 from session_helpers import CREATIVE, new_playground, pump
@@ -69,6 +70,14 @@ def test_it_ends_by_itself_with_a_result_and_keeps_it_as_a_preset(pg, tmp_path):
     result = t.result()
     (lo, hi), = result.intervals
     assert 0.0 <= lo <= result.values[0] <= hi <= 0.4
+    first = list(t.rounds)
+    pg.taste.reopen()  # More rounds: surer, and 20 more rounds allowed
+    assert wait(pg) is ABPhase.CHOOSING and t.plan.confidence == 0.95 and t.plan.max_rounds == 25
+    vote(pg, [Pick.RIGHT])
+    assert len(t.rounds) == 6 and t.rounds[:5] == first
+    pg.taste.finish()
+    assert t.phase is ABPhase.DONE and not pg.state.busy
+    result = t.result()
     assert pg.taste.save_preset("my taste")
     saved = PresetStore(tmp_path / "presets.json").get("my taste")
     assert saved.settings.scatter.strength == pytest.approx(result.values[0])
@@ -114,3 +123,30 @@ def test_bad_input_is_one_line_and_starts_nothing(pg):
     assert "1 to 3" in pg.state.problem
     assert not pg.taste.start("no such preset", KNOBS, PROMPTS, 6)
     assert pg.state.taste.plan is None and not pg.state.busy
+
+
+@pytest.mark.parametrize("damage, words", [
+    (lambda t: t["knobs"][0].update(field="nope"), "unknown setting"),
+    (lambda t: t["rounds"][0].update(pick="maybe"), "taste round 1"),
+    (lambda t: t.update(version=7), "version 7"),
+    (lambda t: t.update(confidence="high"), "taste tuning"),
+])
+def test_a_damaged_tuning_in_a_session_file_is_one_line_and_changes_nothing(pg, tmp_path, damage, words):
+    assert pg.taste.start(CREATIVE.name, KNOBS, PROMPTS, 6, max_rounds=20)
+    vote(pg, [Pick.LEFT])
+    pg.taste.pause()
+    good, bad = tmp_path / "good.scatter", tmp_path / "bad.scatter"
+    save_session(pg.state, good)
+    with zipfile.ZipFile(good) as z, zipfile.ZipFile(bad, "w") as out:
+        for name in z.namelist():
+            data = z.read(name)
+            if name == "session.json":
+                doc = json.loads(data)
+                damage(doc["parts"]["taste"])
+                data = json.dumps(doc).encode()
+            out.writestr(name, data)
+    state = PlaygroundState("keep me")
+    with pytest.raises(SessionFileError) as info:
+        open_session(state, bad)
+    assert words in str(info.value) and "\n" not in str(info.value)
+    assert state.prompt == "keep me" and state.taste.plan is None

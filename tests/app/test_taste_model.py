@@ -9,7 +9,7 @@ import pytest
 from app.ab import Pick
 from app.ab.taste import Knob, TasteModel
 from app.ab.taste.choose import information_gain, next_pair
-from app.ab.taste.model import BETAS, KAPPA, NU, OUTCOMES, TAU, outcome_probs
+from app.ab.taste.model import BETAS, KAPPA, NU, TAU, outcome_probs
 from app.ab.taste.simulate import run_many, summary
 
 

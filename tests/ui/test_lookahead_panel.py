@@ -6,7 +6,6 @@ import pytest
 from PySide6.QtCore import Qt
 
 from app.forks import is_fork
-from app.playground import Playground
 
 
 def offered(window, qtbot):

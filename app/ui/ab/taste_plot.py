@@ -64,7 +64,10 @@ class TastePlot(pg.PlotWidget):
         kx, ky = knobs[0], knobs[1]
         image = pg.ImageItem(surface)
         image.setColorMap(pg.colormap.get("viridis"))
-        image.setRect(QRectF(kx.low, ky.low, kx.high - kx.low, ky.high - ky.low))
+        # each pixel centred on its grid point: the map reaches half a cell beyond each end of the range
+        n = surface.shape[0]
+        dx, dy = (kx.high - kx.low) / (n - 1), (ky.high - ky.low) / (n - 1)
+        image.setRect(QRectF(kx.low - dx / 2, ky.low - dy / 2, n * dx, n * dy))
         item.addItem(image)
         pts = [v for r in rounds for v in (r.left, r.right)]
         if pts:

@@ -24,7 +24,7 @@ class TasteResultPage(QWidget):
         self.keep = QPushButton("Keep as preset")
         self.keep.clicked.connect(self.save)
         self.more = QPushButton("More rounds")
-        self.more.setToolTip("Go on voting: every vote so far is kept")
+        self.more.setToolTip("Go on voting until surer (the confidence halfway to 100 %); every vote so far is kept")
         self.more.clicked.connect(self.taste.reopen)
         self.again = QPushButton("New tuning")
         self.again.clicked.connect(self.taste.reset)
