@@ -136,6 +136,12 @@ def test_a_bias_for_a_token_past_the_vocabulary_is_refused(window, qtbot):
     assert str(n_vocab) in window.state.problem and window.state.lane().settings.logit_bias == ()
     type_into(qtbot, bias.line, f"{n_vocab - 1}-inf")
     assert window.state.lane().settings.logit_bias == ((n_vocab - 1, float("-inf")),)
+    from app.llamacpp import import_command
+
+    pasted = import_command(f"--logit-bias {n_vocab + 5}+2", base=window.state.lane().settings)
+    assert not window.actions.apply_import(pasted)  # the same from Import flags
+    assert str(n_vocab + 5) in window.state.problem
+    assert window.state.lane().settings.logit_bias == ((n_vocab - 1, float("-inf")),)
 
 
 def test_a_problem_line_goes_once_a_later_edit_goes_through(window, qtbot):
