@@ -221,13 +221,16 @@ def test_the_lane_radios_show_on_the_dark_theme(window, qtbot):
     from PySide6.QtWidgets import QApplication
 
     window.view.set_theme("dark")
-    window.actions.add_lane.trigger()  # lane 2 is edited: lane 1's radio is an empty ring
-    window.lanes_view.sync_columns()
-    radio = window.lanes_view.columns[0].edit
-    assert not radio.isChecked()
-    qtbot.wait(50)  # the new palette reaches every widget
-    image = radio.grab().toImage()
-    page = QApplication.palette().window().color().lightness()
+    try:
+        window.actions.add_lane.trigger()  # lane 2 is edited: lane 1's radio is an empty ring
+        window.lanes_view.sync_columns()
+        radio = window.lanes_view.columns[0].edit
+        assert not radio.isChecked()
+        qtbot.wait(50)  # the new palette reaches every widget
+        image = radio.grab().toImage()
+        page = QApplication.palette().window().color().lightness()
+    finally:
+        window.view.set_theme("light")  # the application's palette outlives this window
     ring = max(QColor(image.pixel(x, y)).lightness() for x in range(min(18, image.width()))
                for y in range(image.height()))  # the indicator, left of the label
     assert ring - page >= 60, (ring, page)  # it was drawn no lighter than the page: 47 on 47
