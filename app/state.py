@@ -180,7 +180,6 @@ class PlaygroundState(DeskState, RadarState):
             lane.revision, lane.run_id, lane.run_branch = revision, None, None
         self.prompt, self.lanes, self.run_settings = prompt, list(lanes), run_settings
         self.current_lane, self.selected = current_lane, selected
-        self.accepted()
         for what in ("prompt", "run_settings", "lanes", "current_lane", "selection"):
             self.emit(what)
         for index in range(len(lanes)):

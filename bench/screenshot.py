@@ -2,9 +2,11 @@
 
     python -m bench.screenshot [OUT.png] [--size 1500x940] [--lanes N] [--theme light|dark]
     python -m bench.screenshot --size 1280x720,1920x1080 --theme light,dark --lanes 4 --out-dir docs
+    python -m bench.screenshot --size 1280x720,1920x1080 --theme light,dark --lanes 4 --reading --out-dir docs
 
 With several sizes or themes, one run is made and the window is grabbed at each
-size in each theme, saved as ``OUT_DIR/screenshot-<theme>-<W>x<H>-<N>lanes.png``.
+size in each theme, saved as ``OUT_DIR/screenshot-<theme>-<W>x<H>-<N>lanes.png`` (``reading-...`` with ``--reading``:
+the reading layout, F9).
 The window's view preferences come from a temporary folder, so a writer's own
 layout never changes the pictures.
 """
@@ -43,6 +45,7 @@ def main(argv=None) -> int:
     parser.add_argument("--theme", default="light", help="light, dark, or both separated by a comma")
     parser.add_argument("--tokens", type=int, default=96)
     parser.add_argument("--out-dir", default=None, help="with several sizes or themes: where the files go")
+    parser.add_argument("--reading", action="store_true", help="the reading layout (F9) instead of the workbench")
     args = parser.parse_args(argv)
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     os.environ["SCATTER_PLAYGROUND_CONFIG"] = tempfile.mkdtemp(prefix="scatter-screenshot-")
@@ -76,14 +79,16 @@ def main(argv=None) -> int:
     fired = fired or [r for r in middle if r.scatter.fired]
     if fired:
         window.state.select(max(fired, key=lambda r: (len(r.scatter.p_before), r.step)).step)
+    window.reading.set_reading(args.reading)
     several = len(sizes) > 1 or len(themes) > 1
+    name = "reading" if args.reading else "screenshot"
     out_dir = Path(args.out_dir or Path(args.out).parent)
     for theme in themes:
         window.view.set_theme(theme)
         for width, height in sizes:
             window.resize(width, height)
             _settle(app)
-            out = (out_dir / f"screenshot-{theme}-{width}x{height}-{args.lanes}lanes.png") if several else Path(args.out)
+            out = (out_dir / f"{name}-{theme}-{width}x{height}-{args.lanes}lanes.png") if several else Path(args.out)
             window.grab().save(str(out))
             print(f"saved {out}")
     window.close()

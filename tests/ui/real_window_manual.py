@@ -17,6 +17,7 @@ from PySide6.QtTest import QTest  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 import app.ui.engine_bridge as engine_bridge  # noqa: E402
+from app.engine.engine import Engine  # noqa: E402
 from app.engine.fake import fake_loader  # noqa: E402
 
 spec = importlib.util.spec_from_file_location("lookahead_engine", Path(__file__).parent.parent / "lookahead_engine.py")
@@ -59,7 +60,7 @@ def offered(w) -> bool:
 
 def main() -> int:
     app = QApplication.instance() or QApplication(sys.argv)
-    w = MainWindow(load_default=False, loader=fake_loader())
+    w = MainWindow(load_default=False, engine=Engine(fake_loader()))
     w.playground.runs.load_model(None)
     w.resize(1280, 720)
     w.show()

@@ -136,6 +136,12 @@ def test_a_bias_for_a_token_past_the_vocabulary_is_refused(window, qtbot):
     assert str(n_vocab) in window.state.problem and window.state.lane().settings.logit_bias == ()
     type_into(qtbot, bias.line, f"{n_vocab - 1}-inf")
     assert window.state.lane().settings.logit_bias == ((n_vocab - 1, float("-inf")),)
+    from app.llamacpp import import_command
+
+    pasted = import_command(f"--logit-bias {n_vocab + 5}+2", base=window.state.lane().settings)
+    assert not window.actions.apply_import(pasted)  # the same from Import flags
+    assert str(n_vocab + 5) in window.state.problem
+    assert window.state.lane().settings.logit_bias == ((n_vocab - 1, float("-inf")),)
 
 
 def test_a_problem_line_goes_once_a_later_edit_goes_through(window, qtbot):
@@ -215,13 +221,16 @@ def test_the_lane_radios_show_on_the_dark_theme(window, qtbot):
     from PySide6.QtWidgets import QApplication
 
     window.view.set_theme("dark")
-    window.actions.add_lane.trigger()  # lane 2 is edited: lane 1's radio is an empty ring
-    window.lanes_view.sync_columns()
-    radio = window.lanes_view.columns[0].edit
-    assert not radio.isChecked()
-    qtbot.wait(50)  # the new palette reaches every widget
-    image = radio.grab().toImage()
-    page = QApplication.palette().window().color().lightness()
+    try:
+        window.actions.add_lane.trigger()  # lane 2 is edited: lane 1's radio is an empty ring
+        window.lanes_view.sync_columns()
+        radio = window.lanes_view.columns[0].edit
+        assert not radio.isChecked()
+        qtbot.wait(50)  # the new palette reaches every widget
+        image = radio.grab().toImage()
+        page = QApplication.palette().window().color().lightness()
+    finally:
+        window.view.set_theme("light")  # the application's palette outlives this window
     ring = max(QColor(image.pixel(x, y)).lightness() for x in range(min(18, image.width()))
                for y in range(image.height()))  # the indicator, left of the label
     assert ring - page >= 60, (ring, page)  # it was drawn no lighter than the page: 47 on 47

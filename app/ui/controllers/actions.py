@@ -8,6 +8,7 @@ from __future__ import annotations
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QInputDialog, QMenu, QToolBar, QToolButton
 
+from app.actions.lanes import check_in_vocabulary
 from app.engine.face.options import MAX_LANES
 from app.state import Change
 
@@ -211,7 +212,17 @@ class ActionsController:
     def open_import(self) -> None:
         dialog = ImportDialog(self.state.lane().settings, self.window)
         if dialog.exec() and dialog.result_settings is not None:
-            self.playground.lanes.set_settings(self.state.current_lane, dialog.result_settings, None)
+            self.apply_import(dialog.result_settings)
+
+    def apply_import(self, settings) -> bool:
+        """Imported settings for the edited lane, unless a logit bias names a token the model lacks."""
+        try:
+            check_in_vocabulary(settings.logit_bias, self.state.model)
+        except ValueError as exc:
+            self.state.report(str(exc))
+            return False
+        self.playground.lanes.set_settings(self.state.current_lane, settings, None)
+        return True
 
     def close_bindings(self) -> None:
         self._unsubscribe()
