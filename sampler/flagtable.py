@@ -143,6 +143,12 @@ ROWS: tuple[Flag, ...] = (
     Flag("banned_phrases", ("--ban-phrase",), "phrases", (), "Banned phrases",
          "Words or phrases never to appear: single tokens are banned outright, longer ones are taken back.",
          stage="logit_bias", upstream=False, cli=False),
+    Flag("ban_depth", ("--ban-depth",), default=0, label="Ban walk-back", stage="logit_bias", lo=0, hi=4096,
+         help="How many tokens back a banned phrase may take the text (0: as far as the phrase began); "
+         "the text is never held back more than this.", upstream=False, cli=False, **I32, **_slider(0, 256, 1, 0)),
+    Flag("ban_budget", ("--ban-budget",), default=256, label="Ban rewinds", stage="logit_bias", lo=0, hi=1000000,
+         help="How many rewinds a run may spend on banned phrases; after that a phrase stays, marked.",
+         upstream=False, cli=False, **I32, **_slider(0, 1024, 1, 0)),
     # The spec's parameter table, in its order (also the order of llama_sampler_init_scatter_ext).
     Flag("scatter.k", ("--scatter-k",), default=64, label="K (medium)",
          help="Size of the top-K medium; candidates beyond it are dropped when scatter fires.",
