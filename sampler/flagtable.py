@@ -39,7 +39,9 @@ Decisions where llama.cpp and the spec are silent:
   command line replaces the base's) and in JSON (:mod:`sampler.biasvalues`).
 * ``banned_phrases`` (kind ``phrases``) is the playground's own
   (:mod:`sampler.phrases`): no llama.cpp flag (``cli=False``,
-  ``upstream=False``); presets, sessions and traces keep it.
+  ``upstream=False``); presets, sessions and traces keep it.  ``ban_depth`` and
+  ``ban_budget`` (how far back and how often its walk-back may go) are the
+  playground's too, read by the engine (``app.engine.bans``), no stage.
 * The mirostat values of a model's GGUF (``general.sampling.mirostat*``) are
   not read: a lane's settings are the whole truth, and the exported command
   pins ``--mirostat`` (and its two values when mirostat is on) so that a GGUF
@@ -143,10 +145,10 @@ ROWS: tuple[Flag, ...] = (
     Flag("banned_phrases", ("--ban-phrase",), "phrases", (), "Banned phrases",
          "Words or phrases never to appear: single tokens are banned outright, longer ones are taken back.",
          stage="logit_bias", upstream=False, cli=False),
-    Flag("ban_depth", ("--ban-depth",), default=0, label="Ban walk-back", stage="logit_bias", lo=0, hi=4096,
+    Flag("ban_depth", ("--ban-depth",), default=0, label="Ban walk-back", lo=0, hi=4096,
          help="How many tokens back a banned phrase may take the text (0: as far as the phrase began); "
          "the text is never held back more than this.", upstream=False, cli=False, **I32, **_slider(0, 256, 1, 0)),
-    Flag("ban_budget", ("--ban-budget",), default=256, label="Ban rewinds", stage="logit_bias", lo=0, hi=1000000,
+    Flag("ban_budget", ("--ban-budget",), default=256, label="Ban rewinds", lo=0, hi=1000000,
          help="How many rewinds a run may spend on banned phrases; after that a phrase stays, marked.",
          upstream=False, cli=False, **I32, **_slider(0, 1024, 1, 0)),
     # The spec's parameter table, in its order (also the order of llama_sampler_init_scatter_ext).

@@ -9,7 +9,8 @@ the lane's list shown again).
 * Banned phrases: separated by ``|``; a phrase written ``=Like This`` matches
   only with that case; ``/regular expression/`` is a regex ban; `` @0.25`` after
   one makes it a soft ban (its probability times 0.25; none: a hard ban);
-  ``\\|``, ``\\=``, ``\\/``, ``\\@`` and ``\\\\`` write the characters.
+  ``\\|``, ``\\=``, ``\\/``, ``\\@`` and ``\\\\`` write the characters; any other
+  backslash is itself (so ``/\\bnot\\b/`` is the regex ``\\bnot\\b``).
 """
 from __future__ import annotations
 
@@ -34,8 +35,12 @@ def parse_biases(text: str) -> tuple[str, ...]:
     return tuple(part for part in _SEPARATORS.split(text.strip()) if part)
 
 
+_ESCAPED = "|@=/\\"  # the characters a backslash escapes; before any other, a backslash is itself
+
+
 def _escape_inner(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("|", "\\|").replace("@", "\\@")
+    doubled = re.sub(r"\\(?=[|@=/\\]|$)", r"\\\\", text)
+    return doubled.replace("|", "\\|").replace("@", "\\@")
 
 
 def _escape(text: str) -> str:
@@ -57,7 +62,7 @@ def _split(text: str) -> list[tuple[list[str], set[int]]]:
     parts, cur, escaped_at, i = [], [], set(), 0
     while i < len(text):
         c = text[i]
-        if c == "\\" and i + 1 < len(text):
+        if c == "\\" and i + 1 < len(text) and text[i + 1] in _ESCAPED:
             escaped_at.add(len(cur))
             cur.append(text[i + 1])
             i += 2

@@ -12,6 +12,7 @@ from app.state import Change
 from sampler.flagtable import ROW_BY_FIELD
 
 from .flag_control import FlagControl, FlagSwitch, tooltip
+from .ban_list_row import BanListRow
 from .list_editors import list_editors
 from .model_page import ModelPage
 from .order_editor import OrderEditor
@@ -108,7 +109,7 @@ class SettingsPanel(QToolBox):
         for editor in editors:
             editor.edited.connect(self._edit)
             self.controls[editor.row.field] = editor
-        return editors
+        return editors + [BanListRow(self.state, self.playground)]
 
     def _edit(self, field: str, value) -> None:
         self.playground.lanes.edit(field, value)
