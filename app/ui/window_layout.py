@@ -50,12 +50,13 @@ def build_layout(window) -> tuple[QWidget, dict[str, QSplitter]]:
     height = max(w.height(), 600)
     controls = controls_column(w)
     controls_px = min(controls.widget().sizeHint().height() + 4, int(height * 0.6))
-    left = _splitter(v, [controls, w.funnel], [controls_px, height - controls_px], "left", s)
+    left = _splitter(v, [controls, w.funnel, w.bans], [controls_px, (height - controls_px) * 2 // 3,
+                                                  (height - controls_px) // 3], "left", s)
     left.setStretchFactor(0, 0)  # a taller window gives its height to the funnel, not to empty controls
     left.setStretchFactor(1, 1)
     text = _splitter(v, [w.prompt_area, w.lanes_view, w.lanes_view.stats_table], [50, 260, 110], "text", s)
     pre = _splitter(v, [w.pre_post, w.collision], [3, 2], "panels_left", s)
-    ent = _splitter(v, [w.entropy, w.absorption, w.bans], [3, 3, 2], "panels_right", s)
+    ent = _splitter(v, [w.entropy, w.absorption], [1, 1], "panels_right", s)
     panels = _splitter(h, [pre, ent], [55, 45], "panels", s)
     right = _splitter(v, [text, panels, w.strips], [int(height * 0.32), int(height * 0.40), int(height * 0.28)],
                       "right", s)

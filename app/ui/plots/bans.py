@@ -1,4 +1,5 @@
-"""Banned phrases over the run: tokens taken back per step (bars), the steps where a phrase stayed (dots), and
+"""Banned phrases over the run: tokens taken back per step (bars, "back"), the steps where a phrase stayed (dots,
+"kept"), and
 the list of every hit: the phrase, what the model was about to write and what it wrote instead.
 
 Hover a bar or a dot for its step's hits; click a row of the list (or the strip) to show that step.
@@ -31,7 +32,6 @@ class BansPanel(QWidget):
         self.plot.hideButtons()
         self.plot.setMinimumHeight(52)
         self.plot.getAxis("left").setWidth(LEFT_AXIS_PX)
-        self.plot.setLabel("left", "back")
         plain_axes(self.plot)
         self.bars = pg.BarGraphItem(x=[], height=[], width=0.8)
         self.plot.addItem(self.bars)
@@ -44,6 +44,7 @@ class BansPanel(QWidget):
         self.plot.scene().sigMouseMoved.connect(self._moved)
         self.list = QListWidget()
         self.list.setWordWrap(True)
+        self.list.setMinimumHeight(0)  # the panel may shrink to its strip (the window fits 1280 x 720)
         self.list.itemClicked.connect(lambda item: self.stepClicked.emit(int(item.data(Qt.ItemDataRole.UserRole))))
         self.header = header("<b>Bans</b>")
         self._note = ""
@@ -62,7 +63,7 @@ class BansPanel(QWidget):
 
     def _show_header(self) -> None:
         t = self.theme
-        self.header.setText(title_row("<b>Bans</b>", [(t.chosen, "tokens taken back"), (t.damped, "phrase kept")],
+        self.header.setText(title_row("<b>Bans</b>", [(t.chosen, "back"), (t.damped, "kept")],
                                       self._note))
 
     def show_run(self, records: Sequence, rec=None) -> None:
@@ -71,8 +72,9 @@ class BansPanel(QWidget):
         self.bars.setOpts(x=np.array(steps, float), height=np.array(rewound, float), width=0.8)
         kept_steps = sorted({e.step for e in events if e.kept})
         self.kept.setData(x=np.array(kept_steps, float), y=np.zeros(len(kept_steps)), data=kept_steps)
-        top = max(rewound, default=0)
-        self.plot.setYRange(-0.5, max(top, 1) * 1.1, padding=0)
+        top = max(max(rewound, default=0), 1)
+        self.plot.getAxis("left").setTicks([[(0.0, "0"), (float(top), str(top))]])
+        self.plot.setYRange(-0.6, top * 1.25 + 0.3, padding=0)
         grow_x(self.plot, records[-1].step + 1 if records else 0)
         self._tips = {}
         for e in events:
@@ -87,8 +89,8 @@ class BansPanel(QWidget):
         if rec is not None:
             self.cursor.setValue(rec.step)
         n_back = sum(rewound)
-        self._note = (f"{len(events)} hit{'s' * (len(events) != 1)}, {n_back} token{'s' * (n_back != 1)} taken back, "
-                      f"{len(kept_steps)} kept") if events else ("no ban hit" if records else "")
+        self._note = (f"{len(events)} hit{'s' * (len(events) != 1)}, {n_back} back, {len(kept_steps)} kept"
+                      if events else ("no ban hit" if records else ""))
         self._show_header()
 
     def tip_at(self, step: int) -> str:
