@@ -7,11 +7,15 @@
 * ``ban_rewind_ms``: the median time of one rewind (``app.engine.rewind.rewind``: the lane's state cut
   back, the chain rebuilt and put at its saved position, the KV cache cut and the token before decoded
   again), on a list of two-word phrases the model wrote in a first run.
+
+``BANS_BENCH_TOKENS`` and ``BANS_BENCH_ROUNDS`` change the 128 tokens and 5 rounds (a loaded machine).
 """
 from __future__ import annotations
 
+import os
 import random
 import statistics
+import sys
 import time
 
 from app.engine import generation
@@ -24,8 +28,8 @@ from sampler.phrases import vocab_plan
 
 from .engine_bench import PROMPT
 
-N_TOKENS = 128
-ROUNDS = 5
+N_TOKENS = int(os.environ.get("BANS_BENCH_TOKENS", "128"))
+ROUNDS = int(os.environ.get("BANS_BENCH_ROUNDS", "5"))
 
 
 def nonsense(rng: random.Random, words: int) -> str:
@@ -88,6 +92,7 @@ def run_all() -> dict[str, float]:
             bans_tps, b = _run(model, banned, run_opts)
             assert a.tokens == b.tokens, "a phrase of the bench's list fired: the comparison is not like for like"
             ratios.append(bans_tps / none_tps)
+            print(f"bans round: {none_tps:.2f} vs {bans_tps:.2f} tokens/s", file=sys.stderr, flush=True)
         ms, n = rewind_ms(model, run_opts)
         return {
             "bans_1000_vs_none_tps_ratio": statistics.median(ratios),
