@@ -10,8 +10,8 @@ import numpy as np
 
 from sampler.sorting import top_order
 
-from .context import ContextOptions
 from .bans import best_other
+from .context import ContextOptions
 from .lane import Lane, LaneConfig, sample_forced
 from .logsumexp import LogSumExp
 from .model import LoadedModel
