@@ -81,9 +81,11 @@ See `bench/*.py` for exactly what each figure times.
 - **Bans**: `bench/bans_bench.py` (`python -m bench --only bans`). 128 tokens with 1,000 banned
   phrases (450 hard, 450 soft, 100 regular expressions, half of them beginning with a common word so
   that partial matches and holdback happen) that never occur, against no list: the same tokens (checked),
-  median of 5 interleaved rounds. `ban_rewind_ms` is the median of one rewind (state cut back, the chain
-  rebuilt at its saved position, the KV cache cut and one token decoded again) over a list of phrases
-  the model wrote in a first run; `ban_rewinds_timed` says how many.
+  median of 5 interleaved rounds. `bans_1000_match_ms_per_step` is what the list adds to a step in the
+  stepping thread's CPU time (fake model, no decode threads), steady where the ratio swings with load.
+  `ban_rewind_ms` is the median of one rewind (state cut back, the chain rebuilt at its saved position,
+  the KV cache cut and one token decoded again) over a list of phrases the model wrote in a first run;
+  `ban_rewinds_timed` says how many.
 """
 
 

@@ -4,6 +4,8 @@
   regular expressions, some of which begin with words the model writes, so partial matches and holdback
   happen) against no list, the median of interleaved rounds.  No phrase occurs in the text: the two runs
   must give the same tokens, and the bench checks that they do.
+* ``bans_1000_match_ms_per_step``: the same list's cost per step in CPU time of the stepping thread, on the
+  fake model (steady where the tokens-per-second ratio swings with the machine's load).
 * ``ban_rewind_ms``: the median time of one rewind (``app.engine.rewind.rewind``: the lane's state cut
   back, the chain rebuilt and put at its saved position, the KV cache cut and the token before decoded
   again), on a list of two-word phrases the model wrote in a first run.
@@ -76,6 +78,26 @@ def rewind_ms(model, options) -> tuple[float, int]:
     return (statistics.median(times) if times else float("nan")), len(times)
 
 
+def match_ms_per_step(steps: int = 256, rounds: int = 7) -> float:
+    """What the 1,000 phrases add to a step, in this thread's CPU time (the fake model: no decode threads, so
+    other processes' load does not count): the median over interleaved rounds."""
+    from app.engine.fake import FakeModel
+
+    model = FakeModel()
+    options = RunOptions(max_tokens=steps, context=ContextOptions(n_ctx=1024))
+    plain = SamplerSettings(seed=11)
+    banned = plain.replace(banned_phrases=thousand_phrases())
+    extra = []
+    for _ in range(rounds):
+        cpu = []
+        for settings in (plain, banned):
+            t0 = time.thread_time()
+            (result,) = Generation(model, PROMPT, [LaneConfig(settings)], options).run()
+            cpu.append((time.thread_time() - t0) * 1e3 / len(result.tokens))
+        extra.append(cpu[1] - cpu[0])
+    return statistics.median(extra)
+
+
 def run_all() -> dict[str, float]:
     options = ContextOptions(n_ctx=1024, n_threads=physical_cores())
     model = LoadedModel(default_model_path(), gpu_layers=0)
@@ -98,6 +120,7 @@ def run_all() -> dict[str, float]:
             "bans_1000_vs_none_tps_ratio": statistics.median(ratios),
             "bans_1000_vs_none_tps_ratio_min": min(ratios),
             "bans_1000_vs_none_tps_ratio_max": max(ratios),
+            "bans_1000_match_ms_per_step": match_ms_per_step(),
             "ban_rewind_ms": ms,
             "ban_rewinds_timed": float(n),
         }
