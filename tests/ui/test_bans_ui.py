@@ -66,3 +66,20 @@ def test_find_slop_proposes_recurring_phrases_and_adds_only_on_click(qtbot, wind
     assert [p.text for p in window.state.lane().settings.banned_phrases] == [top.phrase]
     assert not dialog.buttons[0].isEnabled()
     json.dumps([p._asdict() for p in dialog.proposals])  # plain data
+
+
+def test_the_list_follows_the_run_even_when_the_count_of_hits_stays(window):
+    from types import SimpleNamespace
+
+    from app.engine.records import BanHit
+
+    def records(at):
+        return [SimpleNamespace(step=i, text="x ", ban_hits=(BanHit("'p q'", "p q", 2),) if i == at else ())
+                for i in range(40)]
+
+    panel = window.bans
+    panel.show_run(records(3))
+    panel.show_run(records(30))
+    assert panel.list.count() == 1 and panel.list.item(0).text().startswith("step 30:")
+    xs, ys = panel.bars.getData()
+    assert list(xs) == [30.0, 30.0] and list(ys) == [0.0, 2.0]

@@ -33,8 +33,7 @@ class BansPanel(QWidget):
         self.plot.setMinimumHeight(52)
         self.plot.getAxis("left").setWidth(LEFT_AXIS_PX)
         plain_axes(self.plot)
-        self.bars = pg.BarGraphItem(x=[], height=[], width=0.8)
-        self.plot.addItem(self.bars)
+        self.bars = self.plot.plot(connect="pairs")  # one vertical line per step, as the collision ticks
         self.kept = pg.ScatterPlotItem(size=7, hoverable=True, tip=None)
         self.kept.sigHovered.connect(self._hovered)
         self.plot.addItem(self.kept)
@@ -49,13 +48,14 @@ class BansPanel(QWidget):
         self.header = header("<b>Bans</b>")
         self._note = ""
         self._tips: dict[int, str] = {}
+        self._shown_events: list = []
         stack(self, self.header, (self.plot, 2), (self.list, 3))
         self.apply_theme(current())
 
     def apply_theme(self, theme: Theme) -> None:
         self.theme = theme
         style_plot(self.plot, theme)
-        self.bars.setOpts(brush=pg.mkBrush(theme.chosen), pen=pg.mkPen(None))
+        self.bars.setPen(pg.mkPen(theme.chosen, width=3))
         self.kept.setBrush(pg.mkBrush(theme.damped))
         self.kept.setPen(pg.mkPen(None))
         self.cursor.setPen(pg.mkPen(theme.cursor, width=1.5))
@@ -69,7 +69,8 @@ class BansPanel(QWidget):
     def show_run(self, records: Sequence, rec=None) -> None:
         steps, hits, rewound = per_step(records)
         events = ban_events(records)
-        self.bars.setOpts(x=np.array(steps, float), height=np.array(rewound, float), width=0.8)
+        self.bars.setData(np.repeat(np.array(steps, float), 2),
+                          np.ravel([(0.0, float(h)) for h in rewound]) if rewound else np.zeros(0))
         kept_steps = sorted({e.step for e in events if e.kept})
         self.kept.setData(x=np.array(kept_steps, float), y=np.zeros(len(kept_steps)), data=kept_steps)
         top = max(max(rewound, default=0), 1)
@@ -79,7 +80,8 @@ class BansPanel(QWidget):
         self._tips = {}
         for e in events:
             self._tips[e.step] = (self._tips.get(e.step, "") + "\n" if e.step in self._tips else "") + e.line()
-        if self.list.count() != len(events):
+        if events != self._shown_events:  # a live redraw keeps the list (and its scroll) when nothing changed
+            self._shown_events = events
             self.list.clear()
             for e in events:
                 item = QListWidgetItem(e.line())
