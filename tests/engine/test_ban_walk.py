@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 
+import pytest
+
 from app.engine import bans
 from app.engine.context import ContextOptions
 from app.engine.fake import FakeModel
@@ -97,3 +99,30 @@ def test_a_step_where_every_token_is_banned_keeps_the_least_banned(monkeypatch):
     dead = [r for r in handed if any(h.kept == "every choice here is banned" for h in r.ban_hits)]
     assert dead and all(r.ban_kept for r in dead)
     assert all(math.isfinite(r.chosen_p) and r.chosen_p >= 0 for r in handed)
+
+
+@pytest.mark.gemma
+def test_gemma_soft_bans_follow_the_antislop_rule(default_model):
+    """Greedy Gemma: a phrase it wrote, soft-banned with x0.9999, stays (its token is still the arg-max: the
+    antislop sampler's test), marked; with x1e-6 it is taken back and the text before it is unchanged."""
+    from app.engine.context import ContextOptions as Ctx
+
+    settings = SamplerSettings(seed=7, temp=0.0)
+    options = RunOptions(max_tokens=40, context=Ctx(n_ctx=512, n_threads=1))
+    prompt = "Once upon a time, in a small village by the sea,"
+
+    def go(s):
+        gen = Generation(default_model, prompt, [LaneConfig(s)], options)
+        handed = [r for batch in gen for r in batch]
+        return gen.results()[0], handed
+
+    before, _ = go(settings)
+    words = before.text.split()
+    phrase = next(" ".join(words[i:i + 2]) for i in range(2, len(words) - 1)
+                  if " ".join(words[i:i + 2]).replace(" ", "").isalpha())
+    kept, handed = go(settings.replace(banned_phrases=((phrase, False, 0.9999),)))
+    assert kept.text == before.text
+    assert any("still the most likely" in h.kept for r in handed for h in r.ban_hits)
+    gone, handed = go(settings.replace(banned_phrases=((phrase, False, 1e-6),)))
+    at = before.text.lower().find(phrase.lower())
+    assert gone.text[:at] == before.text[:at] and phrase.lower() not in gone.text.lower()[:at + 2 * len(phrase)]
