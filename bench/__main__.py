@@ -24,6 +24,8 @@ TARGETS = {
     "fit_stock_s": "<= 2",
     "knobs_share_of_step": "<= 0.10",
     "lookahead4x16_vs_16_time_ratio": "<= 2.0",
+    "bans_1000_vs_none_tps_ratio": ">= 0.95",
+    "ban_rewind_ms": "(median per rewind)",
 }
 
 
@@ -92,6 +94,14 @@ See `bench/*.py` for exactly what each figure times.
   (median of 5 interleaved rounds). The server shares the client's cores and each step pays a
   loopback round trip plus 1 MiB of logits, so `rpc_vs_local_tps_ratio` is a floor for two
   machines, not a forecast. `rpc_load_s` includes sending the weights to the server.
+- **Bans**: `bench/bans_bench.py` (`python -m bench --only bans`). 128 tokens with 1,000 banned
+  phrases (450 hard, 450 soft, 100 regular expressions, half of them beginning with a common word so
+  that partial matches and holdback happen) that never occur, against no list: the same tokens (checked),
+  median of 5 interleaved rounds. `bans_1000_match_ms_per_step` is what the list adds to a step in the
+  stepping thread's CPU time (fake model, no decode threads), steady where the ratio swings with load.
+  `ban_rewind_ms` is the median of one rewind (state cut back, the chain rebuilt at its saved position,
+  the KV cache cut and one token decoded again) over a list of phrases the model wrote in a first run;
+  `ban_rewinds_timed` says how many.
 """
 
 
@@ -118,6 +128,9 @@ def _suites():
     from . import ipc_bench
 
     yield "ipc", ipc_bench.run_all
+    from . import bans_bench
+
+    yield "bans", bans_bench.run_all
     try:
         from . import gui_bench
     except ImportError:
@@ -127,7 +140,7 @@ def _suites():
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--only", choices=["sampler", "engine", "startup", "sweep", "lookahead", "rpc", "ipc", "gui"], help="run one suite")
+    parser.add_argument("--only", choices=["sampler", "engine", "startup", "sweep", "lookahead", "rpc", "ipc", "bans", "gui"], help="run one suite")
     parser.add_argument("--no-doc", action="store_true", help="do not rewrite docs/benchmarks.md")
     args = parser.parse_args(argv)
     figures: dict[str, float] = {}

@@ -96,7 +96,7 @@ def merged_biases(settings: SamplerSettings, vocab=None) -> list[tuple[int, floa
     if settings.banned_phrases:
         if vocab is None:
             raise ValueError("--ban-phrase: banned phrases need the model's vocabulary")
-        out += [(t, NEG_INF) for t in vocab_plan(vocab, settings.banned_phrases).banned_tokens]
+        out += list(vocab_plan(vocab, settings.banned_phrases).biases)  # -inf, or ln(m) for a soft phrase
     if settings.ignore_eos:
         if vocab is None:
             raise ValueError("--ignore-eos: needs the model's vocabulary (its end-of-generation tokens)")

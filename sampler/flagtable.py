@@ -43,7 +43,9 @@ Decisions where llama.cpp and the spec are silent:
 * ``smoothing_factor``, ``smoothing_curve``, ``top_a`` and ``tfs_z`` set stages no llama.cpp has
   (:mod:`sampler.stages.beyond`: KoboldCpp's and text-generation-webui's samplers, llama.cpp's removed
   tail-free): ``cli=False`` and ``upstream=False``, so no llama.cpp command line holds them; their labels
-  carry a † and their tooltips begin "Not in llama.cpp".  They are float32, as in KoboldCpp's C++.
+  carry a † and their tooltips begin "Not in llama.cpp".  They are float32, as in KoboldCpp's C++.  ``ban_depth`` and
+  ``ban_budget`` (how far back and how often its walk-back may go) are the
+  playground's too, read by the engine (``app.engine.run.bans``), no stage.
 * The mirostat values of a model's GGUF (``general.sampling.mirostat*``) are
   not read: a lane's settings are the whole truth, and the exported command
   pins ``--mirostat`` (and its two values when mirostat is on) so that a GGUF
@@ -161,6 +163,12 @@ ROWS: tuple[Flag, ...] = (
     Flag("tfs_z", ("--tfs",), default=1.0, label="Tail-free z †", stage="tfs_z", lo=0.0,
          help="Not in llama.cpp any more: tail-free sampling cuts where the curvature of the sorted "
          "probabilities has summed to z (1 = off).", upstream=False, cli=False, **F32, **_slider(0, 1, 0.01)),
+    Flag("ban_depth", ("--ban-depth",), default=0, label="Ban walk-back", lo=0, hi=4096,
+         help="How many tokens back a banned phrase may take the text (0: as far as the phrase began); "
+         "the text is never held back more than this.", upstream=False, cli=False, **I32, **_slider(0, 256, 1, 0)),
+    Flag("ban_budget", ("--ban-budget",), default=256, label="Ban rewinds", lo=0, hi=1000000,
+         help="How many rewinds a run may spend on banned phrases; after that a phrase stays, marked.",
+         upstream=False, cli=False, **I32, **_slider(0, 1024, 1, 0)),
     # The spec's parameter table, in its order (also the order of llama_sampler_init_scatter_ext).
     Flag("scatter.k", ("--scatter-k",), default=64, label="K (medium)",
          help="Size of the top-K medium; candidates beyond it are dropped when scatter fires.",

@@ -12,10 +12,21 @@ vocabulary:
   ``-l`` entries: exact, and exported as ``--logit-bias TOKEN-inf``.  The
   phrase can still be spelled from several smaller tokens; llama.cpp's ``-l``
   has the same gap, so the export gives the same text.
-* **multi-token**: every other phrase.  The engine watches the text
-  (:class:`PhraseMatcher`) and, when a phrase appears, takes the lane back to
-  the token that began it and samples again with that token banned there
-  (``app.engine.bans``).  llama.cpp has no equivalent.
+* **multi-token**: every other phrase, and every regular expression.  The
+  engine watches the text (:mod:`sampler.phrase_match`, ``app.engine.run.ban_match``)
+  and, when a phrase appears, takes the lane back to the token that began it
+  and samples again with that token banned there (``app.engine.run.bans``).
+  llama.cpp has no equivalent.
+
+Each phrase has a ``multiplier`` (the antislop sampler's "probability
+adjustment", ``sam-paech/antislop-sampler``): 0 is a hard ban; 0 < m < 1 a
+soft one, which multiplies the probability of the token that began the phrase
+by m at that step (``app.engine.run.bans`` follows the antislop sampler's
+``SlopPhraseHandler._handle_disallowed_sequence``).  A single-token soft
+phrase is the logit bias ln(m) on its tokens (the same product, at every step,
+and exactly what ``--logit-bias TOKEN+ln(m)`` gives llama.cpp).  A phrase with
+``regex`` is a Python regular expression (:mod:`sampler.ban_regex` refuses the
+patterns that could take unbounded time); it is always watched in the text.
 
 Matching respects word edges: a phrase that starts (ends) with a letter, digit
 or underscore only matches where the text before (after) it is not one, so
@@ -25,36 +36,53 @@ edge only once the text is final.
 from __future__ import annotations
 
 import functools
+import math
 from typing import Iterable, NamedTuple, Sequence
 
+from .ban_regex import check_pattern
 from .numbers import show
 
 #: At most this many phrases, each at most this many characters.
-MAX_PHRASES = 1000
+MAX_PHRASES = 10000
 MAX_PHRASE_CHARS = 200
+_FIELDS = ("text", "exact_case", "multiplier", "regex")
 
 
 class BannedPhrase(NamedTuple):
     text: str
     exact_case: bool = False
+    multiplier: float = 0.0  # 0: a hard ban; 0 < m < 1: the probability of its first token times m
+    regex: bool = False  # text is a regular expression (sampler.ban_regex)
+
+    @property
+    def hard(self) -> bool:
+        return self.multiplier == 0.0
+
+    @property
+    def shown(self) -> str:
+        """How lists and notes show it: the text, ``/re/`` for a regex, `` x0.25`` for a soft one."""
+        text = f"/{self.text}/" if self.regex else repr(self.text)
+        return text + (" (exact case)" if self.exact_case and not self.regex else "") + (
+            "" if self.hard else f" x{self.multiplier:g}")
 
 
 def _one(name: str, entry) -> BannedPhrase:
     if isinstance(entry, str):
-        text, exact = entry, False
+        entry = (entry,)
     elif isinstance(entry, dict):
-        unknown = sorted(set(entry) - {"text", "exact_case"})
+        unknown = sorted(set(entry) - set(_FIELDS))
         if unknown or "text" not in entry:
-            raise ValueError(f"{name}: expected {{'text': ..., 'exact_case': ...}}, got {show(entry)}")
-        text, exact = entry["text"], entry.get("exact_case", False)
-    elif isinstance(entry, (tuple, list)) and len(entry) == 2:
-        text, exact = entry
-    else:
-        raise ValueError(f"{name}: expected a phrase (text, exact_case), got {show(entry)}")
+            raise ValueError(f"{name}: expected {{'text': ..., 'exact_case': ..., 'multiplier': ..., 'regex': ...}}, "
+                             f"got {show(entry)}")
+        entry = tuple(entry.get(f, d) for f, d in zip(_FIELDS, BannedPhrase("")))
+    elif not isinstance(entry, (tuple, list)) or not 1 <= len(entry) <= 4:
+        raise ValueError(f"{name}: expected a phrase (text, exact_case, multiplier, regex), got {show(entry)}")
+    text, exact, multiplier, regex = tuple(entry) + tuple(BannedPhrase("")[len(entry):])
     if not isinstance(text, str):
         raise ValueError(f"{name}: a phrase must be text, got {show(text)}")
-    if not isinstance(exact, bool):
-        raise ValueError(f"{name}: exact_case must be true or false, got {show(exact)}")
+    if not isinstance(exact, bool) or not isinstance(regex, bool):
+        raise ValueError(f"{name}: exact_case and regex must be true or false, got {show(entry)}")
+    multiplier = _multiplier(name, text, multiplier)
     clean = text.strip()
     if not clean:
         raise ValueError(f"{name}: a phrase must not be empty, got {text!r}")
@@ -66,7 +94,17 @@ def _one(name: str, entry) -> BannedPhrase:
         clean.encode("utf-8")
     except UnicodeEncodeError:
         raise ValueError(f"{name}: a phrase must be valid Unicode text, got {text!r}") from None
-    return BannedPhrase(clean, exact)
+    if regex:
+        check_pattern(name, clean)
+    return BannedPhrase(clean, exact, multiplier, regex)
+
+
+def _multiplier(name: str, text, value) -> float:
+    """A phrase's multiplier: a number from 0 (a hard ban) up to, not including, 1 (1 would change nothing)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= float(value) < 1.0:
+        raise ValueError(f"{name}: the multiplier of {text!r:.60} must be from 0 (a hard ban) to below 1, "
+                         f"got {show(value)}")
+    return float(value)
 
 
 def check_phrases(name: str, value) -> tuple[BannedPhrase, ...]:
@@ -80,13 +118,16 @@ def check_phrases(name: str, value) -> tuple[BannedPhrase, ...]:
 
 
 def phrases_to_json(value) -> list[dict]:
-    return [{"text": p.text, "exact_case": p.exact_case} for p in value]
+    """Objects with ``text`` and ``exact_case``, and ``multiplier`` / ``regex`` only when not the default
+    (so a file without soft or regex bans reads as before in older versions)."""
+    return [{"text": p.text, "exact_case": p.exact_case, **({"multiplier": p.multiplier} if not p.hard else {}),
+             **({"regex": True} if p.regex else {})} for p in value]
 
 
 def phrases_from_json(where: str, value) -> tuple:
     ok = isinstance(value, list) and all(
         isinstance(v, dict) and isinstance(v.get("text"), str) and isinstance(v.get("exact_case", False), bool)
-        for v in value)
+        and isinstance(v.get("regex", False), bool) for v in value)
     if not ok:
         raise ValueError(f"{where}: expected a list of {{\"text\": ..., \"exact_case\": ...}} objects, got {show(value)}")
     return tuple(value)
@@ -127,17 +168,31 @@ class PhrasePlan(NamedTuple):
     """What a list of phrases becomes for one vocabulary."""
 
     single: tuple[tuple[BannedPhrase, tuple[int, ...]], ...]  # each single-token phrase and its tokens
-    multi: tuple[BannedPhrase, ...]  # the phrases the engine watches for
+    multi: tuple[BannedPhrase, ...]  # the phrases (and regular expressions) the engine watches for
 
     @property
     def banned_tokens(self) -> tuple[int, ...]:
-        """Every token a single-token phrase bans, in increasing id order, once each."""
-        return tuple(sorted({t for _, tokens in self.single for t in tokens}))
+        """Every token a hard single-token phrase bans, in increasing id order, once each."""
+        return tuple(t for t, bias in self.biases if bias == float("-inf"))
+
+    @property
+    def biases(self) -> tuple[tuple[int, float], ...]:
+        """``(token, bias)`` for every token of a single-token phrase, in id order: ``-inf`` for a hard ban,
+        ln(m) for a soft one (the strongest where phrases share a token)."""
+        out: dict[int, float] = {}
+        for phrase, tokens in self.single:
+            bias = float("-inf") if phrase.hard else math.log(phrase.multiplier)
+            for t in tokens:
+                out[t] = min(out.get(t, 0.0), bias)
+        return tuple(sorted(out.items()))
 
 
 def plan_phrases(phrases: Iterable[BannedPhrase], index: dict[bytes, tuple[int, ...]]) -> PhrasePlan:
     single, multi = [], []
     for phrase in phrases:
+        if phrase.regex:
+            multi.append(phrase)
+            continue
         tokens = sorted({t for form in forms(phrase) for t in index.get(form.encode("utf-8"), ())})
         if tokens:
             single.append((phrase, tuple(tokens)))
@@ -155,66 +210,3 @@ def _vocab_index(vocab) -> dict[bytes, tuple[int, ...]]:
 def vocab_plan(vocab, phrases: tuple[BannedPhrase, ...]) -> PhrasePlan:
     """:func:`plan_phrases` against a model's vocabulary (``token_texts()``, as DRY reads it); cached."""
     return plan_phrases(phrases, _vocab_index(vocab))
-
-
-# --------------------------------------------------------------------------
-# Matching in the text
-# --------------------------------------------------------------------------
-
-
-def _is_word(c: str) -> bool:
-    return c.isalnum() or c == "_"
-
-
-def fold(text: str) -> str:
-    """Lower case, one character for one (characters whose lower case is longer stay as they are)."""
-    return "".join(c if len(low := c.lower()) != 1 else low for c in text)
-
-
-class Match(NamedTuple):
-    start: int  # index in the text where the phrase begins
-    end: int
-    phrase: BannedPhrase
-
-
-class Scan(NamedTuple):
-    match: Match | None  # the earliest complete occurrence (None: none)
-    pending: int  # the earliest index where an occurrence may still be completing (len(text): none)
-
-
-class PhraseMatcher:
-    """Finds the multi-token phrases in a growing text."""
-
-    def __init__(self, phrases: Iterable[BannedPhrase]):
-        self.phrases = tuple(phrases)
-        self._items = [(p.text if p.exact_case else fold(p.text), p.exact_case, p) for p in self.phrases]
-
-    def __bool__(self) -> bool:
-        return bool(self.phrases)
-
-    def scan(self, text: str, start: int, lead: str = "", final: bool = False,
-             allowed: frozenset | set = frozenset()) -> Scan:
-        """Look at the occurrences beginning at ``start`` or later.
-
-        ``lead`` is the text just before ``text`` (for the word edge at its
-        start); ``final``: the text ends here.  Occurrences whose start is in
-        ``allowed`` are left alone.
-        """
-        n = len(text)
-        folded = fold(text[start:])
-        pending = n
-        for i in range(start, n):
-            before = text[i - 1] if i > 0 else (lead[-1:] or " ")
-            for wanted, exact, phrase in self._items:
-                if _is_word(wanted[0]) and _is_word(before) or i in allowed:
-                    continue
-                seg = text[i:i + len(wanted)] if exact else folded[i - start:i - start + len(wanted)]
-                if seg == wanted:
-                    end = i + len(wanted)
-                    if end == n and not final:
-                        pending = min(pending, i)
-                    elif end == n or not (_is_word(wanted[-1]) and _is_word(text[end])):
-                        return Scan(Match(i, end, phrase), min(pending, i))
-                elif len(seg) < len(wanted) and wanted.startswith(seg) and not final:
-                    pending = min(pending, i)
-        return Scan(None, pending)

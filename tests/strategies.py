@@ -42,6 +42,7 @@ logit_biases = st.lists(st.tuples(
 banned_phrases = st.lists(st.tuples(
     st.text(min_size=1, max_size=12).map(str.strip).filter(lambda t: t and not set(t) & set("\r\n\0")),
     st.booleans(),
+    st.one_of(st.just(0.0), st.floats(0.0, 1.0, exclude_max=True)),  # hard, or a soft multiplier
 ), max_size=3).map(tuple)
 
 

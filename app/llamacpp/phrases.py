@@ -44,24 +44,22 @@ def resolve_phrases(settings: SamplerSettings, token_texts: Sequence | None = No
     if not token_texts:
         return PhraseExport(settings.replace(banned_phrases=()), (), phrases, False)
     plan = plan_phrases(phrases, _index(token_texts))
-    biases = settings.logit_bias + tuple((t, float("-inf")) for t in plan.banned_tokens)
+    biases = settings.logit_bias + plan.biases
     return PhraseExport(settings.replace(banned_phrases=(), logit_bias=biases), plan.single, plan.multi, True)
-
-
-def _shown(phrase: BannedPhrase) -> str:
-    return repr(phrase.text) + (" (exact case)" if phrase.exact_case else "")
 
 
 def phrase_notes(px: PhraseExport, flag: str = "--logit-bias") -> list[str]:
     """The notes on banned phrases for an export (empty without phrases)."""
     notes = []
     if px.single:
-        notes.append(f"banned phrases that are single tokens, written as {flag} TOKEN-inf: "
-                     + ", ".join(f"{_shown(p)} = {', '.join(map(str, tokens))}" for p, tokens in px.single))
+        notes.append(f"banned phrases that are single tokens, written as {flag} TOKEN-inf (TOKEN+ln(m) for a soft "
+                     "one, multiplier m): "
+                     + ", ".join(f"{p.shown} = {', '.join(map(str, tokens))}" for p, tokens in px.single))
     if px.rest:
         notes.append("llama.cpp has no equivalent of the playground's banned phrases: the playground takes these "
                      "back when the text completes one, llama.cpp does not, so the text differs from where one "
-                     "would first appear: " + ", ".join(_shown(p) for p in px.rest))
+                     "would first appear (save them as a list file with Chain > Save ban list): "
+                     + ", ".join(p.shown for p in px.rest))
         if not px.resolved:
             notes.append("load the model to export the single-token ones among them as " + flag)
     return notes

@@ -21,6 +21,7 @@ from app.engine.face.records import FinalTail, StepRecord
 from sampler import settings_from_dict, settings_to_dict
 from sampler.chain import StageCount
 
+from .ban_hits_codec import decode_ban_hits, encode_ban_hits
 from .columns import BOOL_KINDS, FLOAT_KINDS, INT_KINDS, ColumnReader, ColumnWriter, same_lengths
 from .scatter_columns import decode_scatter, encode_scatter
 
@@ -128,6 +129,7 @@ def encode_records(records: list[StepRecord]) -> tuple[dict, dict[str, np.ndarra
         "p_final_xor_p_diffused": xor,
         "settings": [settings_to_dict(s) for s in settings],
         "stage_sets": [list(names) for names in stage_sets],
+        **encode_ban_hits(records),
     }
     return meta, w.arrays
 
@@ -176,7 +178,7 @@ def decode_records(meta, arrays: dict[str, np.ndarray]) -> list[StepRecord]:
     if len(beyond):
         raise ValueError(f"records: record {int(beyond[0])}'s chosen index is beyond its final candidates")
     columns = (top_ids.split(), top_logits.split(), final_ids.split(), final_p.split(), _tails(r),
-               _stages(r, stage_sets), _chains(r), decode_scatter(r, xor), *_bans(r))
+               _stages(r, stage_sets), _chains(r), decode_scatter(r, xor), *_bans(r), decode_ban_hits(meta, count))
     return [
         StepRecord(
             lane=lane[i], step=step[i], token=token[i], piece=pieces[i], text=texts[i], raw_rank=raw_rank[i],
@@ -184,9 +186,10 @@ def decode_records(meta, arrays: dict[str, np.ndarray]) -> list[StepRecord]:
             stages=stages, scatter=scatter, final_ids=f_ids, final_p=f_p, decode_ms=decode_ms[i],
             chain_ms=chain_ms[i], temperature=temperature[i], settings=settings[which_settings[i]], forced=forced[i],
             chain_state=chain, final_tail=tail, raw_logit=raw_logit[i], raw_logsumexp=raw_logsumexp[i],
-            banned=banned, ban_kept=kept,
+            banned=banned, ban_kept=kept, ban_hits=hits,
         )
-        for i, (t_ids, t_logits, f_ids, f_p, tail, stages, chain, scatter, banned, kept) in enumerate(zip(*columns))
+        for i, (t_ids, t_logits, f_ids, f_p, tail, stages, chain, scatter, banned, kept, hits)
+        in enumerate(zip(*columns))
     ]
 
 

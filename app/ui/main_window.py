@@ -35,6 +35,7 @@ from .plots.absorption import AbsorptionPanel
 from .plots.collision import CollisionPanel
 from .plots.entropy import EntropyPanel
 from .plots.funnel import FunnelPanel
+from .plots.bans import BansPanel
 from .plots.metric_strips import MetricStrips
 from .plots.pre_post import PrePostPanel
 from .window_layout import build_layout, opening_size
@@ -110,6 +111,8 @@ class MainWindow(QMainWindow):
         self.absorption = AbsorptionPanel(state.token_text)
         self.strips = MetricStrips()
         self.strips.stepClicked.connect(state.select)
+        self.bans = BansPanel()
+        self.bans.stepClicked.connect(state.select)
         self.funnel = FunnelPanel(state.token_text)
         central, self.splitters = build_layout(self)
         self.setCentralWidget(central)
@@ -139,6 +142,7 @@ class MainWindow(QMainWindow):
             (self.collision, lambda: self.collision.show_run(records, rec)),
             (self.absorption, lambda: self.absorption.show_record(rec)),
             (self.strips, lambda: self.strips.show_run(records, rec, self.state.forks)),
+            (self.bans, lambda: self.bans.show_run(records, rec)),
             (self.funnel, lambda: self.funnel.show_record(rec)),
         )
         for panel, draw in draws:

@@ -242,7 +242,10 @@ class TokenTextPane(QTextBrowser):
                         f"<td align='right'>{rec.final_p[i]:.1%}</td></tr>")
         special = self.chips.describe(rec.token) if self.chips is not None else ""
         ban = "".join(f"<br>banned phrase taken back: {html.escape(repr(self.token_text(t)))}" for t in rec.banned)
-        ban += "<br>banned phrase kept: the rewinds at this step ran out" if rec.ban_kept else ""
+        ban += "".join(f"<br>{html.escape(h.phrase)}: was about to write {html.escape(repr(h.about))}"
+                       + (f", kept: {html.escape(h.kept)}" if h.kept else f", {h.rewound} tokens back")
+                       for h in rec.ban_hits)
+        ban += "<br>banned phrase kept" if rec.ban_kept and not rec.ban_hits else ""
         in_list = (f"{ordinal(place)} of the {len(order)} candidates left after the sampler chain, "
                    f"p = {rec.chosen_p:.1%}" if place is not None else f"p = {rec.chosen_p:.1%}")
         return (f"{special}<b>step {rec.step}</b>: {html.escape(repr(self.token_text(rec.token)))}<br>"

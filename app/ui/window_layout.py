@@ -72,7 +72,8 @@ def build_layout(window) -> tuple[QWidget, dict[str, QSplitter]]:
     height = max(w.height(), 600)
     controls = controls_column(w)
     controls_px = min(controls.widget().sizeHint().height() + 4, int(height * 0.6))
-    left = _splitter(v, [controls, w.funnel], [controls_px, height - controls_px], "left", s)
+    left = _splitter(v, [controls, w.funnel, w.bans], [controls_px, (height - controls_px) * 2 // 3,
+                                                  (height - controls_px) // 3], "left", s)
     left.setStretchFactor(0, 0)  # a taller window gives its height to the funnel, not to empty controls
     left.setStretchFactor(1, 1)
     text = _splitter(v, [w.prompt_area, w.lanes_view, w.lanes_view.stats_table], [50, 260, 110], "text", s)

@@ -61,3 +61,23 @@ def test_llama_kwargs_say_what_llama_cannot():
     other = llama_kwargs(PHRASED.replace(samplers=("top_k", "adaptive_p"), ignore_eos=True), token_texts=TEXTS, **RUN)
     gaps = " | ".join(other.gaps)
     assert "adaptive-p" in gaps and "logit bias" in gaps and "--ignore-eos" in gaps and "'the cat sat'" in gaps
+
+
+def test_soft_single_token_phrases_are_log_biases_and_the_rest_are_noted():
+    """A soft single-token phrase is -l TOKEN+ln(m) (the chain's own bias, so llama.cpp gives the same text);
+    soft and regex phrases llama.cpp cannot express are listed in the note, and in a list file that reads back."""
+    import math
+
+    from sampler.ban_lists import ban_list_json, read_ban_list
+    from sampler.chainbuild import merged_biases
+
+    s = SamplerSettings(seed=3, banned_phrases=(("cat", False, 0.25), ("the cat sat", False, 0.5),
+                                                (r"\bdog\w*", False, 0.0, True)))
+    e = export_run(s, token_texts=TEXTS, **RUN)
+    bias = words_after(list(e.args), "--logit-bias")
+    assert len(bias) == 1 and bias[0].startswith("4") and math.isclose(float(bias[0][1:]), math.log(0.25), rel_tol=1e-6)
+    assert (4, math.log(0.25)) in merged_biases(s, FakeVocab())
+    notes = " | ".join(e.notes)
+    assert "'the cat sat' x0.5" in notes and "/\\bdog\\w*/" in notes
+    rest = s.banned_phrases[1:]
+    assert read_ban_list(ban_list_json(rest)) == rest

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from app.analysis import final_entropy, normalised_entropy, post_chain_entropy
-from app.engine.face.records import FinalTail, StepRecord
+from app.engine.face.records import BanHit, FinalTail, StepRecord
 from app.history import History
 from app.session import SessionPart, open_session, read_session, save_session, session_bytes
 from app.session.records_codec import FINAL_KEEP, decode_records, encode_records
@@ -244,6 +244,23 @@ def test_banned_phrase_marks_round_trip_and_old_sessions_have_none(pg):
     meta, arrays = encode_records(records)
     old = {k: v for k, v in arrays.items() if not k.startswith(("banned", "ban_kept"))}
     assert all(r.banned == () and r.ban_kept is False for r in decode_records(meta, old))
+
+
+def test_ban_hits_round_trip_and_sessions_without_them_read_as_none(pg):
+    """Each step's ban hits (phrase, what the model was about to write, tokens back, why kept) are kept; a
+    session written before them (no "ban_hits" in the records' JSON) reads as none; a bad entry is one line."""
+    run(pg)
+    records = list(pg.state.lane().records[:4])
+    hits = (BanHit("'the cat'", "the cat sat", 3), BanHit("/\\bdog\\b/ x0.5", "dog ran", 0, "the budget ran out"))
+    records[2] = dataclasses.replace(records[2], ban_hits=hits, ban_kept=True)
+    meta, arrays = encode_records(records)
+    again = decode_records(meta, arrays)
+    assert [r.ban_hits for r in again] == [(), (), hits, ()]
+    assert again[2].to_json()["ban_hits"][0] == ["'the cat'", "the cat sat", 3, ""]
+    old = {k: v for k, v in meta.items() if k != "ban_hits"}
+    assert all(r.ban_hits == () for r in decode_records(old, arrays))
+    with pytest.raises(ValueError, match=r"records.ban_hits\['2'\]\[0\]"):
+        decode_records({**meta, "ban_hits": {"2": [["x", "y", -1, ""]]}}, arrays)
 
 
 def test_raw_log_probability_round_trips_and_old_sessions_read_as_not_measured(pg):

@@ -8,7 +8,8 @@ from app.engine.face.options import LaneConfig, RunOptions
 from app.engine.fake import FakeModel
 from app.engine.run.generation import Generation
 from sampler import SamplerSettings
-from sampler.phrases import BannedPhrase, PhraseMatcher, plan_phrases, token_index
+from sampler.phrase_match import PhraseMatcher
+from sampler.phrases import BannedPhrase, plan_phrases, token_index
 
 HOT = SamplerSettings(seed=5, temp=1.2, top_k=0, top_p=1.0, min_p=0.0, xtc_probability=0.5, xtc_threshold=0.05,
                       penalty_repeat=1.1).replace(scatter_strength=0.3, scatter_collision=0.5)

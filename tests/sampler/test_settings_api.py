@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, given, settings as hyp_settings
 
 from sampler.codec import settings_for_trace, settings_from_dict, settings_to_dict
 from sampler.flagtable import ROW_BY_FIELD, ROWS
+from sampler.phrases import BannedPhrase
 from sampler.settings import SamplerSettings, ScatterParams
 from strategies import any_settings
 
@@ -29,8 +30,9 @@ OTHER = {
     "scatter.absorption": 0.3, "scatter.absorption_last_n": 5, "scatter.collision": 0.5,
     "logit_bias": ((15043, float("-inf")), (7, 1.5)), "ignore_eos": True, "mirostat": 2, "mirostat_eta": 0.2,
     "mirostat_tau": 4.0, "adaptive_target": 0.4, "adaptive_decay": 0.5,
-    "banned_phrases": (("in the end", False), ("Suddenly", True)),
+    "banned_phrases": (BannedPhrase("in the end"), BannedPhrase("Suddenly", True)),
     "smoothing_factor": 0.25, "smoothing_curve": 2.0, "top_a": 0.2, "tfs_z": 0.95,
+    "ban_depth": 12, "ban_budget": 9,
 }
 
 

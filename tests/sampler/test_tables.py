@@ -81,10 +81,11 @@ def test_row_is_well_formed(row):
     assert row.kind in KINDS
     assert row.numeric == (row.ctype is not None)
     assert row.label and row.help.endswith(".") and "\n" not in row.help
-    # every llama.cpp setting is upstream; the scatter rows, the playground's banned phrases and the stages
-    # no llama.cpp has (smoothing, top-A, tail-free) are not
-    assert row.upstream == (row.group is None and row.field != "banned_phrases" and row.stage not in NOT_IN_LLAMACPP)
-    assert row.cli == (row.field not in ("min_keep", "banned_phrases") and row.stage not in NOT_IN_LLAMACPP)
+    # every llama.cpp setting is upstream; the scatter rows, the playground's banned phrases (and their walk-back)
+    # and the stages no llama.cpp has (smoothing, top-A, tail-free) are not
+    own = ("banned_phrases", "ban_depth", "ban_budget")
+    assert row.upstream == (row.group is None and row.field not in own and row.stage not in NOT_IN_LLAMACPP)
+    assert row.cli == (row.field not in ("min_keep", *own) and row.stage not in NOT_IN_LLAMACPP)
     lo, hi = row.bounds
     if row.numeric:
         assert lo <= row.default <= hi
@@ -124,8 +125,10 @@ def test_each_rows_stage_reads_it():
     for row in ROW_BY_FIELD.values():
         if row.stage is not None:
             assert read_by[row.field] == {row.stage} | ({shared[row.field]} if row.field in shared else set()), row.field
-    # the rows without one stage: read by several (seed, min_keep) or by the chain itself (the order, mirostat)
-    assert {r.field for r in ROW_BY_FIELD.values() if r.stage is None} == {"seed", "samplers", "min_keep", "mirostat"}
+    # the rows without one stage: read by several (seed, min_keep), by the chain itself (the order, mirostat) or by
+    # the engine's banned-phrase walk-back (its depth and budget)
+    assert {r.field for r in ROW_BY_FIELD.values() if r.stage is None} == {
+        "seed", "samplers", "min_keep", "mirostat", "ban_depth", "ban_budget"}
     assert read_by["seed"] == {"xtc", "scatter", "dist", "adaptive_p", "mirostat", "mirostat_v2"}
     assert read_by["min_keep"] == {"typ_p", "top_p", "min_p", "xtc", "top_a", "tfs_z"}
     assert read_by["temp"] == {"temperature", "temp_plain"}

@@ -2,7 +2,6 @@
 real window (keys go where a desktop sends them: the active window's focus).  Prints one JSON object."""
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import sys
@@ -16,14 +15,8 @@ from PySide6.QtCore import Qt  # noqa: E402
 from PySide6.QtTest import QTest  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
-import app.ui.engine_bridge as engine_bridge  # noqa: E402
 from app.engine.engine import Engine  # noqa: E402
 from app.engine.fake import fake_loader  # noqa: E402
-
-spec = importlib.util.spec_from_file_location("lookahead_engine", Path(__file__).parent.parent / "lookahead_engine.py")
-shim = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(shim)
-engine_bridge.Engine = shim.LookaheadEngine  # until Engine._run dispatches Lookahead itself
 
 from app.ui.main_window import MainWindow  # noqa: E402
 

@@ -6,11 +6,13 @@ from PySide6.QtGui import QTextCursor
 
 from app.ui.controls.list_editors import biases_text, parse_biases, parse_phrases, phrases_text
 from sampler import SamplerSettings
-from sampler.phrases import check_phrases
+from sampler.phrases import BannedPhrase, check_phrases
 
 
 @pytest.mark.parametrize("phrases", [
     (("in the end", False),), (("Paris", True), ("a | b", False)), (("=x", False), ("\\ back", True)), (),
+    (("testament to", False, 0.05988111477573171), ("/x@y", False), (r"(?i)\bnot\b [^.]{3,60} but", False, 0.0, True),
+     (r"a|b\|c", False, 0.5, True), ("=Sun", True, 0.25)),
 ])
 def test_phrases_text_round_trips(phrases):
     checked = check_phrases("--ban-phrase", phrases)
@@ -18,7 +20,13 @@ def test_phrases_text_round_trips(phrases):
 
 
 def test_phrases_and_biases_as_typed():
-    assert parse_phrases(" once upon | =Paris |  | x\\|y ") == (("once upon", False), ("Paris", True), ("x|y", False))
+    assert parse_phrases(" once upon | =Paris |  | x\\|y ") == (
+        ("once upon", False, 0.0, False), ("Paris", True, 0.0, False), ("x|y", False, 0.0, False))
+    assert parse_phrases("delve @0.25 | /\\bnot\\b/ | /a\\|b/ @0.5 | mail\\@home") == (
+        ("delve", False, 0.25, False), (r"\bnot\b", False, 0.0, True), ("a|b", False, 0.5, True),
+        ("mail@home", False, 0.0, False))
+    with pytest.raises(ValueError, match="multiplier"):
+        check_phrases("--ban-phrase", parse_phrases("delve @lots"))
     assert parse_biases("15043-inf, 7+1.5\t9-2 ") == ("15043-inf", "7+1.5", "9-2")
     assert biases_text(((15043, float("-inf")), (7, 1.5))) == "15043-inf, 7+1.5"
 
@@ -39,7 +47,7 @@ def test_the_chain_page_edits_the_new_settings(qtbot, window):
     s = window.state.lane().settings
     assert (s.mirostat, s.ignore_eos) == (2, True)
     assert s.logit_bias == ((5, float("-inf")), (9, 1.5))
-    assert s.banned_phrases == (("the river", False), ("Sun", True))
+    assert s.banned_phrases == (BannedPhrase("the river"), BannedPhrase("Sun", True))
     bias.setText("5+nan")  # refused: reported, the lane's list shown again
     bias.editingFinished.emit()
     assert window.state.lane().settings.logit_bias == ((5, float("-inf")), (9, 1.5))

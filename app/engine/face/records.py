@@ -32,6 +32,15 @@ class FinalTail(NamedTuple):
     plogp: float
 
 
+class BanHit(NamedTuple):
+    """A banned phrase that began at a step (``app.engine.run.bans``): taken back, or kept and why."""
+
+    phrase: str  # the phrase as lists show it (``BannedPhrase.shown``)
+    about: str  # what the model was about to write: the text from where the phrase began
+    rewound: int  # how many tokens went back (0: none)
+    kept: str = ""  # why the phrase stayed ("" when it was taken back)
+
+
 @dataclass(frozen=True, eq=False)
 class StepRecord:
     """One step of one lane.  Owns its arrays (copies), so views can keep it."""
@@ -62,7 +71,8 @@ class StepRecord:
     raw_logit: float = float("nan")
     raw_logsumexp: float = float("nan")
     banned: tuple[int, ...] = ()  # tokens a banned phrase took back at this step (app.engine.run.bans)
-    ban_kept: bool = False  # a banned phrase begins here and was kept: the rewinds per step ran out
+    ban_kept: bool = False  # a banned phrase begins here and was kept (see ban_hits for why)
+    ban_hits: tuple[BanHit, ...] = ()  # every banned phrase that began at this step, in order
 
     def to_json(self) -> dict:
         sc = self.scatter
@@ -83,6 +93,7 @@ class StepRecord:
             "settings": settings_for_trace(self.settings, only_changed=True),
             **({"banned": list(self.banned)} if self.banned else {}),
             **({"ban_kept": True} if self.ban_kept else {}),
+            **({"ban_hits": [list(h) for h in self.ban_hits]} if self.ban_hits else {}),
         }
 
 

@@ -9,6 +9,7 @@ import numpy as np
 
 from sampler.sorting import top_order
 
+from app.engine.run.bans import best_other
 from app.engine.run.lane import Lane, sample_forced
 from app.engine.face.options import MAX_LANES, TOP_N, LaneConfig, RunOptions
 from app.engine.run.logsumexp import LogSumExp
@@ -190,10 +191,7 @@ class Generation:
     def _sample_lane(self, lane: Lane, logits: np.ndarray):
         lane.apply_pending_settings()
         lane.position = lane.chain.position()  # where the step starts, for a branch from it later
-        banned = lane.bans.banned_at(len(lane.tokens))
-        if banned:  # a banned phrase began with these tokens here: take another way
-            logits = logits.copy()
-            logits[list(banned)] = -np.inf
+        logits = lane.bans.apply(logits, len(lane.tokens))  # a banned phrase began here: take another way
         t0 = time.perf_counter()
         top = top_order(logits, TOP_N)  # for the record, and reused by the chain's top-k
         forced = lane.force is not None and lane.force[0] == lane.step
@@ -222,10 +220,10 @@ class Generation:
         lane.pieces.append(piece)
         start = len(lane.stream.text)
         text = lane.stream.push(piece)
-        lane.bans.note_token(start, len(lane.stream.text))
+        lane.bans.note_token(start, len(lane.stream.text), float(chosen), best_other(top, top_logits, token))
         stop = stop_reason(lane, token, self.model.vocab, self.options)
         final_text = lane.stream.text if stop is None or stop[2] is None else lane.stream.text[:stop[2]]
-        back = lane.bans.check(final_text, stop is not None, lane.forced_index)
+        back = lane.bans.check(final_text, stop is not None, lane.forced_index, lane.tokens)
         if back is None and stop is not None:
             lane.stop_at = stop[2]
             lane.stop(stop[0], stop[1])

@@ -7,8 +7,10 @@ import numpy as np
 
 from sampler import Candidates, SamplerChain, SamplerSettings
 from sampler.chain import StepTrace
-from sampler.phrases import PhraseMatcher, vocab_plan
+from sampler.chainbuild import merged_biases
+from sampler.phrases import vocab_plan
 
+from app.engine.run.ban_match import BanMatcher
 from app.engine.run.bans import LaneBans
 from app.engine.run.detok import TextStream
 from app.engine.face.options import LaneConfig
@@ -35,7 +37,9 @@ class Lane:
         self._pending: SamplerSettings | None = None
         self.pieces: list[bytes] = []  # each new token's bytes (to rebuild the text on a rewind)
         self.held: list[StepRecord] = []  # steps not yet settled (a banned phrase may still appear)
-        self.bans = LaneBans(_matcher(config.settings, vocab), _lead(vocab, prompt_tokens))
+        self.bans = LaneBans(_matcher(config.settings, vocab), _lead(vocab, prompt_tokens),
+                             config.settings.ban_depth, config.settings.ban_budget)
+        self.bans.never = _never(config.settings, vocab)
 
     def new_chain(self, settings: SamplerSettings, history, position=None) -> SamplerChain:
         """A chain for ``settings`` that has accepted ``history``, put at ``position`` if given."""
@@ -87,6 +91,8 @@ class Lane:
         self.chain = chain
         if pending.banned_phrases != self.config.settings.banned_phrases:
             self.bans.matcher = _matcher(pending, self.vocab)
+        self.bans.depth, self.bans.budget = pending.ban_depth, pending.ban_budget
+        self.bans.never = _never(pending, self.vocab)
         self.config = dataclasses.replace(self.config, settings=pending)
 
     def stop(self, reason: StopReason, detail: str = "") -> None:
@@ -112,11 +118,18 @@ def _carry_rng_state(old: SamplerChain, new: SamplerChain) -> None:
             dst.rng = src.rng.clone()
 
 
-def _matcher(settings: SamplerSettings, vocab) -> PhraseMatcher:
-    """The matcher of the settings' multi-token banned phrases (none without phrases)."""
+def _matcher(settings: SamplerSettings, vocab) -> BanMatcher:
+    """The matcher of the settings' multi-token banned phrases and regular expressions (none without)."""
     if not settings.banned_phrases:
-        return PhraseMatcher(())
-    return PhraseMatcher(vocab_plan(vocab, settings.banned_phrases).multi)
+        return BanMatcher(())
+    return BanMatcher(vocab_plan(vocab, settings.banned_phrases).multi)
+
+
+def _never(settings: SamplerSettings, vocab) -> np.ndarray:
+    """The tokens the chain always bans (its ``-inf`` logit biases): a step is a dead end without them too."""
+    if not settings.banned_phrases:
+        return np.zeros(0, dtype=np.int64)
+    return np.array([t for t, b in merged_biases(settings, vocab) if b == float("-inf")], dtype=np.int64)
 
 
 def _lead(vocab, tokens) -> str:

@@ -39,7 +39,7 @@ def rewind(workspace, lane, j: int) -> np.ndarray:
             lane.stream.push(piece)
         lane.held = [r for r in lane.held if r.step - lane.first_step < j]
         # the shorter text may hold back other steps (a phrase's beginning), never complete a phrase
-        again = lane.bans.check(lane.stream.text, False, lane.forced_index)
+        again = lane.bans.check(lane.stream.text, False, lane.forced_index, lane.tokens)
         if again is None:
             break
         j = again
@@ -50,14 +50,17 @@ def rewind(workspace, lane, j: int) -> np.ndarray:
 
 def settled_records(lanes) -> list[StepRecord]:
     """Each lane's records that can no longer be taken back (all of them once the lane stopped), in order;
-    a step where a phrase was kept after the cap is marked ``ban_kept``."""
+    a step where a phrase was kept is marked ``ban_kept``, and every record carries the phrases that began
+    at its step (``ban_hits``)."""
     out = []
     for lane in lanes:
         n = len(lane.held) if not lane.active else sum(
             1 for r in lane.held if r.step - lane.first_step < lane.bans.hold_from)
         for record in lane.held[:n]:
-            if record.step - lane.first_step in lane.bans.kept_at:
-                record = dataclasses.replace(record, ban_kept=True)
+            index = record.step - lane.first_step
+            hits = tuple(lane.bans.hits.get(index, ()))
+            if hits or index in lane.bans.kept_at:
+                record = dataclasses.replace(record, ban_kept=index in lane.bans.kept_at, ban_hits=hits)
             out.append(record)
         del lane.held[:n]
     return out

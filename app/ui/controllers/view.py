@@ -105,7 +105,7 @@ class ViewController:
             app.setPalette(themes.palette(theme, app.style().standardPalette()))
         pg.setConfigOptions(background=theme.q("background"), foreground=theme.q("foreground"))
         w = self.window
-        for panel in (w.pre_post, w.entropy, w.collision, w.absorption, w.strips, w.funnel):
+        for panel in (w.pre_post, w.entropy, w.collision, w.absorption, w.bans, w.strips, w.funnel):
             panel.apply_theme(theme)
         for col in w.lanes_view.columns:
             col.apply_theme(theme)

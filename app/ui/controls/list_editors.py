@@ -7,7 +7,10 @@ the lane's list shown again).
 * Logit biases: ``TOKEN_ID(+/-)BIAS`` entries (llama-cli's ``-l`` syntax)
   separated by spaces or commas: ``15043-inf, 7+1.5``.
 * Banned phrases: separated by ``|``; a phrase written ``=Like This`` matches
-  only with that case; ``\\|``, ``\\=`` and ``\\\\`` write the characters.
+  only with that case; ``/regular expression/`` is a regex ban; `` @0.25`` after
+  one makes it a soft ban (its probability times 0.25; none: a hard ban);
+  ``\\|``, ``\\=``, ``\\/``, ``\\@`` and ``\\\\`` write the characters; any other
+  backslash is itself (so ``/\\bnot\\b/`` is the regex ``\\bnot\\b``).
 """
 from __future__ import annotations
 
@@ -32,21 +35,34 @@ def parse_biases(text: str) -> tuple[str, ...]:
     return tuple(part for part in _SEPARATORS.split(text.strip()) if part)
 
 
+_ESCAPED = "|@=/\\"  # the characters a backslash escapes; before any other, a backslash is itself
+
+
+def _escape_inner(text: str) -> str:
+    doubled = re.sub(r"\\(?=[|@=/\\]|$)", r"\\\\", text)
+    return doubled.replace("|", "\\|").replace("@", "\\@")
+
+
 def _escape(text: str) -> str:
-    out = text.replace("\\", "\\\\").replace("|", "\\|")
-    return "\\" + out if out.startswith("=") else out
+    out = _escape_inner(text)
+    return "\\" + out if out.startswith(("=", "/")) else out
+
+
+def _phrase_text(p) -> str:
+    body = f"/{_escape_inner(p.text)}/" if p.regex else ("=" if p.exact_case else "") + _escape(p.text)
+    return body + ("" if p.multiplier == 0 else f" @{p.multiplier!r}")
 
 
 def phrases_text(phrases) -> str:
-    return " | ".join(("=" if p.exact_case else "") + _escape(p.text) for p in phrases)
+    return " | ".join(_phrase_text(p) for p in phrases)
 
 
-def parse_phrases(text: str) -> tuple[tuple[str, bool], ...]:
-    """``(text, exact_case)`` for each phrase written in ``text`` (the inverse of :func:`phrases_text`)."""
+def _split(text: str) -> list[tuple[list[str], set[int]]]:
+    """The ``|``-separated parts of ``text``: each part's characters and which of them were escaped."""
     parts, cur, escaped_at, i = [], [], set(), 0
     while i < len(text):
         c = text[i]
-        if c == "\\" and i + 1 < len(text):
+        if c == "\\" and i + 1 < len(text) and text[i + 1] in _ESCAPED:
             escaped_at.add(len(cur))
             cur.append(text[i + 1])
             i += 2
@@ -58,14 +74,36 @@ def parse_phrases(text: str) -> tuple[tuple[str, bool], ...]:
             cur.append(c)
         i += 1
     parts.append((cur, escaped_at))
-    out = []
-    for chars, escaped in parts:
-        start = next((k for k, c in enumerate(chars) if not c.isspace()), len(chars))
-        exact = start < len(chars) and chars[start] == "=" and start not in escaped
-        phrase = "".join(chars[start + 1:] if exact else chars).strip()
-        if phrase:
-            out.append((phrase, exact))
-    return tuple(out)
+    return parts
+
+
+def _one_phrase(chars: list[str], escaped: set[int]):
+    """(text, exact_case, multiplier, regex) of one part, or None for a blank one."""
+    at = next((k for k in range(len(chars) - 1, -1, -1) if chars[k] == "@" and k not in escaped), None)
+    multiplier: object = 0.0
+    if at is not None:
+        raw = "".join(chars[at + 1:]).strip()
+        try:
+            multiplier = float(raw)
+        except ValueError:
+            multiplier = raw  # the settings refuse it, naming it
+        chars = chars[:at]
+    first = next((k for k, c in enumerate(chars) if not c.isspace()), len(chars))
+    last = next((k for k in range(len(chars) - 1, -1, -1) if not chars[k].isspace()), -1)
+    regex = (last > first and chars[first] == "/" and first not in escaped and chars[last] == "/"
+             and last not in escaped)
+    exact = not regex and first < len(chars) and chars[first] == "=" and first not in escaped
+    if regex:
+        text = "".join(chars[first + 1:last])
+    else:
+        text = "".join(chars[first + 1:] if exact else chars).strip()
+    return (text, exact, multiplier, regex) if text.strip() else None
+
+
+def parse_phrases(text: str) -> tuple[tuple, ...]:
+    """``(text, exact_case, multiplier, regex)`` for each phrase written in ``text`` (the inverse of
+    :func:`phrases_text`)."""
+    return tuple(p for p in (_one_phrase(c, e) for c, e in _split(text)) if p is not None)
 
 
 class ListEdit(QWidget):
@@ -105,6 +143,7 @@ def list_editors(rows: dict) -> list[ListEdit]:
         ListEdit(rows["logit_bias"], biases_text, parse_biases,
                  "TOKEN_ID(+/-)BIAS entries, separated by spaces or commas: 15043-inf, 7+1.5"),
         ListEdit(rows["banned_phrases"], phrases_text, parse_phrases,
-                 "Phrases separated by |; =Phrase matches that case only (else any case); "
-                 "\\| \\= \\\\ write those characters."),
+                 "Phrases separated by |; =Phrase matches that case only (else any case); /regex/ bans a "
+                 "regular expression; a phrase @0.25 is a soft ban (probability x0.25); "
+                 "\\| \\= \\/ \\@ \\\\ write those characters."),
     ]

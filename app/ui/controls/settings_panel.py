@@ -12,7 +12,8 @@ from PySide6.QtWidgets import QLabel, QMenu, QToolBox, QVBoxLayout, QWidget
 from app.state import Change
 from sampler.flagtable import ROW_BY_FIELD
 
-from .flag_control import FlagControl, FlagSwitch
+from .ban_list_row import BanListRow
+from .flag_control import FlagControl, FlagSwitch, tooltip
 from .list_editors import ListEdit, list_editors
 from .model_page import ModelPage
 from .order_editor import OrderEditor
@@ -109,7 +110,7 @@ class SettingsPanel(QToolBox):
         for editor in editors:
             editor.edited.connect(self._edit)
             self.controls[editor.row.field] = editor
-        return editors
+        return editors + [BanListRow(self.state, self.playground)]
 
     def _edit(self, field: str, value) -> None:
         self.playground.lanes.edit(field, value)

@@ -1,0 +1,54 @@
+"""Slop found in your own text: phrases recurring across this session's samples far more than the model
+predicts (:func:`app.bans.finder.propose`), ranked, each added to the edited lane's banned phrases with one click.
+Nothing is banned until the writer clicks."""
+from __future__ import annotations
+
+from PySide6.QtWidgets import (
+    QDialog, QDialogButtonBox, QLabel, QPushButton, QTableWidget, QTableWidgetItem, QVBoxLayout,
+)
+
+from app.bans.finder import MIN_RATIO, MIN_SAMPLES, propose, session_samples
+from sampler.ban_lists import merge_phrases
+from sampler.phrases import BannedPhrase
+
+
+class SlopDialog(QDialog):
+    def __init__(self, state, playground, parent=None):
+        super().__init__(parent)
+        self.setWindowTitle("Find slop")
+        self.state, self.playground = state, playground
+        samples = session_samples(state.lanes, getattr(state.ab, "rounds", ()))
+        self.proposals = propose(samples)
+        self.note = QLabel(f"{len(samples)} independent samples (branches, fans, A/B texts); phrases of 2 to 6 words "
+                           f"in at least {MIN_SAMPLES} of them, at least {MIN_RATIO:g}x what the model's probability "
+                           "predicts. Add bans the edited lane's list.")
+        self.note.setWordWrap(True)
+        self.table = QTableWidget(len(self.proposals), 5)
+        self.table.setHorizontalHeaderLabels(["phrase", "samples", "predicted", "x", ""])
+        self.buttons: list[QPushButton] = []
+        for row, p in enumerate(self.proposals):
+            for col, text in enumerate((p.phrase, f"{p.samples} / {p.of}", f"{p.expected:.2g}", f"{p.ratio:.0f}")):
+                self.table.setItem(row, col, QTableWidgetItem(text))
+            button = QPushButton("Add")
+            button.setToolTip(f"Ban {p.phrase!r} in the edited lane")
+            button.clicked.connect(lambda _=False, r=row: self.add(r))
+            self.table.setCellWidget(row, 4, button)
+            self.buttons.append(button)
+        self.table.resizeColumnsToContents()
+        self.table.setMinimumSize(640, 360)
+        close = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        close.rejected.connect(self.reject)
+        lay = QVBoxLayout(self)
+        lay.addWidget(self.note)
+        lay.addWidget(self.table if self.proposals else QLabel("No phrase recurs more than the model predicts."), 1)
+        lay.addWidget(close)
+
+    def add(self, row: int) -> bool:
+        """Add proposal ``row`` to the edited lane's banned phrases (a hard ban)."""
+        current = self.state.lane().settings.banned_phrases
+        merged = merge_phrases(current, (BannedPhrase(self.proposals[row].phrase),))
+        ok = self.playground.lanes.edit("banned_phrases", merged)
+        if ok:
+            self.buttons[row].setEnabled(False)
+            self.buttons[row].setText("Added")
+        return ok
