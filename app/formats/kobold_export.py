@@ -9,6 +9,7 @@ from sampler import SamplerSettings
 from sampler.chainbuild import make_stage
 from sampler.rng import DEFAULT_SEED
 
+from .ban_export import left_note, literal_hard_bans
 from .kobold import FORMAT
 from .report import Report
 from .writer import FieldWriter
@@ -85,9 +86,10 @@ def _bans(w: FieldWriter) -> None:
     w.put("custom_token_bans", ",".join(banned))
     if w.get("logit_bias"):
         w.record("logit_bias", "converted", "finite biases -> logit_bias, -inf -> custom_token_bans")
-    phrases = w.get("banned_phrases")
-    w.put("banned_tokens", [p for p, _ in phrases])
-    if phrases:
-        exact = [p for p, e in phrases if e]
-        w.record("banned_phrases", "converted" if exact else "exact",
-                 f"KoboldCpp bans any case: {exact!r} lose their exact case" if exact else "-> banned_tokens")
+    phrases, left = literal_hard_bans(w.get("banned_phrases"))
+    w.put("banned_tokens", [p.text for p in phrases])
+    if phrases or left:
+        exact = [p.text for p in phrases if p.exact_case]
+        w.record("banned_phrases", "converted" if exact or left else "exact",
+                 (f"KoboldCpp bans any case: {exact!r} lose their exact case" if exact else "-> banned_tokens")
+                 + left_note(left))

@@ -8,6 +8,7 @@ import math
 from sampler import SamplerSettings
 from sampler.rng import DEFAULT_SEED
 
+from .ban_export import left_note, literal_hard_bans
 from .llama_names import STOCK_STAGES
 from .report import Report
 from .sillytavern import EXACT, FORMAT
@@ -68,10 +69,10 @@ def _bans(w: FieldWriter) -> None:
             entries.append({"id": f"bias-{len(entries)}", "text": f"[{token}]", "value": bias})
     if w.get("logit_bias"):
         w.record("logit_bias", "converted", "-inf entries -> [id] lines of banned_tokens, others -> logit_bias [id] entries")
-    phrases = w.get("banned_phrases")
-    lines += [f'"{text}"' for text, _exact in phrases]
-    if phrases:
+    phrases, left = literal_hard_bans(w.get("banned_phrases"))
+    lines += [f'"{p.text}"' for p in phrases]
+    if phrases or left:
         w.record("banned_phrases", "converted", "\"quoted\" lines of banned_tokens; llama-server ignores them "
-                 "(SillyTavern sends them as banned_strings; KoboldCpp bans them, any case)")
+                 "(SillyTavern sends them as banned_strings; KoboldCpp bans them, any case)" + left_note(left))
     w.put("banned_tokens", "\n".join(lines))
     w.put("logit_bias", entries)

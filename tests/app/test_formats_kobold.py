@@ -11,6 +11,7 @@ from app.formats import FormatError, read_preset, write_preset
 from app.formats.kobold import import_fields, import_kcpps
 from sampler import SamplerSettings
 from sampler.rng import DEFAULT_SEED
+from sampler.phrases import BannedPhrase
 
 INT32_MAX = 2**31 - 1
 
@@ -71,7 +72,7 @@ def test_bans_and_biases():
     s, _ = import_fields({"logit_bias": {"5": 2.0}, "custom_token_bans": "7, 8", "banned_tokens": ["Suddenly"],
                           "dry_sequence_breakers": '["\\n"]'})
     assert s.logit_bias == ((5, 2.0), (7, -math.inf), (8, -math.inf))
-    assert s.banned_phrases == (("Suddenly", False),) and s.dry_sequence_breakers == ("\n",)
+    assert s.banned_phrases == (BannedPhrase("Suddenly", False),) and s.dry_sequence_breakers == ("\n",)
 
 
 def test_unknown_sampler_id_is_skipped():
@@ -143,5 +144,5 @@ def test_a_payload_with_every_field_set():
     assert s.samplers == ("dry", "top_k", "penalties", "temperature", "smoothing", "top_n_sigma", "xtc", "adaptive_p")
     assert (s.temp, s.dynatemp_range, s.dynatemp_exponent, s.smoothing_factor, s.smoothing_curve) == (0.9, 0.2, 1.5, 0.2, 1.2)
     assert (s.top_a, s.tfs_z, s.top_n_sigma, s.typ_p, s.seed, s.ignore_eos) == (0.1, 0.9, 1.5, 0.95, 5, True)
-    assert s.logit_bias == ((3, 1.0), (4, -math.inf)) and s.banned_phrases == (("x", False),)
+    assert s.logit_bias == ((3, 1.0), (4, -math.inf)) and s.banned_phrases == (BannedPhrase("x", False),)
     assert "dropped" in status(report, "grammar") and "dropped" in status(report, "rep_pen_slope")

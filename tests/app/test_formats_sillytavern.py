@@ -11,6 +11,7 @@ from app.formats import FormatError, read_preset, write_preset
 from app.formats.sillytavern import import_preset
 from sampler import SamplerSettings
 from sampler.rng import DEFAULT_SEED
+from sampler.phrases import BannedPhrase
 
 
 def notes(report, field):
@@ -62,7 +63,7 @@ def test_a_preset_with_every_field_set():
     assert set(status(report, "top_a")) == {"dropped"} and set(status(report, "smoothing_factor")) == {"dropped"}
     # logit bias entries first, then the [ids] lines of banned_tokens and global_banned_tokens, as -inf
     assert s.logit_bias == ((5, 2.5), (42, -math.inf), (7, -math.inf), (9, -math.inf))
-    assert s.banned_phrases == (("Suddenly", False),)
+    assert s.banned_phrases == (BannedPhrase("Suddenly", False),)
     assert "emulated" in status(report, "banned_tokens") and "dropped" in status(report, "banned_tokens")
     assert status(report, "grammar_string") == ["dropped"] and status(report, "do_sample") == ["dropped"]
 
