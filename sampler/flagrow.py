@@ -3,6 +3,7 @@ is checked, read from a command line and written as JSON.  The rows themselves a
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, Iterable
 
 import numpy as np
@@ -12,6 +13,13 @@ from .biasvalues import biases_from_json, biases_to_json, check_biases
 from .numbers import check_value, effective_range, show
 from .phrases import check_phrases, phrases_from_json, phrases_to_json
 from .stagetable import STAGE_BY_LETTER, stage_name
+
+#: Checked numbers by (field, name, type, repr): presets repeat the same values thousands of times, and
+#: checking each one anew made 30,000 presets take 45 s to load.  Only exact Python int/float/str values
+#: (whose check depends on nothing else); cleared when full.
+_CHECKED: dict[tuple, Any] = {}
+_MEMO_SIZE = 65536
+_MEMO_TYPES = (int, float, str)
 
 KINDS = ("float", "int", "uint", "switch", "samplers", "seq", "breaker", "bias", "phrases")
 #: The Python type a field of each kind holds.
@@ -27,7 +35,10 @@ MIN_REPEAT_PENALTY = 2.938737278354183e-39
 
 @dataclass(frozen=True)
 class Flag:
-    """One row of the table: one setting and its llama.cpp flag."""
+    """One row of the table: one setting and its llama.cpp flag.
+
+    Its derived names are cached properties: rows never change, and every check asks for them.
+    """
 
     field: str  # SamplerSettings attribute path: "temp", "scatter.strength"
     names: tuple[str, ...]  # every llama.cpp spelling; names[0] canonical (but seed prints --seed)
@@ -47,30 +58,30 @@ class Flag:
     cli: bool = True  # False: llama-cli has no such flag (min_keep, banned_phrases)
     cparse: str | None = None  # "stoi", "stof", "stof_clamp": read a command line as llama-cli does
 
-    @property
+    @cached_property
     def flag(self) -> str:
         """The name printed on export and used in errors (the first long spelling)."""
         return next((n for n in self.names if n.startswith("--")), self.names[0])
 
-    @property
+    @cached_property
     def group(self) -> str | None:
         """``"scatter"`` for the scatter parameters, None for top-level fields."""
         return self.field.partition(".")[0] if "." in self.field else None
 
-    @property
+    @cached_property
     def attr(self) -> str:
         """The attribute name on its dataclass (``"k"`` for ``"scatter.k"``)."""
         return self.field.rpartition(".")[2]
 
-    @property
+    @cached_property
     def numeric(self) -> bool:
         return self.kind in ("float", "int", "uint")
 
-    @property
+    @cached_property
     def integer(self) -> bool:
         return self.kind in ("int", "uint")
 
-    @property
+    @cached_property
     def bounds(self) -> tuple:
         """Inclusive ``(lo, hi)`` after narrowing to the C type's range."""
         return effective_range(self.lo, self.hi, self.ctype)
@@ -84,7 +95,16 @@ class Flag:
         """
         name = name or self.flag
         if self.numeric:
-            return check_value(name, value, integer=self.integer, lo=self.lo, hi=self.hi, ctype=self.ctype)
+            if type(value) not in _MEMO_TYPES:
+                return check_value(name, value, integer=self.integer, lo=self.lo, hi=self.hi, ctype=self.ctype)
+            key = (self.field, name, type(value), repr(value))  # repr: -0.0 and 0.0 stay apart
+            found = _CHECKED.get(key)
+            if found is None:
+                found = check_value(name, value, integer=self.integer, lo=self.lo, hi=self.hi, ctype=self.ctype)
+                if len(_CHECKED) >= _MEMO_SIZE:
+                    _CHECKED.clear()
+                _CHECKED[key] = found
+            return found
         if self.kind == "switch":
             if not isinstance(value, (bool, np.bool_)):
                 raise ValueError(f"{name}: expected true or false, got {show(value)}")

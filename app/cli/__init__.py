@@ -9,10 +9,41 @@
 """
 from __future__ import annotations
 
+import difflib
 import sys
+
+#: The words that name a headless command, and the options the window itself takes.
+COMMANDS = ("generate", "sweep", "rpc-server")
+WINDOW_OPTIONS = ("--new", "--smoke-test", "-h", "--help")
+
+
+def unknown_word(argv: list[str]) -> str | None:
+    """The usage line for a word the window does not take (``genrate``, ``--temp 1`` before the command).
+
+    A mistyped command must not open the window (where there is no display Qt would abort):
+    it is a usage error, with the nearest command or window option as a "did you mean".
+    """
+    for word in argv:
+        if word in WINDOW_OPTIONS:
+            continue
+        shown = repr(word if len(word) <= 80 else word[:77] + "...")
+        if word.startswith("-"):
+            near = difflib.get_close_matches(word, WINDOW_OPTIONS, n=1, cutoff=0.75)
+            hint = (f"did you mean {near[0]!r}?" if near else
+                    f"a command's options go after its name, e.g. 'scatter-playground generate {shown[1:-1]} ...'")
+            return f"unknown option {shown} for the window ({', '.join(WINDOW_OPTIONS[:2])}); {hint}"
+        near = difflib.get_close_matches(word, COMMANDS, n=1, cutoff=0.6)
+        hint = f"did you mean {near[0]!r}?" if near else f"the commands are {', '.join(COMMANDS)}"
+        return f"unknown command {shown}; {hint} (see 'scatter-playground --help')"
+    return None
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The command ``argv`` names (the process's own command line when None)."""
+    if argv is None and sys.argv[1:2] in (["generate"], ["sweep"]):
+        from .common import end_on_interrupt
+
+        end_on_interrupt()
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] == "generate":
         from .generate import main as generate
@@ -29,6 +60,11 @@ def main(argv: list[str] | None = None) -> int:
     if argv and argv[0] in ("-h", "--help"):
         print(__doc__)
         return 0
+    problem = unknown_word(argv)
+    if problem is not None:
+        from .common import EXIT_USAGE, fail
+
+        return fail(problem, EXIT_USAGE)
     if "--smoke-test" in argv:
         from app.ui.smoke import run_smoke_test
 

@@ -20,8 +20,67 @@ def one_line(message: str) -> str:
 
 
 def fail(message: str, code: int) -> int:
-    print(f"error: {one_line(message)}", file=sys.stderr, flush=True)
+    if sys.stderr is not None:  # closed (2>&-): the exit status is all that is left
+        print(f"error: {one_line(message)}", file=sys.stderr, flush=True)
     return code
+
+
+class StdoutError(OSError):
+    """stdout refused the text (a full disk, /dev/full); the message names stdout."""
+
+
+def print_out(text: str) -> None:
+    """Write ``text`` to stdout and flush it.
+
+    BrokenPipeError (the reader went away) passes as is; any other OSError becomes a
+    :class:`StdoutError` saying it was stdout, and stdout is pointed at /dev/null so Python's
+    last flush at exit does not fail on it a second time.
+    """
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        raise
+    except OSError as exc:
+        silence_stdout()
+        raise StdoutError(f"stdout: writing the text failed ({exc.strerror or exc})") from None
+
+
+def silence_stdout() -> None:
+    """Point stdout at /dev/null, so Python's final flush does not fail on a broken or full stdout again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
+STDOUT_CLOSED = ("stdout is closed (>&-): the command prints to it, and a file it opened could take its place; "
+                 "redirect it to a file or to /dev/null")
+
+
+def exit_interrupted(signum=None, frame=None) -> None:
+    """Ctrl-C where nothing is under way to finish: one line and exit 130, at once (no traceback)."""
+    try:
+        os.write(2, b"\ninterrupted\n")
+    except OSError:
+        pass
+    os._exit(EXIT_INTERRUPTED)
+
+
+def end_on_interrupt() -> None:
+    """For the whole process: Ctrl-C outside a run's own handling ends it at once, exit 130, one line.
+
+    Before the run (imports, unpacking the bundled model, starting the engine) there is nothing
+    to keep, and a KeyboardInterrupt raised there (in an import, in a thread's join at exit) would
+    print a traceback.  :meth:`Interrupt.installed` takes over during the run and gives this back.
+    Only for a process's own command line (a test calling ``main`` keeps Python's handler).
+    """
+    try:
+        signal.signal(signal.SIGINT, exit_interrupted)
+    except ValueError:  # not the main thread
+        pass
 
 
 class Interrupt:
@@ -34,7 +93,10 @@ class Interrupt:
 
     def handler(self, signum, frame) -> None:
         if self.requested:
-            os.write(2, b"\ninterrupted again: stopping at once\n")
+            try:
+                os.write(2, b"\ninterrupted again: stopping at once\n")
+            except OSError:
+                pass
             os._exit(EXIT_INTERRUPTED)
         self.requested = True
 
@@ -78,7 +140,13 @@ def route_llama_logs(verbose: bool) -> None:
 
 
 def read_command_line(argv: list[str], help_parser, parse, hint: str):
-    """``(parsed, 0)``; or ``(None, exit code)`` after printing the help (``-h``) or one usage line."""
+    """``(parsed, 0)``; or ``(None, exit code)`` after printing the help (``-h``) or one usage line.
+
+    With stdout closed nothing runs: the first file opened would get its descriptor, and the text meant
+    for stdout would land in it.
+    """
+    if sys.stdout is None:
+        return None, fail(STDOUT_CLOSED, EXIT_FAILED)
     if any(a in ("-h", "--help") for a in argv):
         help_parser().print_help()
         return None, 0

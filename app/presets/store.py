@@ -26,7 +26,7 @@ from typing import Callable, Iterable
 from filelock import FileLock
 
 from app.config import config_dir
-from app.fileio import aside_name, atomic_write, read_limited, remove_stale_temps, same_file
+from app.fileio import aside_name, atomic_write, file_signature, read_limited, remove_stale_temps, same_file
 from sampler import SamplerSettings
 
 from . import codec
@@ -59,6 +59,8 @@ class PresetStore:
         self._released_at: float | None = None  # time.monotonic() when this store last let go of the lock
         #: The problems the last read reported.
         self.problems: list[str] = []
+        #: (the file's signature, its presets) as this store last read or wrote it without a problem.
+        self._known: tuple[tuple | None, Presets] = (None, {})
 
     # -- reading ---------------------------------------------------------------------
 
@@ -96,6 +98,9 @@ class PresetStore:
         self.problems, self._blocked = [], None
         if repair:
             remove_stale_temps(self.path)
+        signature = file_signature(self.path)
+        if signature is not None and signature == self._known[0]:
+            return dict(self._known[1])  # the file as this store last read or wrote it: no need to decode it
         try:
             decoded = codec.decode(read_limited(self.path, MAX_FILE_BYTES), strict=True)
         except FileNotFoundError:
@@ -115,6 +120,8 @@ class PresetStore:
             self._set_aside(decoded.bad, presets)
         else:
             self.problems.extend(f"{self.path}: {b.reason} — left out" for b in decoded.bad)
+        if not self.problems:
+            self._known = (signature, dict(presets))
         return presets
 
     def _set_aside(self, bad: list[codec.BadEntry], good: Presets) -> None:
@@ -197,8 +204,10 @@ class PresetStore:
             try:
                 atomic_write(self.path, codec.encode(presets.values()))
             except OSError as exc:
+                self._known = (None, {})
                 raise PresetFileError(self.path, f"could not be written ({exc.strerror or exc})") from exc
             self._presets, self._loaded = presets, True
+            self._known = (file_signature(self.path), dict(presets))
         return result
 
     def save(self, name: str, settings: SamplerSettings, description: str = "", overwrite: bool = False) -> Preset:
