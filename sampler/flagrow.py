@@ -31,6 +31,11 @@ REPEATED_KINDS = ("breaker", "bias")
 DEFAULT_BREAKERS = ("\n", ":", '"', "*")
 #: Smallest float32 whose float32 inverse is finite (llama-cli's repeat-penalty rule).
 MIN_REPEAT_PENALTY = 2.938737278354183e-39
+#: The smallest positive temperature or repeat penalty taken: a logit up to 1e8 divided by it stays
+#: finite in float32.  Below it (``--temp 1e-38``) llama.cpp's native chain divides the logits to
+#: infinity and its probabilities are NaN (measured through llama-cpp-python: tests/sampler/
+#: test_no_nan.py), so there is no llama.cpp result to match: such values are refused by name.
+MIN_SCALE = 1e-30
 
 
 @dataclass(frozen=True)
@@ -57,6 +62,9 @@ class Flag:
     upstream: bool = True  # False: only a scatter-patched llama.cpp has it (or no llama.cpp: banned_phrases)
     cli: bool = True  # False: llama-cli has no such flag (min_keep, banned_phrases)
     cparse: str | None = None  # "stoi", "stof", "stof_clamp": read a command line as llama-cli does
+    #: Positive values below this are refused: the logits divided by them overflow float32, and
+    #: llama.cpp's own chain then gives NaN probabilities (temperature, repeat penalty).
+    tiny: float | None = None
 
     @cached_property
     def flag(self) -> str:
@@ -94,6 +102,12 @@ class Flag:
         any iterable of names); :mod:`sampler.codec` is the strict one.
         """
         name = name or self.flag
+        if self.numeric and self.tiny is not None:
+            number = check_value(name, value, integer=self.integer, lo=self.lo, hi=self.hi, ctype=self.ctype)
+            if 0 < number < self.tiny:
+                raise ValueError(f"{name}: {show(value)} is too small: the logits divided by it overflow to "
+                                 f"infinity (NaN probabilities); use 0 or at least {self.tiny:g}")
+            return number
         if self.numeric:
             if type(value) not in _MEMO_TYPES:
                 return check_value(name, value, integer=self.integer, lo=self.lo, hi=self.hi, ctype=self.ctype)

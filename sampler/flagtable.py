@@ -24,6 +24,9 @@ Decisions where llama.cpp and the spec are silent:
 * ``--repeat-penalty`` must be at least the smallest float whose float
   inverse is finite (:data:`MIN_REPEAT_PENALTY`), which is llama-cli's
   ``penalty_repeat > 0 && isfinite(1.0f / penalty_repeat)``.
+* ``--temp`` and ``--repeat-penalty`` refuse positive values below
+  :data:`~sampler.flagrow.MIN_SCALE` (``tiny``): llama.cpp accepts them and
+  its chain then gives NaN probabilities.
 * float32 flags accept magnitudes up to ``FLT_MAX``.  Tiny values that
   ``std::stof`` would reject as underflowing (``1e-300``) are accepted and
   become 0 or a subnormal in the stage, as the C conversion would give.
@@ -48,7 +51,7 @@ Decisions where llama.cpp and the spec are silent:
 from __future__ import annotations
 
 from .flagrow import (  # noqa: F401  (re-exported: the table's vocabulary)
-    DEFAULT_BREAKERS, KINDS, MIN_REPEAT_PENALTY, PY_TYPES, REPEATED_KINDS, Flag,
+    DEFAULT_BREAKERS, KINDS, MIN_REPEAT_PENALTY, MIN_SCALE, PY_TYPES, REPEATED_KINDS, Flag,
 )
 from .rng import DEFAULT_SEED
 from .stagetable import DEFAULT_ORDER
@@ -74,7 +77,7 @@ ROWS: tuple[Flag, ...] = (
     Flag("samplers", ("--sampler-seq", "--sampling-seq"), "seq", DEFAULT_ORDER, "Sampler sequence",
          "The stages in order, one letter each."),
     Flag("temp", ("--temp", "--temperature"), default=0.80, label="Temperature", stage="temperature", lo=0.0,
-         help="Divides the logits; 0 picks the most likely token.", **F32, **_slider(0, 3, 0.01)),
+         tiny=MIN_SCALE, help="Divides the logits; 0 picks the most likely token.", **F32, **_slider(0, 3, 0.01)),
     Flag("dynatemp_range", ("--dynatemp-range",), default=0.0, label="Dyn. temp range", stage="temperature",
          lo=0.0, help="Dynamic temperature: temperature varies by +/- this with the entropy.",
          **F32, **_slider(0, 2, 0.01)),
@@ -98,7 +101,8 @@ ROWS: tuple[Flag, ...] = (
     Flag("penalty_last_n", ("--repeat-last-n",), default=64, label="Repeat last-n", stage="penalties", lo=0,
          help="How many recent tokens the penalties look at (0 = off).", **I32, **_slider(0, 1024, 1, 0)),
     Flag("penalty_repeat", ("--repeat-penalty",), default=1.0, label="Repeat penalty", stage="penalties",
-         lo=MIN_REPEAT_PENALTY, help="Divides (or multiplies, if negative) the logits of repeated tokens (1 = off).",
+         lo=MIN_REPEAT_PENALTY, tiny=MIN_SCALE,
+         help="Divides (or multiplies, if negative) the logits of repeated tokens (1 = off).",
          **F32, **_slider(0.5, 2, 0.01)),
     Flag("penalty_present", ("--presence-penalty",), default=0.0, label="Presence penalty", stage="penalties",
          help="Subtracted once from tokens that appeared (0 = off).", **F32, **_slider(-2, 2, 0.01)),

@@ -123,7 +123,10 @@ def accepted(row):
         return st.one_of(st.integers(lo, hi), st.sampled_from(ends))
     if row.kind == "float":
         ends = [lo, hi] + [v for v in SPECIAL_FLOATS if lo <= v <= hi]
-        return st.one_of(finite(lo, hi), st.sampled_from(ends))
+        values = st.one_of(finite(lo, hi), st.sampled_from(ends))
+        if row.tiny is not None:  # positive values below it are refused (sampler/flagrow.py: MIN_SCALE)
+            values = values.filter(lambda v: not 0 < v < row.tiny)
+        return values
     if row.kind == "switch":
         return st.booleans()
     if row.kind == "samplers":

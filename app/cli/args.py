@@ -178,10 +178,10 @@ def read_prompt(args: argparse.Namespace) -> str:
 
 
 def check_trace_path(args: argparse.Namespace, model_path: str | None) -> None:
-    """Refuse a trace file that is an input (the model, the prompt file), a folder, a pipe, or in no folder."""
+    """Refuse a trace file that is an input (the model, the prompt file), a folder, or in no folder."""
     if args.trace is not None:
         model_flag = "-m" if args.model else "the bundled model"
-        check_output("--trace", args.trace, ((model_flag, model_path), ("-f", args.file)))
+        check_output("--trace", args.trace, ((model_flag, model_path), ("-f", args.file)), regular=False)
 
 
 def check_tensor_split(args: argparse.Namespace, local_gpus: int) -> None:

@@ -4,7 +4,8 @@
 ``--prompts`` file overwrote the prompt.  Every writing flag (``generate --trace``, ``sweep -o``)
 passes its path and the command's inputs here; "the same file" covers hard links, symbolic links
 and other spellings of the path.  A named pipe, a device or a folder is refused too: opening a FIFO
-for writing waits for a reader forever.
+for writing waits for a reader forever: where the file is read back (a sweep's CSV) only a regular
+file is taken.
 """
 from __future__ import annotations
 
@@ -37,10 +38,12 @@ def input_files(flag: str, path: str | os.PathLike) -> list[tuple[str, Path]]:
     return [(flag, path)]
 
 
-def check_output(flag: str, out: str, inputs: Inputs, *, exists_ok: bool = True) -> None:
+def check_output(flag: str, out: str, inputs: Inputs, *, regular: bool = True) -> None:
     """Refuse ``out`` (UsageError, one line naming ``flag``) where writing it would do harm or cannot work.
 
     ``inputs``: ``(flag or description, path)`` pairs: the model, prompt files or folders.
+    ``regular``: only a regular file will do (a file read back and cut, as a sweep's CSV); else a named
+    pipe or a device is taken too (the trace opens it without blocking: app/cli/trace_file.py).
     """
     if out == "":
         raise UsageError(f"{flag}: expected a file name, got ''")
@@ -50,7 +53,7 @@ def check_output(flag: str, out: str, inputs: Inputs, *, exists_ok: bool = True)
         mode = os.stat(out).st_mode
     except OSError:
         mode = None
-    if mode is not None and not stat.S_ISREG(mode):
+    if regular and mode is not None and not stat.S_ISREG(mode):
         raise UsageError(f"{flag} {out}: not a regular file (a named pipe or a device); give a file's name")
     for what, given in inputs:
         if not given:

@@ -43,8 +43,8 @@ class TraceFile:
     :class:`TraceError` (an OSError) with a one-line message; a write cut short
     (a full disk, a file-size limit) is cut back to the last complete record
     first, and the message says how many records the file keeps.  The file is
-    opened without blocking and must be a regular file: a named pipe put there
-    after the command line was checked is refused, never waited on.
+    opened without blocking: a named pipe with no reader is refused, never
+    waited on (one with a reader, or a device such as /dev/null, is written as usual).
     """
 
     def __init__(self, path: str | None):
@@ -59,12 +59,11 @@ class TraceFile:
         try:
             fd = os.open(self.path, flags, 0o666)
         except OSError as exc:
-            if exc.errno == errno.ENXIO:  # a FIFO with no reader
-                raise TraceError(f"--trace {self.path}: not a regular file (a named pipe)") from None
+            if exc.errno == errno.ENXIO:  # a FIFO with no reader: opening it blocking would wait for good
+                raise TraceError(f"--trace {self.path}: a named pipe with no reader; start the reader first") from None
             raise TraceError(f"--trace {self.path}: cannot be written ({exc.strerror or exc})") from None
         if not stat.S_ISREG(os.fstat(fd).st_mode):
-            os.close(fd)
-            raise TraceError(f"--trace {self.path}: not a regular file (a named pipe or a device)")
+            os.set_blocking(fd, True)  # a pipe with a reader, /dev/null ...: writes wait for the reader as usual
         self.file = open(fd, "wb", buffering=0)
 
     def write(self, records) -> None:
@@ -75,6 +74,7 @@ class TraceFile:
             self._open()
         try:
             _write_all(self.file, data)
+            self.file.flush()  # a no-op on the unbuffered file; a stand-in for it may buffer
         except OSError as exc:
             kept = self._cut_back()
             raise TraceError(f"--trace {self.path}: writing failed ({exc.strerror or exc}); "

@@ -79,7 +79,25 @@ def test_a_named_pipe_as_trace_is_refused_without_waiting(tmp_path):
     thread.start()
     thread.join(30)
     assert not thread.is_alive(), "waited on the named pipe"
-    assert "not a regular file" in result["error"] and str(fifo) in result["error"]
+    assert "named pipe with no reader" in result["error"] and str(fifo) in result["error"]
+
+
+def test_a_named_pipe_with_a_reader_gets_the_trace(tmp_path):
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(open(fifo, "rb").read()), daemon=True)
+    reader.start()
+    trace = TraceFile(str(fifo))
+    for _ in range(200):  # until the reader has the pipe open
+        try:
+            trace.write([type("R", (), {"to_json": lambda self: {"x": 1}})()])
+            break
+        except TraceError:
+            threading.Event().wait(0.05)
+    trace.close()
+    reader.join(30)
+    assert got == [b'{"x": 1}\n']
 
 
 def test_a_named_pipe_to_resume_is_refused(tmp_path):
