@@ -14,12 +14,29 @@ from .numbers import check_value, effective_range, show
 from .phrases import check_phrases, phrases_from_json, phrases_to_json
 from .stagetable import STAGE_BY_LETTER, stage_name
 
-#: Checked numbers by (field, name, type, repr): presets repeat the same values thousands of times, and
-#: checking each one anew made 30,000 presets take 45 s to load.  Only exact Python int/float/str values
-#: (whose check depends on nothing else); cleared when full.
+#: Checked values by (field, name, type, repr): presets repeat the same values thousands of times, and
+#: checking each one anew made 30,000 presets take 45 s to load.  Only values of exact plain types
+#: (a check depends on nothing else; repr keeps -0.0 and 0.0 apart), short ones; cleared when full.
 _CHECKED: dict[tuple, Any] = {}
 _MEMO_SIZE = 65536
-_MEMO_TYPES = (int, float, str)
+_MEMO_TYPES = (int, float, str, bool, tuple)
+_MEMO_REPR_CHARS = 2048
+_MISSING = object()
+
+
+def _memo_key(field: str, name: str, value) -> tuple | None:
+    if not _plain(value):
+        return None
+    text = repr(value)
+    return (field, name, type(value), text) if len(text) <= _MEMO_REPR_CHARS else None
+
+
+def _plain(value) -> bool:
+    """A value of exact plain types all through (a tuple of tuples of ints and floats ...)."""
+    kind = type(value)
+    if kind is tuple:
+        return len(value) <= 256 and all(_plain(v) for v in value)
+    return kind in _MEMO_TYPES
 
 KINDS = ("float", "int", "uint", "switch", "samplers", "seq", "breaker", "bias", "phrases")
 #: The Python type a field of each kind holds.
@@ -100,25 +117,28 @@ class Flag:
         ``name`` is the spelling to name in errors (default :attr:`flag`).
         Lenient about representation (``"0.5"``, ``3.0`` for an integer,
         any iterable of names); :mod:`sampler.codec` is the strict one.
+        The result for plain values is remembered (:data:`_CHECKED`).
         """
         name = name or self.flag
-        if self.numeric and self.tiny is not None:
+        key = _memo_key(self.field, name, value)
+        if key is not None:
+            found = _CHECKED.get(key, _MISSING)
+            if found is not _MISSING:
+                return found
+        found = self._check(value, name)
+        if key is not None:
+            if len(_CHECKED) >= _MEMO_SIZE:
+                _CHECKED.clear()
+            _CHECKED[key] = found
+        return found
+
+    def _check(self, value, name: str):
+        if self.numeric:
             number = check_value(name, value, integer=self.integer, lo=self.lo, hi=self.hi, ctype=self.ctype)
-            if 0 < number < self.tiny:
+            if self.tiny is not None and 0 < number < self.tiny:
                 raise ValueError(f"{name}: {show(value)} is too small: the logits divided by it overflow to "
                                  f"infinity (NaN probabilities); use 0 or at least {self.tiny:g}")
             return number
-        if self.numeric:
-            if type(value) not in _MEMO_TYPES:
-                return check_value(name, value, integer=self.integer, lo=self.lo, hi=self.hi, ctype=self.ctype)
-            key = (self.field, name, type(value), repr(value))  # repr: -0.0 and 0.0 stay apart
-            found = _CHECKED.get(key)
-            if found is None:
-                found = check_value(name, value, integer=self.integer, lo=self.lo, hi=self.hi, ctype=self.ctype)
-                if len(_CHECKED) >= _MEMO_SIZE:
-                    _CHECKED.clear()
-                _CHECKED[key] = found
-            return found
         if self.kind == "switch":
             if not isinstance(value, (bool, np.bool_)):
                 raise ValueError(f"{name}: expected true or false, got {show(value)}")

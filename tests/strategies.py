@@ -5,6 +5,7 @@ import numpy as np
 from hypothesis import strategies as st
 
 from sampler import DEFAULT_ORDER, SamplerSettings, ScatterParams
+from sampler.flagrow import MIN_SCALE
 from sampler.settings import DEFAULT_BREAKERS
 from sampler.stagetable import ORDERABLE
 
@@ -74,7 +75,7 @@ def sampler_settings(draw):
     return SamplerSettings(
         seed=draw(maybe(st.integers(0, 0xFFFFFFFF), d.seed)),
         samplers=draw(sampler_orders),
-        temp=draw(maybe(finite(0.0, F32_SAFE), d.temp)),
+        temp=draw(maybe(st.one_of(st.just(0.0), finite(MIN_SCALE, F32_SAFE)), d.temp)),  # (0, MIN_SCALE) refused
         dynatemp_range=draw(maybe(finite(0.0, F32_SAFE), d.dynatemp_range)),
         dynatemp_exponent=draw(maybe(any_float, d.dynatemp_exponent)),
         top_k=draw(maybe(small_int, d.top_k)),
