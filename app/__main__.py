@@ -4,7 +4,9 @@ import sys
 if __name__ == "__main__":
     try:
         from app.cli import main
-    except KeyboardInterrupt:  # Ctrl-C while Python is still importing the command (before main's own handling)
+
+        code = main()
+    except KeyboardInterrupt:  # Ctrl-C before main's own handling (importing it), or one it does not handle
         print("\ninterrupted", file=sys.stderr)
-        raise SystemExit(130) from None
-    raise SystemExit(main())
+        code = 130
+    raise SystemExit(code)

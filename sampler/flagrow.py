@@ -79,8 +79,8 @@ class Flag:
     upstream: bool = True  # False: only a scatter-patched llama.cpp has it (or no llama.cpp: banned_phrases)
     cli: bool = True  # False: llama-cli has no such flag (min_keep, banned_phrases)
     cparse: str | None = None  # "stoi", "stof", "stof_clamp": read a command line as llama-cli does
-    #: Positive values below this are refused: the logits divided by them overflow float32, and
-    #: llama.cpp's own chain then gives NaN probabilities (temperature, repeat penalty).
+    #: Positive values below this are refused although the range takes 0: the logits divided by them
+    #: overflow float32, and llama.cpp's own chain then gives NaN probabilities (the temperature).
     tiny: float | None = None
 
     @cached_property

@@ -9,7 +9,8 @@
 """
 from __future__ import annotations
 
-import difflib
+import os
+import signal
 import sys
 
 #: The words that name a headless command, and the options the window itself takes.
@@ -23,6 +24,7 @@ def unknown_word(argv: list[str]) -> str | None:
     A mistyped command must not open the window (where there is no display Qt would abort):
     it is a usage error, with the nearest command or window option as a "did you mean".
     """
+    import difflib  # here: this module is imported before Ctrl-C is handled, so it imports little
     for word in argv:
         if word in WINDOW_OPTIONS:
             continue
@@ -38,12 +40,26 @@ def unknown_word(argv: list[str]) -> str | None:
     return None
 
 
-def main(argv: list[str] | None = None) -> int:
-    """The command ``argv`` names (the process's own command line when None)."""
-    if argv is None and sys.argv[1:2] in (["generate"], ["sweep"]):
-        from .common import end_on_interrupt
+def exit_interrupted(signum=None, frame=None) -> None:
+    """Ctrl-C where nothing is under way to finish: one line and exit 130, at once (no traceback)."""
+    try:
+        os.write(2, b"\ninterrupted\n")
+    except OSError:
+        pass
+    os._exit(130)
 
-        end_on_interrupt()
+
+def main(argv: list[str] | None = None) -> int:
+    """The command ``argv`` names (the process's own command line when None).
+
+    For a headless command of the process's own, Ctrl-C outside a run's own handling
+    (:class:`app.cli.common.Interrupt`) ends it at once, exit 130, one line: before the run
+    (imports, unpacking the bundled model, starting the engine) there is nothing to keep, and a
+    KeyboardInterrupt raised there (in an import, in a thread's join at exit) would print a
+    traceback.  Set first, before any import: a test calling ``main(argv)`` keeps Python's handler.
+    """
+    if argv is None and sys.argv[1:2] in (["generate"], ["sweep"]):
+        signal.signal(signal.SIGINT, exit_interrupted)
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] == "generate":
         from .generate import main as generate

@@ -60,29 +60,6 @@ STDOUT_CLOSED = ("stdout is closed (>&-): the command prints to it, and a file i
                  "redirect it to a file or to /dev/null")
 
 
-def exit_interrupted(signum=None, frame=None) -> None:
-    """Ctrl-C where nothing is under way to finish: one line and exit 130, at once (no traceback)."""
-    try:
-        os.write(2, b"\ninterrupted\n")
-    except OSError:
-        pass
-    os._exit(EXIT_INTERRUPTED)
-
-
-def end_on_interrupt() -> None:
-    """For the whole process: Ctrl-C outside a run's own handling ends it at once, exit 130, one line.
-
-    Before the run (imports, unpacking the bundled model, starting the engine) there is nothing
-    to keep, and a KeyboardInterrupt raised there (in an import, in a thread's join at exit) would
-    print a traceback.  :meth:`Interrupt.installed` takes over during the run and gives this back.
-    Only for a process's own command line (a test calling ``main`` keeps Python's handler).
-    """
-    try:
-        signal.signal(signal.SIGINT, exit_interrupted)
-    except ValueError:  # not the main thread
-        pass
-
-
 class Interrupt:
     """Ctrl-C asks the run to stop after the current step or prompt batch (or the model's load);
     a second Ctrl-C ends the process at once (exit 130; the trace still ends on a complete line)."""
