@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import sys
 import time
+from pathlib import Path
 
 from .args import (HELP_HINT, GenerateArgs, UsageError, check_tensor_split, check_trace_path, parse_generate_args,
                    run_parser)
@@ -87,9 +88,18 @@ def _run_model(parsed: GenerateArgs, path: str, options, interrupt: Interrupt, s
 
     args = parsed.options
     say(f"loading {path} ...")
+
+    def load() -> LoadedModel:
+        return LoadedModel(path, gpu_layers=args.gpu_layers, progress=interrupt.keep_loading,
+                           rpc=args.rpc, tensor_split=args.tensor_split)
+
     try:
-        model = LoadedModel(path, gpu_layers=args.gpu_layers, progress=interrupt.keep_loading,
-                            rpc=args.rpc, tensor_split=args.tensor_split)
+        if args.model:
+            model = load()
+        else:  # a bundled model damaged in place (its stamp still matching) is verified and rebuilt
+            from app.engine.bundled_check import load_bundled
+
+            model = load_bundled(Path(path), load, ModelLoadError, say)
     except (ModelLoadError, OSError, ValueError) as exc:
         if interrupt.requested:
             print("interrupted while loading the model", file=sys.stderr, flush=True)
