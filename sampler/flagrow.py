@@ -36,6 +36,8 @@ def _plain(value) -> bool:
     kind = type(value)
     if kind is tuple:
         return len(value) <= 256 and all(_plain(v) for v in value)
+    if kind is int:
+        return value.bit_length() <= 64  # repr() refuses ints of thousands of digits
     return kind in _MEMO_TYPES
 
 KINDS = ("float", "int", "uint", "switch", "samplers", "seq", "breaker", "bias", "phrases")
