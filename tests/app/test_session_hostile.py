@@ -11,12 +11,10 @@ import zipfile
 import numpy as np
 import pytest
 
-from app.engine import commands as cmd
-from app.engine.lane import LaneConfig
 from app.session import Autosave, SessionFileError, open_session, read_session, save_session
 from app.session.container import unpacked_limit
 from app.state import PlaygroundState
-from session_helpers import new_playground, pump, run
+from session_helpers import new_playground, run
 
 
 @pytest.fixture(scope="module")
