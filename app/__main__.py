@@ -1,5 +1,12 @@
 """``python -m app``: the window, or ``python -m app generate ...`` (see :mod:`app.cli`)."""
-from app.cli import main
+import sys
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    try:
+        from app.cli import main
+
+        code = main()
+    except KeyboardInterrupt:  # Ctrl-C before main's own handling (importing it), or one it does not handle
+        print("\ninterrupted", file=sys.stderr)
+        code = 130
+    raise SystemExit(code)

@@ -35,8 +35,12 @@ def atomic_write(path: str | os.PathLike, data: bytes, *, mode: int | None = Non
     """Write ``data`` to ``path`` through a fsynced temporary file and ``os.replace``.
 
     ``mode``: the file's permissions (else those of the file it replaces, or 0600 for a new one).
+    A symbolic link (a dotfiles set-up) is written through: its target is replaced, atomically, in
+    the target's folder, and the link stays a link.
     """
     path = Path(path)
+    if path.is_symlink():
+        path = Path(os.path.realpath(path))
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
@@ -134,3 +138,13 @@ def same_file(a: str | os.PathLike, b: str | os.PathLike) -> bool:
         return os.path.samefile(a, b)
     except OSError:
         return False
+
+
+def file_signature(path: str | os.PathLike) -> tuple | None:
+    """What tells one version of a file from another (None: no file): an atomic write makes a new
+    inode, and any write changes the size or the change time.  Through a symbolic link: its target's."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns

@@ -10,7 +10,6 @@ raise ValueError (naming the value) before anything changes.
 """
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -121,7 +120,7 @@ class PlaygroundState(DeskState, RadarState):
 
     def set_run_settings(self, **changes) -> None:
         """Change run options (checked first; ValueError names a bad one and changes nothing)."""
-        new = dataclasses.replace(self.run_settings, **changes)
+        new = self.run_settings.replace(**changes).within_window()
         if new != self.run_settings:
             self.run_settings = new
             self.accepted()
@@ -175,6 +174,7 @@ class PlaygroundState(DeskState, RadarState):
             raise ValueError(f"lanes: expected 1 to {MAX_LANES} lanes, got {len(lanes)}")
         if not isinstance(run_settings, RunOptions) or not 0 <= current_lane < len(lanes):
             raise ValueError(f"expected run settings and a lane from 1 to {len(lanes)}, got {current_lane + 1}")
+        run_settings.within_window()
         revision = max(lane.revision for lane in self.lanes) + 1  # every view draws its lane's text again
         for lane in lanes:
             lane.revision, lane.run_id, lane.run_branch = revision, None, None

@@ -8,6 +8,7 @@ from typing import Iterable, NamedTuple
 import numpy as np
 
 from .candidates import Candidates
+from .nonfinite import check_logits, check_probabilities
 from .chainbuild import CONSTRUCTORS, build_stages, chain_stages, make_stage  # noqa: F401  (part of this API)
 from .scatter import Scatter, ScatterTrace
 from .settings import SamplerSettings
@@ -116,8 +117,11 @@ class SamplerChain:
         ``top_hint``: ``sorting.top_order(logits, n)`` if the caller has it already
         (top-k then reuses it instead of scanning the vocabulary again).
         """
+        check_logits(logits)
         cur = Candidates.from_logits(logits, top_hint)
-        counts, scatter_trace = self.apply(cur)
+        with np.errstate(over="ignore", invalid="ignore"):  # an overflow is named below, not warned of
+            counts, scatter_trace = self.apply(cur)
+        check_probabilities(cur.p, self.stages)
         if cur.selected < 0:
             raise ValueError("no candidate left to sample from")
         token = int(cur.ids[cur.selected])

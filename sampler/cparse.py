@@ -61,6 +61,32 @@ def round_to_float32(v: Fraction) -> float:
     return float(result)
 
 
+#: Decimal digits kept of a longer mantissa: a float32's rounding is decided far sooner (a midpoint has
+#: at most about 150 significant digits), and int() refuses strings past 4300 digits.
+_MAX_DIGITS = 1000
+
+
+def _significant(digits: str) -> tuple[str, int]:
+    """``digits`` cut to :data:`_MAX_DIGITS` (a last 1 kept for any non-zero digit cut), and the count cut."""
+    digits = digits.lstrip("0") or "0"
+    if len(digits) <= _MAX_DIGITS:
+        return digits, 0
+    head, rest = digits[:_MAX_DIGITS], digits[_MAX_DIGITS:]
+    sticky = rest.strip("0") != ""
+    return (head + "1", len(rest) - 1) if sticky else (head, len(rest))
+
+
+def _exponent(exp: str | None, mant: int) -> int:
+    """The written exponent; one of thousands of digits is out of any float's range (FloatRange), or moot for 0."""
+    if exp is None:
+        return 0
+    if len(exp.lstrip("+-").lstrip("0")) > 12:
+        if mant == 0:
+            return 0
+        raise FloatRange
+    return int(exp)
+
+
 def strtof32(text: str) -> float:
     """``std::stof(text)`` with glibc: raise ValueError (no number) or FloatRange."""
     s = text.lstrip(C_SPACE)
@@ -75,16 +101,16 @@ def strtof32(text: str) -> float:
         sign, whole, frac, frac_only, exp = m.groups()
         digits = (whole or "") + (frac or frac_only or "")
         mant = int(digits, 16)
-        shift = int(exp or 0) - 4 * len(frac or frac_only or "")
+        shift = _exponent(exp, mant) - 4 * len(frac or frac_only or "")
         base = 2
     else:
         m = _DEC.match(s)
         if not m:
             raise ValueError("no conversion")
         sign, whole, frac, frac_only, exp = m.groups()
-        digits = (whole or "") + (frac or frac_only or "")
+        digits, dropped = _significant((whole or "") + (frac or frac_only or ""))
         mant = int(digits)
-        shift = int(exp or 0) - len(frac or frac_only or "")
+        shift = _exponent(exp, mant) - len(frac or frac_only or "") + dropped
         base = 10
     if mant == 0:
         return -0.0 if sign == "-" else 0.0
@@ -104,11 +130,23 @@ def stoi(name: str, raw: str) -> int:
     m = INT_PREFIX.match(raw.lstrip(C_SPACE))
     if not m:
         raise ValueError(f"{name}: expected an integer, got {raw!r}")
-    digits = m.group(0).lstrip("+-").lstrip("0")
-    value = int(m.group(0)) if len(digits) <= 20 else INT32_MAX + 1  # never convert thousands of digits
+    value = bounded_int(m.group(0))
     if not INT32_MIN <= value <= INT32_MAX:
         raise ValueError(f"{name}: out of range for a C int, got {raw!r}")
     return value
+
+
+def bounded_int(text: str) -> int:
+    """The integer ``[+-]digits`` names, or INT32_MAX + 1 (or its negative) past 20 digits.
+
+    Never converts thousands of digits (int() refuses past 4300, with a message naming no flag);
+    leading zeros do not count.
+    """
+    negative = text.startswith("-")
+    digits = text.lstrip("+-").lstrip("0") or "0"
+    if len(digits) > 20:
+        return -(INT32_MAX + 2) if negative else INT32_MAX + 1
+    return -int(digits) if negative else int(digits)
 
 
 def _prefix(s: str) -> tuple[str, str] | None:

@@ -3,6 +3,7 @@ is checked, read from a command line and written as JSON.  The rows themselves a
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, Iterable
 
 import numpy as np
@@ -12,6 +13,32 @@ from .biasvalues import biases_from_json, biases_to_json, check_biases
 from .numbers import check_value, effective_range, show
 from .phrases import check_phrases, phrases_from_json, phrases_to_json
 from .stagetable import STAGE_BY_LETTER, stage_name
+
+#: Checked values by (field, name, type, repr): presets repeat the same values thousands of times, and
+#: checking each one anew made 30,000 presets take 45 s to load.  Only values of exact plain types
+#: (a check depends on nothing else; repr keeps -0.0 and 0.0 apart), short ones; cleared when full.
+_CHECKED: dict[tuple, Any] = {}
+_MEMO_SIZE = 65536
+_MEMO_TYPES = (int, float, str, bool, tuple)
+_MEMO_REPR_CHARS = 2048
+_MISSING = object()
+
+
+def _memo_key(field: str, name: str, value) -> tuple | None:
+    if not _plain(value):
+        return None
+    text = repr(value)
+    return (field, name, type(value), text) if len(text) <= _MEMO_REPR_CHARS else None
+
+
+def _plain(value) -> bool:
+    """A value of exact plain types all through (a tuple of tuples of ints and floats ...)."""
+    kind = type(value)
+    if kind is tuple:
+        return len(value) <= 256 and all(_plain(v) for v in value)
+    if kind is int:
+        return value.bit_length() <= 64  # repr() refuses ints of thousands of digits
+    return kind in _MEMO_TYPES
 
 KINDS = ("float", "int", "uint", "switch", "samplers", "seq", "breaker", "bias", "phrases")
 #: The Python type a field of each kind holds.
@@ -23,11 +50,19 @@ REPEATED_KINDS = ("breaker", "bias")
 DEFAULT_BREAKERS = ("\n", ":", '"', "*")
 #: Smallest float32 whose float32 inverse is finite (llama-cli's repeat-penalty rule).
 MIN_REPEAT_PENALTY = 2.938737278354183e-39
+#: The smallest positive temperature or repeat penalty taken: a logit up to 1e8 divided by it stays
+#: finite in float32.  Below it (``--temp 1e-38``) llama.cpp's native chain divides the logits to
+#: infinity and its probabilities are NaN (measured through llama-cpp-python: tests/sampler/
+#: test_no_nan.py), so there is no llama.cpp result to match: such values are refused by name.
+MIN_SCALE = 1e-30
 
 
 @dataclass(frozen=True)
 class Flag:
-    """One row of the table: one setting and its llama.cpp flag."""
+    """One row of the table: one setting and its llama.cpp flag.
+
+    Its derived names are cached properties: rows never change, and every check asks for them.
+    """
 
     field: str  # SamplerSettings attribute path: "temp", "scatter.strength"
     names: tuple[str, ...]  # every llama.cpp spelling; names[0] canonical (but seed prints --seed)
@@ -46,31 +81,34 @@ class Flag:
     upstream: bool = True  # False: only a scatter-patched llama.cpp has it (or no llama.cpp: banned_phrases)
     cli: bool = True  # False: llama-cli has no such flag (min_keep, banned_phrases)
     cparse: str | None = None  # "stoi", "stof", "stof_clamp": read a command line as llama-cli does
+    #: Positive values below this are refused although the range takes 0: the logits divided by them
+    #: overflow float32, and llama.cpp's own chain then gives NaN probabilities (the temperature).
+    tiny: float | None = None
 
-    @property
+    @cached_property
     def flag(self) -> str:
         """The name printed on export and used in errors (the first long spelling)."""
         return next((n for n in self.names if n.startswith("--")), self.names[0])
 
-    @property
+    @cached_property
     def group(self) -> str | None:
         """``"scatter"`` for the scatter parameters, None for top-level fields."""
         return self.field.partition(".")[0] if "." in self.field else None
 
-    @property
+    @cached_property
     def attr(self) -> str:
         """The attribute name on its dataclass (``"k"`` for ``"scatter.k"``)."""
         return self.field.rpartition(".")[2]
 
-    @property
+    @cached_property
     def numeric(self) -> bool:
         return self.kind in ("float", "int", "uint")
 
-    @property
+    @cached_property
     def integer(self) -> bool:
         return self.kind in ("int", "uint")
 
-    @property
+    @cached_property
     def bounds(self) -> tuple:
         """Inclusive ``(lo, hi)`` after narrowing to the C type's range."""
         return effective_range(self.lo, self.hi, self.ctype)
@@ -81,10 +119,28 @@ class Flag:
         ``name`` is the spelling to name in errors (default :attr:`flag`).
         Lenient about representation (``"0.5"``, ``3.0`` for an integer,
         any iterable of names); :mod:`sampler.codec` is the strict one.
+        The result for plain values is remembered (:data:`_CHECKED`).
         """
         name = name or self.flag
+        key = _memo_key(self.field, name, value)
+        if key is not None:
+            found = _CHECKED.get(key, _MISSING)
+            if found is not _MISSING:
+                return found
+        found = self._check(value, name)
+        if key is not None:
+            if len(_CHECKED) >= _MEMO_SIZE:
+                _CHECKED.clear()
+            _CHECKED[key] = found
+        return found
+
+    def _check(self, value, name: str):
         if self.numeric:
-            return check_value(name, value, integer=self.integer, lo=self.lo, hi=self.hi, ctype=self.ctype)
+            number = check_value(name, value, integer=self.integer, lo=self.lo, hi=self.hi, ctype=self.ctype)
+            if self.tiny is not None and 0 < number < self.tiny:
+                raise ValueError(f"{name}: {show(value)} is too small: the logits divided by it overflow to "
+                                 f"infinity (NaN probabilities); use 0 or at least {self.tiny:g}")
+            return number
         if self.kind == "switch":
             if not isinstance(value, (bool, np.bool_)):
                 raise ValueError(f"{name}: expected true or false, got {show(value)}")

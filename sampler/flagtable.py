@@ -21,9 +21,12 @@ Decisions where llama.cpp and the spec are silent:
 * The scatter floats are held as C ``double``: the spec gives no C type for
   them, and values such as ``--scatter-radius 1e300`` are accepted.  The
   scatter integers are ``int32`` as the spec says.
-* ``--repeat-penalty`` must be at least the smallest float whose float
-  inverse is finite (:data:`MIN_REPEAT_PENALTY`), which is llama-cli's
-  ``penalty_repeat > 0 && isfinite(1.0f / penalty_repeat)``.
+* ``--repeat-penalty`` must be at least :data:`~sampler.flagrow.MIN_SCALE`
+  (1e-30).  llama-cli takes down to the smallest float whose inverse is finite
+  (:data:`MIN_REPEAT_PENALTY`, ``penalty_repeat > 0 && isfinite(1.0f /
+  penalty_repeat)``), but its chain divides the logits to infinity there and
+  gives NaN probabilities; ``--temp`` likewise refuses positive values below
+  it (``tiny``: 0 stays greedy).
 * float32 flags accept magnitudes up to ``FLT_MAX``.  Tiny values that
   ``std::stof`` would reject as underflowing (``1e-300``) are accepted and
   become 0 or a subnormal in the stage, as the C conversion would give.
@@ -54,7 +57,7 @@ Decisions where llama.cpp and the spec are silent:
 from __future__ import annotations
 
 from .flagrow import (  # noqa: F401  (re-exported: the table's vocabulary)
-    DEFAULT_BREAKERS, KINDS, MIN_REPEAT_PENALTY, PY_TYPES, REPEATED_KINDS, Flag,
+    DEFAULT_BREAKERS, KINDS, MIN_REPEAT_PENALTY, MIN_SCALE, PY_TYPES, REPEATED_KINDS, Flag,
 )
 from .rng import DEFAULT_SEED
 from .stagetable import DEFAULT_ORDER
@@ -80,7 +83,7 @@ ROWS: tuple[Flag, ...] = (
     Flag("samplers", ("--sampler-seq", "--sampling-seq"), "seq", DEFAULT_ORDER, "Sampler sequence",
          "The stages in order, one letter each."),
     Flag("temp", ("--temp", "--temperature"), default=0.80, label="Temperature", stage="temperature", lo=0.0,
-         help="Divides the logits; 0 picks the most likely token.", **F32, **_slider(0, 3, 0.01)),
+         tiny=MIN_SCALE, help="Divides the logits; 0 picks the most likely token.", **F32, **_slider(0, 3, 0.01)),
     Flag("dynatemp_range", ("--dynatemp-range",), default=0.0, label="Dyn. temp range", stage="temperature",
          lo=0.0, help="Dynamic temperature: temperature varies by +/- this with the entropy.",
          **F32, **_slider(0, 2, 0.01)),
@@ -104,7 +107,7 @@ ROWS: tuple[Flag, ...] = (
     Flag("penalty_last_n", ("--repeat-last-n",), default=64, label="Repeat last-n", stage="penalties", lo=0,
          help="How many recent tokens the penalties look at (0 = off).", **I32, **_slider(0, 1024, 1, 0)),
     Flag("penalty_repeat", ("--repeat-penalty",), default=1.0, label="Repeat penalty", stage="penalties",
-         lo=MIN_REPEAT_PENALTY, help="Divides (or multiplies, if negative) the logits of repeated tokens (1 = off).",
+         lo=MIN_SCALE, help="Divides (or multiplies, if negative) the logits of repeated tokens (1 = off).",
          **F32, **_slider(0.5, 2, 0.01)),
     Flag("penalty_present", ("--presence-penalty",), default=0.0, label="Presence penalty", stage="penalties",
          help="Subtracted once from tokens that appeared (0 = off).", **F32, **_slider(-2, 2, 0.01)),

@@ -56,9 +56,11 @@ def _integer(flag: str, value) -> int:
     if isinstance(value, str):
         if not _DECIMAL_INT.match(value):
             raise ValueError(f"{flag}: expected an integer, got {show(value)}")
-        if len(value.strip().lstrip("+-").lstrip("0")) > _MAX_DIGITS:
+        text = value.strip()
+        digits = text.lstrip("+-").lstrip("0") or "0"
+        if len(digits) > _MAX_DIGITS:
             raise ValueError(f"{flag}: out of range for an integer flag, got {show(value)}")
-        return int(value)
+        return -int(digits) if text.startswith("-") else int(digits)  # not int(value): 5000 zeros first
     if isinstance(value, numbers.Real):
         number = float(value)
         if not number.is_integer():  # also NaN and inf

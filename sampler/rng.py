@@ -13,6 +13,7 @@ import numpy as np
 DEFAULT_SEED = 0xFFFFFFFF
 
 _TWO_32 = 4294967296.0
+_SKIP_CHUNK = 1 << 20
 _FLOAT_BELOW_ONE = float(np.nextafter(np.float32(1.0), np.float32(0.0)))
 _DOUBLE_BELOW_ONE = float(np.nextafter(1.0, 0.0))
 
@@ -46,9 +47,12 @@ class Mt19937:
     def set_position(self, seed: int, drawn: int) -> None:
         """Re-seed with ``seed`` and draw ``drawn`` words, as a generator at :meth:`position` had."""
         self.reseed(seed)
-        if drawn:
-            self._bitgen.random_raw(int(drawn))
-            self.drawn = int(drawn)
+        left = int(drawn)
+        while left > 0:  # in chunks: memory stays small however many were drawn
+            n = min(left, _SKIP_CHUNK)
+            self._bitgen.random_raw(n)
+            left -= n
+        self.drawn = max(int(drawn), 0)
 
     def uniform_float(self) -> float:
         """``std::uniform_real_distribution<float>(0, 1)(rng)``, as a float32 value."""

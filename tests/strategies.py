@@ -5,6 +5,7 @@ import numpy as np
 from hypothesis import strategies as st
 
 from sampler import DEFAULT_ORDER, SamplerSettings, ScatterParams
+from sampler.flagrow import MIN_SCALE
 from sampler.settings import DEFAULT_BREAKERS
 from sampler.stagetable import ORDERABLE
 
@@ -75,7 +76,7 @@ def sampler_settings(draw):
     return SamplerSettings(
         seed=draw(maybe(st.integers(0, 0xFFFFFFFF), d.seed)),
         samplers=draw(sampler_orders),
-        temp=draw(maybe(finite(0.0, F32_SAFE), d.temp)),
+        temp=draw(maybe(st.one_of(st.just(0.0), finite(MIN_SCALE, F32_SAFE)), d.temp)),  # (0, MIN_SCALE) refused
         dynatemp_range=draw(maybe(finite(0.0, F32_SAFE), d.dynatemp_range)),
         dynatemp_exponent=draw(maybe(any_float, d.dynatemp_exponent)),
         top_k=draw(maybe(small_int, d.top_k)),
@@ -124,7 +125,10 @@ def accepted(row):
         return st.one_of(st.integers(lo, hi), st.sampled_from(ends))
     if row.kind == "float":
         ends = [lo, hi] + [v for v in SPECIAL_FLOATS if lo <= v <= hi]
-        return st.one_of(finite(lo, hi), st.sampled_from(ends))
+        values = st.one_of(finite(lo, hi), st.sampled_from(ends))
+        if row.tiny is not None:  # positive values below it are refused (sampler/flagrow.py: MIN_SCALE)
+            values = values.filter(lambda v: not 0 < v < row.tiny)
+        return values
     if row.kind == "switch":
         return st.booleans()
     if row.kind == "samplers":

@@ -11,10 +11,57 @@
 """
 from __future__ import annotations
 
+import os
+import signal
 import sys
+
+#: The words that name a headless command, and the options the window itself takes.
+COMMANDS = ("generate", "sweep", "rpc-server")
+WINDOW_OPTIONS = ("--new", "--smoke-test", "-h", "--help")
+
+
+def unknown_word(argv: list[str]) -> str | None:
+    """The usage line for a word the window does not take (``genrate``, ``--temp 1`` before the command).
+
+    A mistyped command must not open the window (where there is no display Qt would abort):
+    it is a usage error, with the nearest command or window option as a "did you mean".
+    """
+    import difflib  # here: this module is imported before Ctrl-C is handled, so it imports little
+    for word in argv:
+        if word in WINDOW_OPTIONS:
+            continue
+        shown = repr(word if len(word) <= 80 else word[:77] + "...")
+        if word.startswith("-"):
+            near = difflib.get_close_matches(word, WINDOW_OPTIONS, n=1, cutoff=0.75)
+            hint = (f"did you mean {near[0]!r}?" if near else
+                    f"a command's options go after its name, e.g. 'scatter-playground generate {shown[1:-1]} ...'")
+            return f"unknown option {shown} for the window ({', '.join(WINDOW_OPTIONS[:2])}); {hint}"
+        near = difflib.get_close_matches(word, COMMANDS, n=1, cutoff=0.6)
+        hint = f"did you mean {near[0]!r}?" if near else f"the commands are {', '.join(COMMANDS)}"
+        return f"unknown command {shown}; {hint} (see 'scatter-playground --help')"
+    return None
+
+
+def exit_interrupted(signum=None, frame=None) -> None:
+    """Ctrl-C where nothing is under way to finish: one line and exit 130, at once (no traceback)."""
+    try:
+        os.write(2, b"\ninterrupted\n")
+    except OSError:
+        pass
+    os._exit(130)
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The command ``argv`` names (the process's own command line when None).
+
+    For a headless command of the process's own, Ctrl-C outside a run's own handling
+    (:class:`app.cli.common.Interrupt`) ends it at once, exit 130, one line: before the run
+    (imports, unpacking the bundled model, starting the engine) there is nothing to keep, and a
+    KeyboardInterrupt raised there (in an import, in a thread's join at exit) would print a
+    traceback.  Set first, before any import: a test calling ``main(argv)`` keeps Python's handler.
+    """
+    if argv is None and sys.argv[1:2] in (["generate"], ["sweep"]):
+        signal.signal(signal.SIGINT, exit_interrupted)
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] == "generate":
         from .generate import main as generate
@@ -35,6 +82,11 @@ def main(argv: list[str] | None = None) -> int:
     if argv and argv[0] in ("-h", "--help"):
         print(__doc__)
         return 0
+    problem = unknown_word(argv)
+    if problem is not None:
+        from .common import EXIT_USAGE, fail
+
+        return fail(problem, EXIT_USAGE)
     if "--smoke-test" in argv:
         from app.ui.smoke import run_smoke_test
 

@@ -18,7 +18,6 @@ features the playground lacks are accepted when they switch them off
 from __future__ import annotations
 
 import argparse
-import os
 import shlex
 from dataclasses import dataclass, field
 
@@ -30,6 +29,7 @@ from app.presets import builtin_presets, find_builtin
 from sampler import FlagError, SamplerSettings, parse_flags
 from sampler.flags import FLAG_BY_NAME, UNSUPPORTED
 
+from .outputs import check_output
 from .parsing import INT32_MAX, ArgParser, UsageError, check_utf8, checked, int_in, is_utf8
 
 #: A longer prompt file is refused (it could not fit any context anyway; ``-f /dev/zero`` ends here).
@@ -178,27 +178,21 @@ def read_prompt(args: argparse.Namespace) -> str:
 
 
 def check_trace_path(args: argparse.Namespace, model_path: str | None) -> None:
-    """Refuse a trace file that is an input (the model, the prompt file), a folder, or in no folder.
+    """Refuse a trace file that is an input (the model, the prompt file), a folder, or in no folder."""
+    if args.trace is not None:
+        model_flag = "-m" if args.model else "the bundled model"
+        check_output("--trace", args.trace, ((model_flag, model_path), ("-f", args.file)), regular=False)
 
-    "The same file" covers hard links, symbolic links and other spellings of the path.
+
+def check_tensor_split(args: argparse.Namespace, local_gpus: int) -> None:
+    """``-ts`` shares the offloaded layers among devices: without ``--rpc`` only this machine's GPUs.
+
+    With fewer than two of them there is nothing to share, and llama.cpp would ignore it without a word.
     """
-    trace = args.trace
-    if trace is None:
-        return
-    if trace == "":
-        raise UsageError("--trace: expected a file name, got ''")
-    if os.path.isdir(trace):
-        raise UsageError(f"--trace {trace}: is a folder, not a file")
-    model_flag = "-m" if args.model else "the bundled model"
-    for flag, path in ((model_flag, model_path), ("-f", args.file)):
-        if path and (same_file(trace, path) or os.path.abspath(trace) == os.path.abspath(path)
-                     or os.path.realpath(trace) == os.path.realpath(path)):
-            raise UsageError(f"--trace {trace}: is the same file as {flag} {path}; it would be overwritten")
-    folder = os.path.dirname(os.path.abspath(trace))
-    if not os.path.isdir(folder):
-        raise UsageError(f"--trace {trace}: the folder {folder} does not exist")
-    if not os.access(trace if os.path.exists(trace) else folder, os.W_OK):
-        raise UsageError(f"--trace {trace}: cannot be written (permission denied)")
+    if args.tensor_split and not args.rpc and local_gpus < 2:
+        shown = ",".join(f"{x:g}" for x in args.tensor_split)
+        raise UsageError(f"-ts {shown}: without --rpc it splits among this machine's GPUs, and it has "
+                         f"{local_gpus}; add --rpc SERVERS, or leave -ts out")
 
 
 def _unescape(text: str, where: str) -> str:
@@ -225,6 +219,8 @@ def parse_generate_args(argv: list[str]) -> GenerateArgs:
     for stop in args.stop:
         if stop == "":
             raise UsageError("-r: an empty stop string would stop at once")
+    if args.model == "":  # not "the bundled model": an empty name is a mistake (an unset variable)
+        raise UsageError("-m: expected a model file, got '' (leave -m out for the bundled model)")
     check_trace_path(args, args.model)
     if len(lane_specs) > MAX_LANES:
         raise UsageError(f"--lanes: at most {MAX_LANES} lanes, got {len(lane_specs)}")

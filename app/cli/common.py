@@ -20,8 +20,44 @@ def one_line(message: str) -> str:
 
 
 def fail(message: str, code: int) -> int:
-    print(f"error: {one_line(message)}", file=sys.stderr, flush=True)
+    if sys.stderr is not None:  # closed (2>&-): the exit status is all that is left
+        print(f"error: {one_line(message)}", file=sys.stderr, flush=True)
     return code
+
+
+class StdoutError(OSError):
+    """stdout refused the text (a full disk, /dev/full); the message names stdout."""
+
+
+def print_out(text: str) -> None:
+    """Write ``text`` to stdout and flush it.
+
+    BrokenPipeError (the reader went away) passes as is; any other OSError becomes a
+    :class:`StdoutError` saying it was stdout, and stdout is pointed at /dev/null so Python's
+    last flush at exit does not fail on it a second time.
+    """
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        raise
+    except OSError as exc:
+        silence_stdout()
+        raise StdoutError(f"stdout: writing the text failed ({exc.strerror or exc})") from None
+
+
+def silence_stdout() -> None:
+    """Point stdout at /dev/null, so Python's final flush does not fail on a broken or full stdout again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
+STDOUT_CLOSED = ("stdout is closed (>&-): the command prints to it, and a file it opened could take its place; "
+                 "redirect it to a file or to /dev/null")
 
 
 class Interrupt:
@@ -34,7 +70,10 @@ class Interrupt:
 
     def handler(self, signum, frame) -> None:
         if self.requested:
-            os.write(2, b"\ninterrupted again: stopping at once\n")
+            try:
+                os.write(2, b"\ninterrupted again: stopping at once\n")
+            except OSError:
+                pass
             os._exit(EXIT_INTERRUPTED)
         self.requested = True
 
@@ -78,7 +117,13 @@ def route_llama_logs(verbose: bool) -> None:
 
 
 def read_command_line(argv: list[str], help_parser, parse, hint: str):
-    """``(parsed, 0)``; or ``(None, exit code)`` after printing the help (``-h``) or one usage line."""
+    """``(parsed, 0)``; or ``(None, exit code)`` after printing the help (``-h``) or one usage line.
+
+    With stdout closed nothing runs: the first file opened would get its descriptor, and the text meant
+    for stdout would land in it.
+    """
+    if sys.stdout is None:
+        return None, fail(STDOUT_CLOSED, EXIT_FAILED)
     if any(a in ("-h", "--help") for a in argv):
         help_parser().print_help()
         return None, 0

@@ -11,13 +11,14 @@ run has started: a run that fails before leaves no file behind.
 """
 from __future__ import annotations
 
-import os
 import sys
 import time
+from pathlib import Path
 
-from .args import HELP_HINT, GenerateArgs, UsageError, check_trace_path, parse_generate_args, run_parser
-from .common import (EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, Interrupt, fail, one_line, read_command_line,
-                     route_llama_logs)
+from .args import (HELP_HINT, GenerateArgs, UsageError, check_tensor_split, check_trace_path, parse_generate_args,
+                   run_parser)
+from .common import (EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, Interrupt, fail, one_line, print_out,
+                     read_command_line, route_llama_logs, silence_stdout)
 from .rpc_client import exit_if_lost, server_lines
 from .trace_file import TraceFile
 
@@ -62,6 +63,10 @@ def _run(parsed: GenerateArgs) -> int:
             max_tokens=args.n, stop_strings=tuple(args.stop),
             n_ctx=args.ctx, n_threads=args.threads, flash_attn=args.flash_attn,
         )
+        if args.tensor_split and not args.rpc:
+            from app.engine.llama.backend import backend_info
+
+            check_tensor_split(args, len(backend_info().gpus))
         path = args.model or str(default_model_path(progress=say))
         check_trace_path(args, path)
     except UsageError as exc:
@@ -82,9 +87,18 @@ def _run_model(parsed: GenerateArgs, path: str, options, interrupt: Interrupt, s
 
     args = parsed.options
     say(f"loading {path} ...")
+
+    def load() -> LoadedModel:
+        return LoadedModel(path, gpu_layers=args.gpu_layers, progress=interrupt.keep_loading,
+                           rpc=args.rpc, tensor_split=args.tensor_split)
+
     try:
-        model = LoadedModel(path, gpu_layers=args.gpu_layers, progress=interrupt.keep_loading,
-                            rpc=args.rpc, tensor_split=args.tensor_split)
+        if args.model:
+            model = load()
+        else:  # a bundled model damaged in place (its stamp still matching) is verified and rebuilt
+            from app.engine.llama.bundled_check import load_bundled
+
+            model = load_bundled(Path(path), load, ModelLoadError, say)
     except (ModelLoadError, OSError, ValueError) as exc:
         if interrupt.requested:
             print("interrupted while loading the model", file=sys.stderr, flush=True)
@@ -112,23 +126,13 @@ def _run_model(parsed: GenerateArgs, path: str, options, interrupt: Interrupt, s
         return 0
     except BrokenPipeError:  # stdout's reader went away (| head)
         _close_quietly(trace)
-        _silence_stdout()
+        silence_stdout()
         return fail("stdout was closed before the run ended (broken pipe)", EXIT_FAILED)
     except (ValueError, OSError, DecodeError) as exc:
         _close_quietly(trace, create=False)
         return fail(str(exc), EXIT_FAILED)
     finally:
         model.close()
-
-
-def _silence_stdout() -> None:
-    """Point stdout at /dev/null, so Python's final flush does not fail on the broken pipe again."""
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        os.close(devnull)
-    except (OSError, ValueError):
-        pass
 
 
 def _stream(gen, trace: TraceFile, n_lanes: int, options, say) -> int:
@@ -146,17 +150,14 @@ def _stream(gen, trace: TraceFile, n_lanes: int, options, say) -> int:
             lane = gen.lanes[0]
             upto = min(lane.settled_chars, len(lane.text) - (0 if not lane.active else holdback))
             if upto > printed:
-                sys.stdout.write(lane.text[printed:upto])
-                sys.stdout.flush()
+                print_out(lane.text[printed:upto])
                 printed = upto
     elapsed = time.perf_counter() - t0
     results = gen.results()
     if n_lanes == 1:
-        sys.stdout.write(results[0].text[printed:] + "\n")
+        print_out(results[0].text[printed:] + "\n")
     else:
-        for r in results:
-            sys.stdout.write(f"=== lane {r.lane} ===\n{r.text}\n")
-    sys.stdout.flush()
+        print_out("".join(f"=== lane {r.lane} ===\n{r.text}\n" for r in results))
     total = sum(len(r.tokens) for r in results)
     for r in results:
         say(f"lane {r.lane}: {len(r.tokens)} tokens, stopped: {r.stop_reason.value}" + (f" ({r.detail})" if r.detail else ""))

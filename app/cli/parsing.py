@@ -20,10 +20,19 @@ class ArgParser(argparse.ArgumentParser):
 def int_in(name: str, lo: int, hi: int = INT32_MAX):
     """An argparse type: a decimal integer in ``[lo, hi]``, the error naming ``name``."""
     def convert(text: str) -> int:
-        try:
-            value = int(text, 10)
+        shown = repr(text if len(text) <= 40 else text[:37] + "...")
+        if len(text.strip().lstrip("+-").lstrip("0")) > 20:  # int() refuses past 4300 digits, naming no flag
+            if text.strip().lstrip("+-").isdigit():
+                raise argparse.ArgumentTypeError(f"{name}: expected {lo} to {hi}, got {shown} ({len(text)} digits)")
+            raise argparse.ArgumentTypeError(f"{name}: expected an integer, got {shown}")
+        core = text.strip()
+        body = core[1:] if core[:1] in "+-" else core
+        try:  # without leading zeros: 5,000 zeros then a 5 is 5 (int() would refuse the string's length)
+            value = int(core[:1] + (body.lstrip("0") or "0") if core[:1] in "+-" else (body.lstrip("0") or "0"), 10)
+            if not body or not body[0].isdigit():
+                raise ValueError
         except ValueError:
-            raise argparse.ArgumentTypeError(f"{name}: expected an integer, got {text!r}") from None
+            raise argparse.ArgumentTypeError(f"{name}: expected an integer, got {shown}") from None
         if not lo <= value <= hi:
             raise argparse.ArgumentTypeError(f"{name}: expected {lo} to {hi}, got {value}")
         return value

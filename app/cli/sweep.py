@@ -21,7 +21,8 @@ from app.sweep import output
 from app.sweep.report import progress_line, summary_text
 from app.sweep.runner import SweepRunner
 
-from .common import EXIT_FAILED, EXIT_INTERRUPTED, Interrupt, fail, read_command_line, route_llama_logs
+from .common import (EXIT_FAILED, EXIT_INTERRUPTED, Interrupt, StdoutError, fail, print_out, read_command_line,
+                     route_llama_logs, silence_stdout)
 from .sweep_args import HELP_HINT, SweepArgs, parse_sweep_args, sweep_parser
 
 PROGRESS_INTERVAL_S = 0.5
@@ -54,6 +55,8 @@ class _Pump:
     def until(self, done, handle, interrupt: Interrupt, on_interrupt) -> None:
         asked = False
         while not done():
+            if not self.engine.alive:  # every wait has an end: an engine thread that died answers nothing
+                raise RuntimeError("the engine stopped before the sweep was done")
             self.wake.wait(0.2)
             self.wake.clear()
             if interrupt.requested and not asked:
@@ -68,28 +71,34 @@ def _say(quiet: bool):
 
 
 def _run(parsed: SweepArgs, loader, interrupt: Interrupt) -> int:
-    args, plan = parsed.options, parsed.plan
-    say = _say(args.quiet)
+    say = _say(parsed.options.quiet)
     pump = _Pump(loader)
     try:
-        info = _load(pump, args, interrupt, say)
-        if isinstance(info, int):
-            return info
-        header = output.make_header(plan, output.model_description(info))
-        try:
-            if args.resume and os.path.exists(args.output):
-                out, rows = output.resume(args.output, header)
-                done = [output.row_key(r) for r in rows]
-            else:
-                if args.resume:
-                    say(f"{args.output}: not there yet, starting it")
-                out, done = output.create(args.output, header, force=args.force), []
-        except (OSError, ValueError) as exc:
-            return fail(str(exc) if isinstance(exc, ValueError) else f"-o {args.output}: {exc.strerror or exc}",
-                        EXIT_FAILED)
-        return _sweep(pump, parsed, out, done, interrupt, say)
+        return _load_and_sweep(pump, parsed, interrupt, say)
+    except RuntimeError as exc:
+        return fail(str(exc), EXIT_FAILED)
     finally:
         pump.engine.shutdown(30)
+
+
+def _load_and_sweep(pump: _Pump, parsed: SweepArgs, interrupt: Interrupt, say) -> int:
+    args, plan = parsed.options, parsed.plan
+    info = _load(pump, args, interrupt, say)
+    if isinstance(info, int):
+        return info
+    header = output.make_header(plan, output.model_description(info))
+    try:
+        if args.resume and os.path.exists(args.output) and os.path.getsize(args.output) > 0:
+            out, rows = output.resume(args.output, header)
+            done = [output.row_key(r) for r in rows]
+        else:  # an empty file (an older version's creation cut by a full disk) holds nothing to keep
+            if args.resume:
+                say(f"{args.output}: {'empty' if os.path.exists(args.output) else 'not there yet'}, starting it")
+            out, done = output.create(args.output, header, force=args.force or args.resume), []
+    except (OSError, ValueError) as exc:
+        return fail(str(exc) if isinstance(exc, ValueError) else f"-o {args.output}: {exc.strerror or exc}",
+                    EXIT_FAILED)
+    return _sweep(pump, parsed, out, done, interrupt, say)
 
 
 def _load(pump: _Pump, args, interrupt: Interrupt, say):
@@ -143,6 +152,11 @@ def _sweep(pump: _Pump, parsed: SweepArgs, out, done, interrupt: Interrupt, say)
               "run the same command with --resume to go on", file=sys.stderr, flush=True)
         return EXIT_INTERRUPTED
     header, rows = output.read_sweep(args.output)
-    sys.stdout.write(summary_text(header, rows) + "\n")
-    sys.stdout.flush()
+    try:
+        print_out(summary_text(header, rows) + "\n")
+    except BrokenPipeError:
+        silence_stdout()
+        return fail("stdout was closed before the summary was printed (broken pipe)", EXIT_FAILED)
+    except StdoutError as exc:
+        return fail(f"{exc}; the sweep itself is complete in {args.output}", EXIT_FAILED)
     return 0

@@ -17,6 +17,7 @@ from app.sweep.plan import SweepPlan
 from app.sweep.ranges import is_range
 from sampler.flags import FLAG_BY_NAME
 
+from .outputs import check_output
 from .parsing import ArgParser, UsageError, check_utf8, int_in
 
 HELP_HINT = "see 'scatter-playground sweep --help'"
@@ -101,6 +102,8 @@ def parse_sweep_args(argv: list[str]) -> SweepArgs:
     check_utf8(argv)
     own, axes, fixed = split_words(argv)
     args = sweep_parser().parse_args(own)
+    if args.model == "":
+        raise UsageError("-m: expected a model file, got '' (leave -m out for the bundled model)")
     if args.resume and args.force:
         raise UsageError("--resume and --force: choose one (go on with the file, or overwrite it)")
     try:
@@ -114,16 +117,11 @@ def parse_sweep_args(argv: list[str]) -> SweepArgs:
 
 
 def _check_output(args) -> None:
+    """``-o``: never an input (the model, bundled or given, a --prompts file), and not overwritten by chance."""
+    from app.engine.llama.bundled import expected_path
+
     out = args.output
-    if out == "":
-        raise UsageError("-o: expected a file name, got ''")
-    if os.path.isdir(out):
-        raise UsageError(f"-o {out}: is a folder, not a file")
-    folder = os.path.dirname(os.path.abspath(out))
-    if not os.path.isdir(folder):
-        raise UsageError(f"-o {out}: the folder {folder} does not exist")
+    model = ("-m", args.model) if args.model else ("the bundled model", expected_path())
+    check_output("-o", out, (model, *(("--prompts", p) for p in args.prompts)))
     if os.path.exists(out) and not (args.resume or args.force):
         raise UsageError(f"-o {out}: exists; add --resume to go on with it, or --force to overwrite it")
-    for flag, path in (("-m", args.model), *(("--prompts", p) for p in args.prompts)):
-        if path and os.path.exists(out) and os.path.samefile(out, path):
-            raise UsageError(f"-o {out}: is the same file as {flag} {path}; it would be overwritten")

@@ -9,6 +9,17 @@ from pathlib import Path
 from sampler import SamplerSettings
 
 MAX_NAME_LENGTH = 100
+#: A description is a note, not a document.
+MAX_DESCRIPTION_LENGTH = 4000
+#: Bidirectional controls (U+202A..U+202E, U+2066..U+2069, the marks U+200E, U+200F, U+061C): in a
+#: name someone sent they could make a list show "safe" for another preset's text.  A name is a label
+#: only, so they are taken out of it.
+_BIDI = dict.fromkeys(map(ord, "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c"))
+
+
+def without_bidi(text: str) -> str:
+    """``text`` without bidirectional control characters."""
+    return text.translate(_BIDI)
 
 
 @dataclass(frozen=True)
@@ -43,19 +54,19 @@ class PresetNotFound(KeyError):
 
 
 def clean_name(name) -> str:
-    """``name`` stripped, checked: non-empty, at most MAX_NAME_LENGTH characters, no control characters
-    or lone surrogates."""
+    """``name`` stripped (and without bidirectional controls), checked: non-empty, at most
+    MAX_NAME_LENGTH characters, no control characters or lone surrogates."""
     if not isinstance(name, str):
-        raise ValueError(f"preset name: expected text, got {name!r}")
-    clean = name.strip()
+        raise ValueError(f"preset name: expected text, got {name!r:.60}")
+    clean = without_bidi(name).strip()
     if not clean:
-        raise ValueError(f"preset name: must not be empty, got {name!r}")
+        raise ValueError(f"preset name: must not be empty, got {name[:60]!r}")
     if len(clean) > MAX_NAME_LENGTH:
         raise ValueError(f"preset name: at most {MAX_NAME_LENGTH} characters, got {len(clean)} ({clean[:40]!r}...)")
     if any(unicodedata.category(c) == "Cc" for c in clean):
-        raise ValueError(f"preset name: must not contain control characters, got {name!r}")
+        raise ValueError(f"preset name: must not contain control characters, got {clean!r}")
     if any(unicodedata.category(c) == "Cs" for c in clean):  # a lone surrogate cannot be written as UTF-8
-        raise ValueError(f"preset name: not valid Unicode text (lone surrogate), got {name!r}")
+        raise ValueError(f"preset name: not valid Unicode text (lone surrogate), got {clean!r}")
     return clean
 
 

@@ -1,19 +1,16 @@
 """User presets, kept in a JSON file that several windows and processes may write at once.
 
-Every change takes an inter-process lock (``presets.json.lock``, through
-``filelock``), re-reads the file under it, applies the one change to what it
-read, writes atomically and lets go: two windows saving at the same moment
-both keep their preset.  Stale temporary files of a killed write are removed
-under the same lock.  Reading is tolerant: a bad entry is set aside in a
-``presets.json.rejected-<time>`` file (the entries as they were) and listed,
-and every valid preset is kept; a file that is not a presets file at all is
-renamed to ``presets.json.corrupt-<time>``, its bytes untouched.  A file from
-a newer version is left alone and writes are refused, so it is never damaged.
-When the lock cannot be taken, :meth:`PresetStore.load` still reads the file
-(without repairing anything) and reports why, so the window can start.
+Every change takes an inter-process lock (``presets.json.lock``, through ``filelock``), re-reads the
+file under it (skipped when the file's signature is the one this store last read or wrote), applies
+the one change, writes atomically (through a symbolic link: at its target) and lets go: two windows
+saving at once both keep their preset.  Stale temporary files of a killed write are removed under the
+same lock.  Reading is tolerant: a bad entry is set aside in ``presets.json.rejected-<time>`` (as it
+was) and listed, every valid preset is kept; a file that is not a presets file is renamed to
+``presets.json.corrupt-<time>``, its bytes untouched.  A newer version's file is left alone and writes
+are refused.  When the lock cannot be taken, :meth:`PresetStore.load` still reads the file (repairing
+nothing) and reports why, so the window can start.
 
-Names are unique ignoring case; the names and keys of the built-in presets are
-reserved (no user preset can take, overwrite, rename or delete them).
+Names are unique ignoring case; the built-in presets' names and keys are reserved.
 """
 from __future__ import annotations
 
@@ -26,7 +23,7 @@ from typing import Callable, Iterable
 from filelock import FileLock
 
 from app.config import config_dir
-from app.fileio import aside_name, atomic_write, read_limited, remove_stale_temps, same_file
+from app.fileio import aside_name, atomic_write, file_signature, read_limited, remove_stale_temps, same_file
 from sampler import SamplerSettings
 
 from . import codec
@@ -57,8 +54,9 @@ class PresetStore:
         self._loaded = False
         self._blocked: str | None = None  # why writing would damage something
         self._released_at: float | None = None  # time.monotonic() when this store last let go of the lock
-        #: The problems the last read reported.
-        self.problems: list[str] = []
+        self.problems: list[str] = []  # the problems the last read reported
+        #: (the file's signature, its presets) as this store last read or wrote it without a problem.
+        self._known: tuple[tuple | None, Presets] = (None, {})
 
     # -- reading ---------------------------------------------------------------------
 
@@ -96,6 +94,9 @@ class PresetStore:
         self.problems, self._blocked = [], None
         if repair:
             remove_stale_temps(self.path)
+        signature = file_signature(self.path)
+        if signature is not None and signature == self._known[0]:
+            return dict(self._known[1])  # the file as this store last read or wrote it: no need to decode it
         try:
             decoded = codec.decode(read_limited(self.path, MAX_FILE_BYTES), strict=True)
         except FileNotFoundError:
@@ -115,6 +116,8 @@ class PresetStore:
             self._set_aside(decoded.bad, presets)
         else:
             self.problems.extend(f"{self.path}: {b.reason} — left out" for b in decoded.bad)
+        if not self.problems:
+            self._known = (signature, dict(presets))
         return presets
 
     def _set_aside(self, bad: list[codec.BadEntry], good: Presets) -> None:
@@ -196,9 +199,10 @@ class PresetStore:
             presets, result = change(current)
             try:
                 atomic_write(self.path, codec.encode(presets.values()))
-            except OSError as exc:
+            except OSError as exc:  # the file is as it was: what the store knows of it still holds
                 raise PresetFileError(self.path, f"could not be written ({exc.strerror or exc})") from exc
             self._presets, self._loaded = presets, True
+            self._known = (file_signature(self.path), dict(presets))
         return result
 
     def save(self, name: str, settings: SamplerSettings, description: str = "", overwrite: bool = False,

@@ -21,7 +21,7 @@ from app.state import PlaygroundState
 
 from .document import Session, snapshot
 from .errors import NewerSessionFile, SessionFileError
-from .files import open_session, save_snapshot
+from .files import open_session, read_session, save_snapshot
 
 FILE_NAME = "last-session.scatter"
 #: A temporary file of an interrupted autosave older than this is removed on start.
@@ -85,13 +85,16 @@ class Autosave:
         if thread is not None:
             thread.join()
 
-    def restore(self, state: PlaygroundState) -> str:
-        """Put the last session into ``state``; what the user should know ("" if all is well)."""
+    def restore(self, state: PlaygroundState, read=read_session) -> str:
+        """Put the last session into ``state``; what the user should know ("" if all is well).
+
+        ``read``: as :func:`open_session` takes it (the window reads on a thread of its own).
+        """
         self._remove_stale_temps()
         if not os.path.lexists(self.path):
             return ""
         try:
-            open_session(state, self.path)
+            open_session(state, self.path, read=read)
             return ""
         except NewerSessionFile as exc:
             problem, tag = exc.reason, "newer"

@@ -24,6 +24,15 @@ ARRAY_SUFFIX = ".npy"
 MAX_FILE_BYTES = 512 * 1024 * 1024
 #: All members unpacked together may not exceed this (a zip bomb stops here).
 MAX_UNPACKED_BYTES = 2 * 1024 * 1024 * 1024
+#: Nor this many times the file's own size (above a floor): the app's sessions unpack to well under
+#: 20 times their size, deflate's limit is about 1032, and a 1.9 MB zip holding a 1.9 GB member must be
+#: refused before a byte of it is unpacked.
+MAX_RATIO, RATIO_FLOOR_BYTES = 64, 16 * 1024 * 1024
+
+
+def unpacked_limit(file_bytes: int) -> int:
+    """How many bytes a file of ``file_bytes`` may unpack to."""
+    return min(MAX_UNPACKED_BYTES, max(RATIO_FLOOR_BYTES, MAX_RATIO * file_bytes))
 _DATE = (1980, 1, 1, 0, 0, 0)  # the same session gives the same bytes
 #: Deflate's level: 9 saves under 1 % on a session's columns and takes three times as long.
 LEVEL = 6
@@ -92,8 +101,10 @@ def unpack(raw: bytes, check_header=None) -> tuple[object, dict[str, np.ndarray]
         infos = {info.filename: info for info in zf.infolist()}
         if JSON_MEMBER not in infos:
             raise ValueError(f"not a session file (no {JSON_MEMBER} in the archive)")
-        if sum(info.file_size for info in infos.values()) > MAX_UNPACKED_BYTES:
-            raise ValueError(f"unpacks to more than {MAX_UNPACKED_BYTES // 2**30} GiB")
+        claimed, limit = sum(info.file_size for info in infos.values()), unpacked_limit(len(raw))
+        if claimed > limit:
+            raise ValueError(f"unpacks to {claimed / 2**20:.0f} MiB, more than a {len(raw) / 2**10:.0f} KiB "
+                             f"session may ({limit / 2**20:.0f} MiB): not a file this program wrote")
         try:
             doc = _json(_read(zf, infos[JSON_MEMBER]))
             if check_header is not None:

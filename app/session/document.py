@@ -33,10 +33,15 @@ from sampler import settings_from_dict, settings_to_dict
 
 from .parts import PARTS, SessionPart
 from .records_codec import decode_records, encode_records
-from .tree_codec import RecordTable, decode_tree, encode_tree
+from .tree_codec import PieceBudget, RecordTable, decode_tree, encode_tree
 
 FORMAT = "scatter-playground-session"
 VERSION = 1
+#: A longer prompt is refused: the window would take many seconds to show it (a 20 KB file held
+#: 20 M characters), and no context the window offers holds more.
+MAX_PROMPT_CHARS = 4 * 2**20
+#: A lane's preset is a label: at most this long.
+MAX_NAME_CHARS = 200
 KEYS = {"format", "version", "prompt", "run_settings", "current_lane", "selected", "model", "lanes", "records", "parts"}
 
 
@@ -115,7 +120,7 @@ def check_header(doc) -> None:
                            f"{VERSION})")
 
 
-def _lane(i: int, value, records) -> Lane:
+def _lane(i: int, value, records, budget: PieceBudget) -> Lane:
     where = f"lanes[{i}]"
     if not isinstance(value, dict) or set(value) != {"settings", "preset", "tree"}:
         raise ValueError(f"{where}: expected an object with settings, preset and tree")
@@ -123,7 +128,9 @@ def _lane(i: int, value, records) -> Lane:
     if preset is not None and not isinstance(preset, str):
         raise ValueError(f"{where}.preset: expected a name or null, got {preset!r:.60}")
     settings = settings_from_dict(value["settings"], f"{where}.settings")
-    return Lane(settings, preset, decode_tree(f"{where}.tree", value["tree"], records))
+    if preset is not None and len(preset) > MAX_NAME_CHARS:
+        raise ValueError(f"{where}.preset: a name of {len(preset)} characters (at most {MAX_NAME_CHARS})")
+    return Lane(settings, preset, decode_tree(f"{where}.tree", value["tree"], records, budget))
 
 
 def _run_settings(value) -> RunOptions:
@@ -133,9 +140,28 @@ def _run_settings(value) -> RunOptions:
     if not isinstance(stops, list):
         raise ValueError(f"run_settings.stop_strings: expected a list of text, got {stops!r:.60}")
     try:
-        return RunOptions(value["max_tokens"], tuple(stops), value["n_ctx"])
+        return RunOptions(value["max_tokens"], tuple(stops), value["n_ctx"]).within_window()
     except ValueError as exc:
         raise ValueError(f"run_settings: {exc}") from None
+
+
+def _check_tokens(model, lanes: list[Lane], records) -> None:
+    """Every token id below the vocabulary size the file names (the engine checks them again against the
+    model that runs them: llama.cpp aborts the process on an id past its vocabulary)."""
+    n_vocab = model.get("n_vocab") if isinstance(model, dict) else None
+    if isinstance(n_vocab, bool) or not isinstance(n_vocab, int) or n_vocab < 1:
+        return
+    past = [r for r in records if r.token >= n_vocab]
+    if past:
+        raise ValueError(f"records: lane {past[0].lane + 1}, step {past[0].step}: token {past[0].token} is past "
+                         f"the model's vocabulary of {n_vocab}")
+    for i, lane in enumerate(lanes):
+        branches, _, _ = lane.tree.snapshot()
+        for b in branches.values():
+            ids = list(b.prompt_tokens) + list(b.result.tokens if b.result else ())
+            bad = [t for t in ids if t >= n_vocab]
+            if bad:
+                raise ValueError(f"lanes[{i}]: token {bad[0]} is past the model's vocabulary of {n_vocab}")
 
 
 def decode(doc, arrays: dict[str, np.ndarray], parts: list[SessionPart] = PARTS) -> Session:
@@ -148,10 +174,14 @@ def decode(doc, arrays: dict[str, np.ndarray], parts: list[SessionPart] = PARTS)
                          f"{', '.join(map(repr, unknown or missing))}")
     if not isinstance(doc["prompt"], str):
         raise ValueError(f"prompt: expected text, got {doc['prompt']!r:.60}")
+    if len(doc["prompt"]) > MAX_PROMPT_CHARS:
+        raise ValueError(f"prompt: {len(doc['prompt'])} characters, more than a session holds ({MAX_PROMPT_CHARS})")
     records = decode_records(doc["records"], arrays)
     if not isinstance(doc["lanes"], list) or not 1 <= len(doc["lanes"]) <= MAX_LANES:
         raise ValueError(f"lanes: expected a list of 1 to {MAX_LANES} lanes")
-    lanes = [_lane(i, value, records) for i, value in enumerate(doc["lanes"])]
+    budget = PieceBudget(len(records), len(doc["lanes"]))
+    lanes = [_lane(i, value, records, budget) for i, value in enumerate(doc["lanes"])]
+    _check_tokens(doc["model"], lanes, records)
     current, selected = doc["current_lane"], doc["selected"]
     if isinstance(current, bool) or not isinstance(current, int) or not 0 <= current < len(lanes):
         raise ValueError(f"current_lane: expected a lane's number, got {current!r:.60}")

@@ -69,9 +69,13 @@ def read_session(path: str | os.PathLike, parts: list[SessionPart] = PARTS) -> S
         raise SessionFileError(path, str(exc) if isinstance(exc, ValueError) else f"damaged ({exc!r:.200})") from None
 
 
-def open_session(state: PlaygroundState, path: str | os.PathLike, parts: list[SessionPart] = PARTS) -> Session:
-    """Read ``path`` and put it into ``state`` (which stays as it was if anything is wrong)."""
-    session = read_session(path, parts)
+def open_session(state: PlaygroundState, path: str | os.PathLike, parts: list[SessionPart] = PARTS,
+                 read=read_session) -> Session:
+    """Read ``path`` and put it into ``state`` (which stays as it was if anything is wrong).
+
+    ``read(path, parts)``: how to read it (the window reads on a thread of its own, app/ui/session_reader.py).
+    """
+    session = read(path, parts)
     try:
         document.apply(session, state, parts)
     except ValueError as exc:

@@ -25,6 +25,9 @@ from .ban_hits_codec import decode_ban_hits, encode_ban_hits
 from .columns import BOOL_KINDS, FLOAT_KINDS, INT_KINDS, ColumnReader, ColumnWriter, same_lengths
 from .scatter_columns import decode_scatter, encode_scatter
 
+#: The most random words a record's chain state may have drawn (restoring one draws them all again:
+#: a file claiming 2**40 once made the app allocate gigabytes); far above any run the window allows.
+MAX_DRAWN = 2**26
 #: How many of a large final distribution's candidates a session keeps (the most likely).
 FINAL_KEEP = 64
 
@@ -258,7 +261,7 @@ def _chains(r: ColumnReader) -> list:
     seeds, drawn = r.ragged("chain_state.seed", INT_KINDS), r.ragged("chain_state.drawn", INT_KINDS)
     same_lengths("chain state seeds and draws", seeds, drawn)
     bad = np.flatnonzero(~has & (seeds.lengths > 0))
-    if len(bad) or np.any(drawn.flat < 0):
+    if len(bad) or np.any(drawn.flat < 0) or np.any(drawn.flat > MAX_DRAWN):
         raise ValueError(f"records: record {int(bad[0]) if len(bad) else '?'}'s chain state is damaged")
     pairs = list(zip(seeds.flat.tolist(), drawn.flat.tolist()))
     ends = np.cumsum(seeds.lengths).tolist()

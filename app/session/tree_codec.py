@@ -18,6 +18,24 @@ from app.text_tree import Branch, TextTree, Written
 BRANCH_KEYS = {"id", "parent", "fork", "prompt", "prompt_tokens", "pieces", "result"}
 
 
+class PieceBudget:
+    """How many record references the pieces of a whole session may make, all lanes together.
+
+    A piece ``[first, end)`` costs a few bytes in the file however many records it names: a 107 KB
+    file repeating ``[0, 2000]`` once unfolded into 3 GB of text.  The app's own files name each
+    record once per lane that holds it, so ``records x lanes`` is their most.
+    """
+
+    def __init__(self, n_records: int, n_lanes: int):
+        self.left = n_records * max(1, n_lanes)
+
+    def take(self, where: str, n: int) -> None:
+        self.left -= n
+        if self.left < 0:
+            raise ValueError(f"{where}: the pieces name more records than the session holds, lanes "
+                             "counted (the same records over and over): not a file this program wrote")
+
+
 class RecordTable:
     """The session's step records in order, each stored once (found by identity)."""
 
@@ -79,10 +97,10 @@ def _str(where: str, value) -> str:
     return value
 
 
-def _ints(where: str, value) -> tuple[int, ...]:
+def _ints(where: str, value, lo: int | None = None) -> tuple[int, ...]:
     if not isinstance(value, list):
         raise ValueError(f"{where}: expected a list of whole numbers, got {value!r:.60}")
-    return tuple(_int(f"{where}[{i}]", v) for i, v in enumerate(value))
+    return tuple(_int(f"{where}[{i}]", v, lo) for i, v in enumerate(value))
 
 
 def _object(where: str, value, keys: set[str]) -> dict:
@@ -97,7 +115,7 @@ def _object(where: str, value, keys: set[str]) -> dict:
     return value
 
 
-def decode_pieces(where: str, value, records: list[StepRecord]) -> list:
+def decode_pieces(where: str, value, records: list[StepRecord], budget: PieceBudget | None = None) -> list:
     if not isinstance(value, list):
         raise ValueError(f"{where}: expected a list, got {type(value).__name__}")
     out: list = []
@@ -110,6 +128,8 @@ def decode_pieces(where: str, value, records: list[StepRecord]) -> list:
         first, end = _int(f"{where}[{i}]", item[0], 0), _int(f"{where}[{i}]", item[1], 0)
         if not first < end <= len(records):
             raise ValueError(f"{where}[{i}]: records {first} to {end} are not among the {len(records)} stored")
+        if budget is not None:
+            budget.take(where, end - first)
         out.extend(records[first:end])
     return out
 
@@ -122,10 +142,10 @@ def decode_result(where: str, value) -> LaneResult | None:
     if reason not in StopReason.__members__:
         raise ValueError(f"{where}.stop_reason: unknown reason {reason!r:.60}")
     return LaneResult(_int(f"{where}.lane", d["lane"]), StopReason[reason], _str(f"{where}.text", d["text"]),
-                      _ints(f"{where}.tokens", d["tokens"]), _str(f"{where}.detail", d["detail"]))
+                      _ints(f"{where}.tokens", d["tokens"], 0), _str(f"{where}.detail", d["detail"]))
 
 
-def decode_tree(where: str, value, records: list[StepRecord]) -> TextTree:
+def decode_tree(where: str, value, records: list[StepRecord], budget: PieceBudget | None = None) -> TextTree:
     d = _object(where, value, {"current", "next_id", "branches"})
     if not isinstance(d["branches"], list):
         raise ValueError(f"{where}.branches: expected a list, got {type(d['branches']).__name__}")
@@ -138,8 +158,8 @@ def decode_tree(where: str, value, records: list[StepRecord]) -> TextTree:
             raise ValueError(f"{at}.id: branch {branch_id} is there twice")
         parent = None if b["parent"] is None else _int(f"{at}.parent", b["parent"], 1)
         branches[branch_id] = Branch(
-            branch_id, parent, _int(f"{at}.fork", b["fork"], 0), decode_pieces(f"{at}.pieces", b["pieces"], records),
-            _str(f"{at}.prompt", b["prompt"]), _ints(f"{at}.prompt_tokens", b["prompt_tokens"]),
+            branch_id, parent, _int(f"{at}.fork", b["fork"], 0), decode_pieces(f"{at}.pieces", b["pieces"], records, budget),
+            _str(f"{at}.prompt", b["prompt"]), _ints(f"{at}.prompt_tokens", b["prompt_tokens"], 0),
             decode_result(f"{at}.result", b["result"]),
         )
     _check_links(where, branches)

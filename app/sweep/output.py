@@ -29,6 +29,8 @@ import os
 from importlib import metadata
 from pathlib import Path
 
+from app.fileio import atomic_write, read_limited
+
 from .metrics import METRICS
 from .plan import Axis, Sample, SweepPlan
 
@@ -37,6 +39,8 @@ FORMAT = "scatter-playground sweep"
 FORMAT_VERSION = 1
 MATCH_COLUMNS = ("matched_temp", "matched_reached")
 TEXT_COLUMNS = ("series", "prompt", "flags", "stop")
+#: A larger file is no sweep this program wrote (1000 x 1000 points x seeds of short texts fit well below).
+MAX_SWEEP_BYTES = 4 * 2**30
 
 
 def app_version() -> str:
@@ -120,10 +124,26 @@ class SweepCsv:
         writer = csv.writer(buf, lineterminator="\n")
         for row in rows:
             writer.writerow([_cell(c, row[c]) for c in self.columns])
-        with open(self.path, "a", encoding="utf-8", newline="") as f:
-            f.write(buf.getvalue())
-            f.flush()
+        data = memoryview(buf.getvalue().encode("utf-8"))
+        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | getattr(os, "O_BINARY", 0))
+        try:
+            start = os.lseek(fd, 0, os.SEEK_END)
+            try:
+                while data:
+                    data = data[os.write(fd, data):]
+            except OSError:  # a full disk or a size limit: no half group is left behind
+                _truncate_quietly(fd, start)
+                raise
+        finally:
+            os.close(fd)
         self.rows_written += len(rows)
+
+
+def _truncate_quietly(fd: int, size: int) -> None:
+    try:
+        os.ftruncate(fd, size)
+    except OSError:
+        pass
 
 
 def create(path, header: dict, *, force: bool = False) -> SweepCsv:
@@ -134,9 +154,15 @@ def create(path, header: dict, *, force: bool = False) -> SweepCsv:
     buf = io.StringIO()
     buf.write("# " + json.dumps(header, allow_nan=False) + "\n")
     csv.writer(buf, lineterminator="\n").writerow(header["columns"])
-    with open(path, "w", encoding="utf-8", newline="") as f:
-        f.write(buf.getvalue())
+    # Whole or absent: a full disk leaves no 0-byte file that --resume would then refuse.
+    atomic_write(path, buf.getvalue().encode("utf-8"), mode=0o666 & ~_umask())
     return SweepCsv(path, header)
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def _first_difference(old, new, where: str = "") -> str | None:
@@ -158,7 +184,11 @@ def read_sweep(path) -> tuple[dict, list[dict]]:
     """
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        raw = read_limited(path, MAX_SWEEP_BYTES)  # a named pipe is refused (OSError), never waited on
+    except ValueError as exc:
+        raise ValueError(f"{path}: {exc}, too large for a sweep file") from None
+    try:
+        text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ValueError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     lines = text.split("\n")

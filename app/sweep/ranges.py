@@ -7,10 +7,15 @@ Every problem is a ValueError whose message names the text.
 """
 from __future__ import annotations
 
-from decimal import Decimal, InvalidOperation
+import sys
+from decimal import Decimal, DecimalException, InvalidOperation
 
 #: More values than this in one range is refused (a typo such as 0:1:0.0001).
 MAX_VALUES = 1000
+
+#: A number past a float's range would be inf once it reaches the sampler (and past Python's decimal
+#: context, 1e1000000, it overflows the decimal arithmetic itself): refused by name.
+_FLOAT_MAX = Decimal(sys.float_info.max)
 
 
 def is_range(text: str) -> bool:
@@ -25,11 +30,20 @@ def _number(text: str, whole: str) -> Decimal:
         raise ValueError(f"{whole!r}: {text.strip()!r} is not a number") from None
     if not value.is_finite():
         raise ValueError(f"{whole!r}: {text.strip()!r} is not a finite number")
+    if value.copy_abs() > _FLOAT_MAX:  # copy_abs: abs() would round in the context and overflow
+        raise ValueError(f"{whole!r}: {text.strip()!r} is out of range (above {sys.float_info.max:g})")
     return value
 
 
 def parse_range(text: str) -> tuple[float, ...]:
     """The values ``text`` names, in order (see the module docstring)."""
+    try:
+        return _parse_range(text)
+    except DecimalException:  # a step so small that the count overflows the decimal context (0:1:1e-999999)
+        raise ValueError(f"{text!r}: more than {MAX_VALUES} values") from None
+
+
+def _parse_range(text: str) -> tuple[float, ...]:
     if "," in text:
         if ":" in text:
             raise ValueError(f"{text!r}: use either start:stop:step or a list a,b,c, not both")
@@ -43,14 +57,16 @@ def parse_range(text: str) -> tuple[float, ...]:
             raise ValueError(f"{text!r}: the step must be above 0")
         if stop < start:
             raise ValueError(f"{text!r}: stop is below start")
-        count = int((stop - start) / step) + 1
-        if count > MAX_VALUES:
-            raise ValueError(f"{text!r}: {count} values, more than {MAX_VALUES}")
+        span = (stop - start) / step
+        if span >= MAX_VALUES:  # before int(): a 5000-digit count is past int()'s digit limit
+            raise ValueError(f"{text!r}: more than {MAX_VALUES} values")
+        count = int(span) + 1
         values = [start + i * step for i in range(count)]
     else:
         values = [_number(text, text)]
     if len(values) > MAX_VALUES:
         raise ValueError(f"{text!r}: {len(values)} values, more than {MAX_VALUES}")
-    if len(set(values)) != len(values):
+    floats = tuple(float(v) for v in values)
+    if len(set(floats)) != len(floats):  # as floats: 1e-400 and 0 are the same value to the sampler
         raise ValueError(f"{text!r}: a value is given twice")
-    return tuple(float(v) for v in values)
+    return floats

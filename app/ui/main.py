@@ -5,6 +5,12 @@ import sys
 
 
 def run_app(argv: list[str] | None = None) -> int:
+    from .display import display_problem
+
+    problem = display_problem()
+    if problem is not None:
+        print(f"error: {problem}", file=sys.stderr, flush=True)
+        return 1
     from PySide6.QtWidgets import QApplication
 
     from .main_window import MainWindow

@@ -11,6 +11,11 @@ import time
 
 
 def run_smoke_test(argv: list[str] | None = None, *, linger_s: float = 2.0, timeout_s: float = 180.0) -> int:
+    from .display import display_problem
+
+    if display_problem() is not None:
+        print(f"smoke test: {display_problem()}", file=sys.stderr, flush=True)
+        return 1
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
 

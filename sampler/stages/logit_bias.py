@@ -67,7 +67,7 @@ from typing import Callable, Iterable
 import numpy as np
 
 from ..candidates import Candidates
-from ..cparse import C_SPACE, INT32_MAX, INT32_MIN, INT_PREFIX, FloatRange, strtof32
+from ..cparse import C_SPACE, INT32_MAX, INT32_MIN, INT_PREFIX, FloatRange, bounded_int, strtof32
 from ..stage import Stage
 from .checks import check_number
 from .positions import positions_of
@@ -85,7 +85,8 @@ MAX_TOTAL_BIAS = float(F32(1e30))
 # --------------------------------------------------------------------------
 
 def _bad(flag: str, text: str, why: str) -> ValueError:
-    return ValueError(f"{flag}: {why}, got {text!r} (expected TOKEN_ID(+/-)BIAS, e.g. 15043+1 or 15043-inf)")
+    shown = text if len(text) <= 60 else text[:57] + "..."
+    return ValueError(f"{flag}: {why}, got {shown!r} (expected TOKEN_ID(+/-)BIAS, e.g. 15043+1 or 15043-inf)")
 
 
 def parse_logit_bias(text: str, flag: str = FLAG) -> tuple[int, float]:
@@ -101,7 +102,7 @@ def parse_logit_bias(text: str, flag: str = FLAG) -> tuple[int, float]:
     m = INT_PREFIX.match(s)
     if not m:
         raise _bad(flag, text, "invalid input format: no token id")
-    key = int(m.group(0))
+    key = bounded_int(m.group(0))
     if not INT32_MIN <= key <= INT32_MAX:
         raise _bad(flag, text, "invalid input format: token id out of range")
     rest = s[m.end():].lstrip(C_SPACE)

@@ -159,7 +159,7 @@ def any_settings(draw):
     return SamplerSettings(
         seed=draw(st.integers(0, 0xFFFFFFFF)),
         samplers=tuple(draw(st.lists(st.sampled_from(DEFAULT_ORDER), max_size=12))),
-        temp=draw(finite(0.0, F32_SAFE)), dynatemp_range=draw(finite(0.0, F32_SAFE)),
+        temp=draw(st.one_of(st.just(0.0), finite(1e-30, F32_SAFE))), dynatemp_range=draw(finite(0.0, F32_SAFE)),
         dynatemp_exponent=draw(finite(-F32_SAFE, F32_SAFE)), top_k=draw(st.integers(-(2**31), 2**31 - 1)),
         top_p=draw(finite(-F32_SAFE, F32_SAFE)), min_p=draw(finite(-F32_SAFE, F32_SAFE)),
         typ_p=draw(finite(-F32_SAFE, F32_SAFE)), top_n_sigma=draw(finite(-F32_SAFE, F32_SAFE)),

@@ -17,11 +17,18 @@ MAX_LANES = 4
 TOP_N = 64
 INT32_MAX = 2**31 - 1
 FLASH_ATTN_MODES = ("auto", "on", "off")
+#: Stop strings: how many, and how long each (no list a writer types is longer; a file's may not be).
+MAX_STOPS, MAX_STOP_CHARS = 64, 4096
+#: The window's limits (its spin boxes), which a session file may not pass either (a last session with
+#: max_tokens 2**31 once overflowed the spin box and the window never opened).  The command line
+#: takes any int32, as llama-cli does.
+WINDOW_MAX_TOKENS = 1_000_000
+WINDOW_MIN_CTX, WINDOW_MAX_CTX = 16, 1 << 20
 
 
 def _whole(name: str, value, low: int, high: int) -> None:
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise ValueError(f"{name}: expected a whole number from {low} to {high}, got {value!r}")
+        raise ValueError(f"{name}: expected a whole number from {low} to {high}, got {value!r:.40}")
 
 
 @dataclass(frozen=True)
@@ -51,12 +58,21 @@ class RunOptions:
         if self.flash_attn not in FLASH_ATTN_MODES:
             raise ValueError(f"flash attention: expected auto, on or off, got {self.flash_attn!r}")
         object.__setattr__(self, "stop_strings", tuple(self.stop_strings))
+        if len(self.stop_strings) > MAX_STOPS or any(isinstance(s, str) and len(s) > MAX_STOP_CHARS
+                                                     for s in self.stop_strings):
+            raise ValueError(f"stop strings: at most {MAX_STOPS}, each at most {MAX_STOP_CHARS} characters")
         if any(not isinstance(s, str) or not s for s in self.stop_strings):
             raise ValueError(f"stop strings: each must be non-empty text, got {self.stop_strings!r}")
 
     def replace(self, **changes) -> "RunOptions":
         """A copy with ``changes`` (checked like a new one)."""
         return dataclasses.replace(self, **changes)
+
+    def within_window(self) -> "RunOptions":
+        """These options if the window's controls can show them, else ValueError naming the field."""
+        _whole("max tokens", self.max_tokens, 1, WINDOW_MAX_TOKENS)
+        _whole("context size", self.n_ctx, WINDOW_MIN_CTX, WINDOW_MAX_CTX)
+        return self
 
     def context_key(self) -> tuple:
         """What decides the llama.cpp context: a kept context serves a run whose key is equal."""

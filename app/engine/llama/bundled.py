@@ -84,6 +84,17 @@ def default_cache_dir() -> Path:
     return Path(override) if override else Path.home() / ".cache" / PACKAGE
 
 
+def expected_path() -> Path | None:
+    """Where the bundled model is (or will be) without building it; None without its package.
+
+    For checks that must never write onto it (``sweep -o``).
+    """
+    try:
+        return default_cache_dir() / package_source().name
+    except BundledModelError:
+        return None
+
+
 def stamp_path(target: Path) -> Path:
     return target.with_name(target.name + STAMP_SUFFIX)
 

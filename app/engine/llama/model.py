@@ -216,8 +216,16 @@ def load_llama_model(request, progress) -> LoadedModel:
         except BundledModelError as exc:
             raise ModelLoadError(str(exc)) from None
     progress(0.0, f"Loading {Path(path).name} ...")
-    return LoadedModel(path, gpu_layers=request.gpu_layers, progress=progress,
-                       rpc=request.rpc, tensor_split=request.tensor_split)
+
+    def load() -> LoadedModel:
+        return LoadedModel(path, gpu_layers=request.gpu_layers, progress=progress,
+                           rpc=request.rpc, tensor_split=request.tensor_split)
+
+    if request.path is not None:
+        return load()
+    from app.engine.llama.bundled_check import load_bundled
+
+    return load_bundled(Path(path), load, ModelLoadError, lambda m: progress(0.0, m))
 
 
 def _sizes(link, new_context: bool = False):

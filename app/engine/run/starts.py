@@ -37,8 +37,20 @@ def expand_parts(model, parts) -> list[int]:
         elif isinstance(part, str):
             tokens += model.vocab.tokenize(part.encode("utf-8"), add_special=False, parse_special=True)
         else:
-            tokens.append(int(part))
+            tokens.append(_in_vocab(model, part))
     return tokens
+
+
+def _in_vocab(model, token) -> int:
+    """``token`` if the model has it; else ValueError (llama.cpp would abort the process on it).
+
+    The ids come from a session file, which may be another model's or made by hand.
+    """
+    t, n = int(token), model.vocab.n_tokens
+    if not 0 <= t < n:
+        raise ValueError(f"token {t} is not in this model's vocabulary (ids 0 to {n - 1}): the text was "
+                         "made with another model, or its file is damaged")
+    return t
 
 
 def lane_starts(model, prompt: str, lanes: Sequence[LaneConfig], n_ctx: int) -> list[list[int]]:

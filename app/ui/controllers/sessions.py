@@ -10,6 +10,8 @@ from PySide6.QtWidgets import QFileDialog, QMessageBox
 from app.session import SUFFIX, Autosave, SessionFileError, export_file, open_session, save_session
 from app.state import Change
 
+from ..session_reader import background_reader
+
 #: Changes of what a session holds (the last session is saved again on close only after one).
 SAVED_CHANGES = {"prompt", "run_settings", "lanes", "lane_settings", "current_lane", "records", "branch", "selection",
                  "run_ended"}
@@ -70,7 +72,7 @@ class SessionsController:
         """Put back the session the last window left (a damaged one is kept aside and reported)."""
         if self.autosave is None:
             return
-        problem = self.autosave.restore(self.state)
+        problem = self.autosave.restore(self.state, read=background_reader(self.window))
         self._dirty = False
         self.window.redraws.redraw(full=True)
         if problem:  # also in a box of its own: loading the model clears the window's problem line
@@ -108,7 +110,8 @@ class SessionsController:
             path, _ = QFileDialog.getOpenFileName(self.window, "Open a session", self._folder(), SESSION_FILTER)
             if not path:
                 return False
-        session = self._with_file(open_session, path, "open")
+        session = self._with_file(
+            lambda state, p: open_session(state, p, read=background_reader(self.window)), path, "open")
         if session is None:
             return False
         self.window.redraws.redraw(full=True)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QFormLayout, QHBoxLayout, QLineEdit, QPlainTextEdit, QPushButton, QSpinBox, QWidget
 
+from app.engine.face.options import WINDOW_MAX_CTX as MAX_CTX, WINDOW_MAX_TOKENS as MAX_TOKENS, WINDOW_MIN_CTX as MIN_CTX
 from app.state import Change
 from sampler.flagtable import ROW_BY_FIELD
 
@@ -26,7 +27,7 @@ class RunPage(QWidget):
         seed_row.addWidget(self.seed, 1)
         seed_row.addWidget(self.new_seeds)
         self.max_tokens = QSpinBox()
-        self.max_tokens.setRange(1, 1_000_000)
+        self.max_tokens.setRange(1, MAX_TOKENS)
         self.max_tokens.setToolTip("<b>-n</b><br>Tokens to generate per run.")
         self.max_tokens.setKeyboardTracking(False)
         self.max_tokens.valueChanged.connect(lambda v: self._set(max_tokens=int(v)))
@@ -36,7 +37,7 @@ class RunPage(QWidget):
         tab_moves_focus(self.stops)
         self.stops.textChanged.connect(self._stops_edited)
         self.ctx_size = QSpinBox()
-        self.ctx_size.setRange(64, 1 << 20)
+        self.ctx_size.setRange(MIN_CTX, MAX_CTX)
         self.ctx_size.setSingleStep(512)
         self.ctx_size.setKeyboardTracking(False)
         self.ctx_size.setToolTip("<b>-c</b><br>Context size per lane, in tokens.")
