@@ -18,7 +18,7 @@ from pathlib import Path
 from .args import (HELP_HINT, GenerateArgs, UsageError, check_tensor_split, check_trace_path, parse_generate_args,
                    run_parser)
 from .common import (EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, Interrupt, fail, one_line, print_out,
-                     read_command_line, route_llama_logs, silence_stdout)
+                     read_command_line, route_llama_logs, run_interruptible, silence_stdout)
 from .rpc_client import exit_if_lost, server_lines
 from .trace_file import TraceFile
 
@@ -74,7 +74,7 @@ def _run(parsed: GenerateArgs) -> int:
     except (ModelLoadError, OSError, ValueError) as exc:
         return fail(str(exc), EXIT_FAILED)
     interrupt = Interrupt()
-    with interrupt.installed():
+    with interrupt.installed(), exit_if_lost(bool(args.rpc)):  # from the load on: a server lost is one line
         return _run_model(parsed, path, options, interrupt, say)
 
 
@@ -117,8 +117,7 @@ def _run_model(parsed: GenerateArgs, path: str, options, interrupt: Interrupt, s
         configs = [LaneConfig(s, f"lane {i}") for i, s in enumerate(parsed.lanes)]
         gen = Generation(model, parsed.prompt, configs, options, should_stop=interrupt.should_stop)
         say(f"prompt: {len(gen.prompt_tokens)} tokens")
-        with exit_if_lost(model):
-            steps = _stream(gen, trace, len(configs), options, say)
+        steps = run_interruptible(lambda: _stream(gen, trace, len(configs), options, say), interrupt)
         trace.close()
         if interrupt.requested:
             _interrupted(gen, steps, interrupt, options, trace)

@@ -32,9 +32,10 @@ def _exit_lost(message: str) -> bool:  # pragma: no cover - runs in a subprocess
 
 
 @contextmanager
-def exit_if_lost(model):
-    """While the run goes on, a server lost inside llama.cpp ends the command with one line."""
-    if not model.info.servers:
+def exit_if_lost(servers: bool):
+    """While the command runs on RPC ``servers`` (its load included), a server lost or frozen inside
+    llama.cpp ends the command with one line."""
+    if not servers:
         yield
         return
     from app.engine.rpc import abort as rpc_abort

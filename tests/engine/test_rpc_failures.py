@@ -140,3 +140,38 @@ def test_rpc_server_ends_on_ctrl_c_with_one_line_and_frees_its_port():
     assert server.proc.returncode == 130
     assert err.splitlines()[-1] == "rpc-server: stopped (Ctrl-C)" and "Traceback" not in err
     assert port_is_free(server.port)
+
+
+def _frozen_generate(extra_env: dict, *, interrupt: bool):
+    """generate on a server that is stopped (SIGSTOP) once the text has begun; with ``interrupt``, Ctrl-C then."""
+    with RpcServer() as server:
+        proc = subprocess.Popen(generate("-n", "400", "-p", "Once upon a time", "--rpc", server.endpoint), cwd=ROOT,
+                                env=dict(env(), **extra_env),
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            assert proc.stdout.read(20)  # the text streams: the server answers
+            server.proc.send_signal(signal.SIGSTOP)
+            time.sleep(0.5)
+            t0 = time.monotonic()
+            if interrupt:
+                proc.send_signal(signal.SIGINT)
+            out, err = proc.communicate(timeout=WAIT_S)
+            return proc.returncode, err, time.monotonic() - t0, server.endpoint
+        finally:
+            server.proc.send_signal(signal.SIGCONT)
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate()
+
+
+def test_ctrl_c_ends_generate_within_a_second_while_its_server_is_frozen():
+    code, err, seconds, _ = _frozen_generate({"SCATTER_RPC_TIMEOUT_S": "0"}, interrupt=True)  # no deadline at all
+    assert code == 130 and seconds < 5  # a second after Ctrl-C, plus the machine's own slowness
+    assert "Traceback" not in err and "interrupted" in err.splitlines()[-1]
+
+
+def test_a_frozen_server_ends_generate_on_its_deadline_with_one_line_naming_it():
+    code, err, seconds, endpoint = _frozen_generate({"SCATTER_RPC_TIMEOUT_S": "2"}, interrupt=False)
+    errors = [line for line in err.splitlines() if line.startswith("error")]
+    assert code == 1 and seconds < 30 and "Traceback" not in err
+    assert len(errors) == 1 and f"RPC server {endpoint}" in errors[0]

@@ -57,6 +57,7 @@ class RpcLink:
         except Exception:
             self.close()
             raise
+        self.watch = ServerWatch(self.endpoints)  # connected now: every wait on them, the load's too, has a deadline
         devices = (ctypes.c_void_p * (len(handles) + 1))(*handles, None)
         params.devices = ctypes.cast(devices, ctypes.c_void_p)
         self._arrays.append(devices)
