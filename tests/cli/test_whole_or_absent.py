@@ -19,6 +19,7 @@ from cli_run import ROOT, cli_env
 #: Writes records of ~200 bytes until the trace refuses one; prints the error line.
 WRITER = """
 import sys
+from app.cli.trace_file import TraceError, TraceFile
 
 class Rec:
     def __init__(self, i, size):

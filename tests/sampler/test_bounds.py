@@ -34,6 +34,7 @@ EXPECTED_CTYPE = {
     "seed": "uint32", "top_k": "int32", "penalty_last_n": "int32", "dry_allowed_length": "int32",
     "dry_penalty_last_n": "int32", "min_keep": "int32", "scatter.k": "int32", "scatter.steps": "int32",
     "scatter.absorption_last_n": "int32", "mirostat": "int32",
+    "ban_depth": "int32", "ban_budget": "int32",  # the playground's own rows (banned phrases' walk-back)
 }
 C_RANGE = {"int32": INT32, "uint32": (0, 2**32 - 1), "float32": (-FLT_MAX, FLT_MAX),
            "double": (-1.7976931348623157e308, 1.7976931348623157e308)}
