@@ -138,7 +138,7 @@ def test_one_candidate_is_said_in_words_not_drawn_as_bars(qtbot, window, run_and
     run_and_wait(window)
     panel = window.pre_post
     assert panel.message.isVisible() and panel.message.toPlainText() == ONE_CANDIDATE
-    assert len(panel.post.opts["x"]) == 0 and len(panel.pre.opts["x"]) == 0
+    assert len(panel.post.left) == 0 and len(panel.pre.left) == 0
     assert panel.axis.labels == []
 
 

@@ -2,10 +2,10 @@
 from __future__ import annotations
 
 import pyqtgraph as pg
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLabel, QSizePolicy, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QGraphicsItem, QVBoxLayout, QWidget
 
 from ..theme import RGB, Theme, current
+from .panel_title import PanelTitle
 
 # No antialiasing: antialiased curves cost about half of a live redraw's painting (measured with
 # bench/gui_bench.py's model and /tmp profiles: 30 ms -> 16 ms of GUI-thread CPU per redraw at 1500 x 940).
@@ -15,12 +15,19 @@ pg.setConfigOptions(antialias=False, background="w", foreground="#333")
 LEFT_AXIS_PX = 46
 
 
-def header(text: str) -> QLabel:
-    """A panel title whose changing text never re-lays out the window."""
-    label = QLabel(text)
-    label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
-    label.setTextFormat(Qt.TextFormat.RichText)
-    return label
+def header(text: str) -> PanelTitle:
+    """A panel title whose changing text never re-lays out the window (:mod:`.panel_title`)."""
+    return PanelTitle(text)
+
+
+def solid_brush(theme: Theme, rgb: RGB, alpha: int) -> "pg.QtGui.QBrush":
+    """A brush of ``rgb`` at opacity ``alpha`` (0-255) over the theme's background, as an opaque colour.
+
+    Qt's software painter blends a translucent fill 30 to 40 times slower than it fills an
+    opaque one (64 bars: 1 to 3 ms against 0.07 ms), and the bars are drawn at every frame.
+    Bars never overlap one another, so an opaque colour looks the same.
+    """
+    return pg.mkBrush(theme.blend(rgb, alpha / 255))
 
 
 def css(rgb: RGB) -> str:
@@ -45,9 +52,21 @@ def display_token(text: str) -> str:
 
 
 def plain_axes(plot) -> None:
-    """No SI-prefix rescaling ("x0.001") on either axis."""
+    """No SI-prefix rescaling ("x0.001") on either axis; every axis kept as a picture (:func:`cache_axes`)."""
     for name in ("left", "bottom"):
         plot.getAxis(name).enableAutoSIPrefix(False)
+    cache_axes(plot)
+
+
+def cache_axes(plot) -> None:
+    """Every axis of a plot kept as a pixmap, redrawn only when its ticks or range change.
+
+    A live frame repaints the plot's data, and Qt repaints every item the changed
+    area touches: an axis replayed its recorded picture (its tick labels' text)
+    each time, 1.6 ms a play in the stage funnel's profile.  A cached axis is a blit.
+    """
+    for name in ("left", "bottom", "right", "top"):
+        plot.getAxis(name).setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
 
 
 def cursor_line(theme: Theme | None = None) -> pg.InfiniteLine:
