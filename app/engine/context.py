@@ -1,12 +1,12 @@
 """A llama.cpp context for batched, multi-sequence decoding."""
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 
 import llama_cpp as ll
 import numpy as np
 
+from .cores import physical_cores  # noqa: F401  (imported from here by the engine's users)
 from .model import LoadedModel
 
 FLASH_ATTN = {"auto": ll.LLAMA_FLASH_ATTN_TYPE_AUTO, "on": ll.LLAMA_FLASH_ATTN_TYPE_ENABLED, "off": ll.LLAMA_FLASH_ATTN_TYPE_DISABLED}
@@ -20,27 +20,6 @@ MAX_STEP_BATCH = 3
 
 class DecodeError(RuntimeError):
     pass
-
-
-def physical_cores() -> int:
-    """Physical core count from /proc/cpuinfo where available (llama-cli's default)."""
-    try:
-        pairs = set()
-        phys = core = None
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("physical id"):
-                    phys = line.split(":")[1].strip()
-                elif line.startswith("core id"):
-                    core = line.split(":")[1].strip()
-                elif not line.strip() and core is not None:
-                    pairs.add((phys, core))
-                    phys = core = None
-        if pairs:
-            return len(pairs)
-    except OSError:
-        pass
-    return max(1, (os.cpu_count() or 2) // 2 or 1)
 
 
 @dataclass(frozen=True)

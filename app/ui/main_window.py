@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from PySide6.QtCore import QEvent
 from PySide6.QtWidgets import QFileDialog, QMainWindow, QPlainTextEdit, QStatusBar, QToolBar
 
 from app.playground import Playground
@@ -39,10 +40,15 @@ from .window_layout import build_layout
 FIRST_PRESET = "creative-writing"
 
 
-def on_screen(widget) -> bool:
-    """Whether a widget is shown with some area (not hidden, not collapsed by a splitter)."""
-    return widget.isVisible() and widget.width() > 0 and widget.height() > 0
 FIRST_SEED = 42
+
+
+def on_screen(widget) -> bool:
+    """Whether a widget shows some of itself: not hidden, not collapsed by a splitter, not wholly
+    covered by the window's other widgets, its window not minimized."""
+    if not (widget.isVisible() and widget.width() > 0 and widget.height() > 0):
+        return False
+    return not widget.window().isMinimized() and not widget.visibleRegion().isEmpty()
 
 
 def first_state() -> PlaygroundState:
@@ -147,6 +153,11 @@ class MainWindow(QMainWindow):
                                               "GGUF models (*.gguf);;All files (*)")
         if path:
             self.controls.model_page.load(path)
+
+    def changeEvent(self, event) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.WindowStateChange and not self.isMinimized() and hasattr(self, "redraws"):
+            self.redraws.schedule(live=bool(self.state.busy))  # panels skipped while minimized catch up
 
     def closeEvent(self, event) -> None:
         self.sessions.close()  # the last session, kept for the next window

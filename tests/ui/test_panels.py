@@ -58,8 +58,7 @@ def test_the_x_labels_are_the_medium_tokens_and_the_chosen_one_is_marked(window,
     assert axis.labels[axis.emphasis] == display_token(window.state.token_text(rec.token))
     written = [text for text, _rect in axis.label_rects()]
     assert written and len(written) <= live
-    chosen = window.pre_post.chosen.data
-    assert len(chosen) == 1 and chosen["x"][0] == axis.emphasis + 1
+    assert window.pre_post.chosen.point[0] == axis.emphasis + 1
     absorption = window.absorption.axis.labels
     assert [label.split(" \u00d7")[0] for label in absorption] == axis.labels
     damped = [label for label, f in zip(absorption, sc.absorption_factors) if f < 1]

@@ -88,6 +88,8 @@ class ActionsController:
         column.set_editing(not column.editing)
 
     def _on_change(self, change: Change) -> None:
+        if change.what == "records" and self.state.busy:
+            return  # during a run every action that depends on the text is off; run_ended updates them
         if change.what in ("busy", "model", "loading", "lanes", "records", "run_ended", "history"):
             self.update()
 

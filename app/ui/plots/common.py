@@ -6,6 +6,7 @@ from PySide6.QtWidgets import QGraphicsItem, QVBoxLayout, QWidget
 
 from ..theme import RGB, Theme, current
 from .panel_title import PanelTitle
+from .step_cursor import StepCursor
 
 # No antialiasing: antialiased curves cost about half of a live redraw's painting (measured with
 # bench/gui_bench.py's model and /tmp profiles: 30 ms -> 16 ms of GUI-thread CPU per redraw at 1500 x 940).
@@ -52,29 +53,24 @@ def display_token(text: str) -> str:
 
 
 def plain_axes(plot) -> None:
-    """No SI-prefix rescaling ("x0.001") on either axis; every axis kept as a picture (:func:`cache_axes`)."""
-    for name in ("left", "bottom"):
-        plot.getAxis(name).enableAutoSIPrefix(False)
-    cache_axes(plot)
+    """Every axis of a plot without SI-prefix rescaling ("x0.001") and kept as a pixmap.
 
-
-def cache_axes(plot) -> None:
-    """Every axis of a plot kept as a pixmap, redrawn only when its ticks or range change.
-
-    A live frame repaints the plot's data, and Qt repaints every item the changed
-    area touches: an axis replayed its recorded picture (its tick labels' text)
-    each time, 1.6 ms a play in the stage funnel's profile.  A cached axis is a blit.
+    An axis that rescales by SI prefix writes its label again (HTML, and a new size) at every
+    range change, hidden axes too: 2 of them a frame while the pre/post panel's range followed
+    its bars.  And a live frame repaints the plot's data, and Qt repaints every item the changed
+    area touches: an axis replayed its recorded picture (its tick labels' text) each time, 1.6 ms
+    a play in the stage funnel's profile.  A cached axis is a blit until its ticks or range change.
     """
     for name in ("left", "bottom", "right", "top"):
-        plot.getAxis(name).setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+        axis = plot.getAxis(name)
+        axis.enableAutoSIPrefix(False)
+        axis.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
 
 
-def cursor_line(theme: Theme | None = None) -> pg.InfiniteLine:
+def cursor_line(theme: Theme | None = None) -> StepCursor:
     """The vertical line that marks the selected step in a plot over the run."""
     theme = theme or current()
-    line = pg.InfiniteLine(angle=90, pen=pg.mkPen(theme.cursor, width=1.5))
-    line.setZValue(10)
-    return line
+    return StepCursor(pg.mkPen(theme.cursor, width=1.5))
 
 
 def set_x(plot, lo: float, hi: float) -> None:

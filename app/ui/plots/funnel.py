@@ -21,7 +21,7 @@ from app.engine.records import StepRecord
 
 from ..theme import Theme, current, style_plot
 from .bars import Bars
-from .common import cache_axes, display_token, header, set_y, solid_brush, stack, title_row
+from .common import display_token, header, plain_axes, set_y, solid_brush, stack, title_row
 from .funnel_ranks import FunnelRow, funnel
 
 NAMES = {"penalties": "penalties", "dry": "DRY", "top_n_sigma": "top-n-\u03c3", "top_k": "top-k", "typ_p": "typical",
@@ -47,7 +47,7 @@ class FunnelPanel(QWidget):
         self.plot.hideAxis("bottom")
         for name in ("left", "right"):
             self.plot.getAxis(name).setStyle(tickLength=0)
-        cache_axes(self.plot)
+        plain_axes(self.plot)
         self.taken, self.kept = Bars(), Bars()  # each row: candidates in (pale, 0.72 tall), kept (0.42)
         self.plot.addItem(self.taken)
         self.plot.addItem(self.kept)

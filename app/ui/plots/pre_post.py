@@ -21,6 +21,7 @@ from app.engine.records import StepRecord
 from ..theme import Theme, current, style_plot
 from .bars import Bars
 from .common import LEFT_AXIS_PX, display_token, fit_y, header, legend_html, plain_axes, set_x, solid_brush, stack
+from .marker import Marker
 from .token_axis import TokenAxis
 
 FLOOR_LOG = -8.0  # the log scale's floor: probabilities below 1e-8 are drawn at it
@@ -61,8 +62,9 @@ class PrePostPanel(QWidget):
         plain_axes(self.plot)
         self.plot.enableAutoRange(enable=False)
         self.pre, self.post = Bars(), Bars()
-        self.chosen = pg.ScatterPlotItem(symbol="t", size=11, pen=None)
-        self.message = pg.TextItem(anchor=(0.5, 0.5))
+        self.chosen = Marker()
+        self.message = pg.TextItem(ONE_CANDIDATE, anchor=(0.5, 0.5))  # shown when there is nothing to compare
+        self._message_at = None  # the y range the message was centred in
         self.hover = pg.TextItem(anchor=(0, 0))
         for item in (self.pre, self.post, self.chosen):
             self.plot.addItem(item)
@@ -172,12 +174,13 @@ class PrePostPanel(QWidget):
             tallest = max(self.p_after[i_chosen], self.p_before[i_chosen] if both else 0.0)
             y = self._y(np.array([tallest]), base)[0]
             pad = 0.03 * (y_range[1] - y_range[0])
-            self.chosen.setData([x[i_chosen]], [min(y + pad, y_range[1] - pad)])
+            self.chosen.set_point((x[i_chosen], min(y + pad, y_range[1] - pad)))
         else:
-            self.chosen.setData([], [])
-        self.message.setVisible(one_candidate)
-        if one_candidate:
-            self.message.setText(ONE_CANDIDATE)
+            self.chosen.set_point(None)
+        if one_candidate != self.message.isVisible():
+            self.message.setVisible(one_candidate)
+        if one_candidate and self._message_at != y_range:
+            self._message_at = y_range
             self.message.setPos(1.0, sum(y_range) / 2)
 
     # -- pointer -----------------------------------------------------------------
