@@ -111,6 +111,7 @@ class MainWindow(QMainWindow):
         self.strips = MetricStrips()
         self.strips.stepClicked.connect(state.select)
         self.funnel = FunnelPanel(state.token_text)
+        self._shown_steps: dict = {}  # panel of one step -> the record it shows
         central, self.splitters = build_layout(self)
         self.setCentralWidget(central)
         self.setStatusBar(QStatusBar())
@@ -125,22 +126,21 @@ class MainWindow(QMainWindow):
         if change.what == "prompt" and self.prompt.toPlainText() != self.state.prompt:
             self.prompt.setPlainText(self.state.prompt)
 
-    def show_panels(self) -> None:
-        """Every panel on screen shows the edited lane's records and its selected step
-        (a panel hidden or collapsed to nothing is skipped, and drawn when it shows again)."""
+    def show_panels(self, *, live: bool = False) -> None:
+        """Every panel on screen shows the edited lane's records and its selected step (a panel
+        hidden, collapsed or covered is skipped, and drawn when it shows again).  In a live frame a
+        panel of one step that shows the same step as in the last frame is left as it is."""
         records = self.state.lane().records
         rec = self.state.current_record()
-        draws = (
-            (self.pre_post, lambda: self.pre_post.show_record(rec)),
-            (self.entropy, lambda: self.entropy.show_run(records, rec)),
-            (self.collision, lambda: self.collision.show_run(records, rec)),
-            (self.absorption, lambda: self.absorption.show_record(rec)),
-            (self.strips, lambda: self.strips.show_run(records, rec)),
-            (self.funnel, lambda: self.funnel.show_record(rec)),
-        )
-        for panel, draw in draws:
+        one_step = ((self.pre_post, self.pre_post.show_record), (self.absorption, self.absorption.show_record),
+                    (self.funnel, self.funnel.show_record))
+        for panel, draw in one_step:
+            if on_screen(panel) and not (live and self._shown_steps.get(panel) is rec):
+                draw(rec)
+                self._shown_steps[panel] = rec
+        for panel in (self.entropy, self.collision, self.strips):
             if on_screen(panel):
-                draw()
+                panel.show_run(records, rec)
 
     def _branch_with(self, token: int) -> None:
         """The edited lane goes on from the shown step with ``token`` instead (a new branch)."""

@@ -108,7 +108,7 @@ class RedrawController:
         if full:
             view.show_stats()
             view.mark_divergence()
-        self.window.show_panels()
+        self.window.show_panels(live=self.run_started is not None and not full)
         cpu1 = time.thread_time()
         self._last = time.monotonic()
         if self.run_started is not None and not full:
