@@ -47,6 +47,7 @@ class RedrawController:
         self.live_redraws = 0
         self._cycle_mark: float | None = None  # GUI-thread CPU clock at the last live frame
         self._full_next = False  # the next redraw draws everything (a run ended)
+        self._texts_next = True  # the next redraw syncs every lane's text (not only the new records')
         self.last_run = (0.0, 0.0, 0, 0.0)  # wall s, frame CPU s, live frames, GUI-thread CPU s
         self._unsubscribe = state.subscribe(self._on_change)
 
@@ -93,6 +94,8 @@ class RedrawController:
         return self.budget.wait_s()
 
     def schedule(self, *, live: bool) -> None:
+        if not live:
+            self._texts_next = True  # a click, a new branch, a model: every lane's text synced too
         wait = max(0.0, self.wait_s() - (time.monotonic() - self._last)) if live else 0.0
         if not self.timer.isActive() or wait == 0.0:
             self.timer.start(int(wait * 1000))
@@ -104,14 +107,17 @@ class RedrawController:
         cpu0 = time.thread_time()
         view = self.window.lanes_view
         self.show_new_text()
-        view.show_texts()
+        live = self.run_started is not None and not full
+        if not live or self._texts_next:  # a live frame's text is there already (show_new_text)
+            view.show_texts()
+        self._texts_next = False
         if full:
             view.show_stats()
             view.mark_divergence()
-        self.window.show_panels(live=self.run_started is not None and not full)
+        self.window.show_panels(live=live)
         cpu1 = time.thread_time()
         self._last = time.monotonic()
-        if self.run_started is not None and not full:
+        if live:
             self.painted_s += cpu1 - cpu0
             self.live_redraws += 1
             if self._cycle_mark is not None:  # the last cycle: its frame, its painting, the events since
