@@ -26,16 +26,19 @@ def _changed(a, b) -> bool:
 
 
 def grab_run(window, app, seconds: float = 5.0, every: float = 0.1):
-    """[(t, window pixmap, {panel: pixmap})] while a run goes on."""
+    """[(t, window pixmap)] every ``every`` s for ``seconds`` s of a run, from its first token on."""
     shots = []
     window.playground.runs.generate()
+    while window.state.busy and not window.state.lane().records:
+        app.processEvents()
+        time.sleep(0.002)
     t0 = time.perf_counter()
     next_at = t0
     while time.perf_counter() - t0 < seconds and window.state.busy:
         app.processEvents()
         now = time.perf_counter()
         if now >= next_at:
-            shots.append((now - t0, window.grab(), {n: getattr(window, n).grab() for n in PANELS}))
+            shots.append((now - t0, window.grab()))
             next_at += every
         time.sleep(0.002)
     window.playground.runs.stop()
@@ -43,6 +46,13 @@ def grab_run(window, app, seconds: float = 5.0, every: float = 0.1):
         app.processEvents()
         time.sleep(0.01)
     return shots
+
+
+def panel_rects(window) -> dict:
+    """Each panel's rectangle in the window's coordinates."""
+    from PySide6.QtCore import QPoint, QRect
+
+    return {n: QRect(getattr(window, n).mapTo(window, QPoint(0, 0)), getattr(window, n).size()) for n in PANELS}
 
 
 def strip_of(shots, start: int, count: int = 6, scale: float = 1 / 3):
@@ -56,7 +66,7 @@ def strip_of(shots, start: int, count: int = 6, scale: float = 1 / 3):
     out = QImage(w * 3, (h + 18) * 2, QImage.Format.Format_RGB32)
     out.fill(QColor("white"))
     painter = QPainter(out)
-    for i, (t, shot, _panels) in enumerate(picked):
+    for i, (t, shot) in enumerate(picked):
         x, y = (i % 3) * w, (i // 3) * (h + 18)
         painter.drawPixmap(x, y, shot.scaled(w, h, Qt.AspectRatioMode.IgnoreAspectRatio,
                                              Qt.TransformationMode.SmoothTransformation))
@@ -89,11 +99,12 @@ def main(argv=None) -> int:
         window.playground.lanes.edit(field, value)
     window.state.set_run_settings(max_tokens=args.tokens)
     shots = grab_run(window, app)
-    print(f"{len(shots)} grabs in 5 s")
+    print(f"{len(shots)} grabs in 5 s from the first token, {len(window.state.lane().records)} tokens")
     moved = {n: 0 for n in PANELS}
-    for (_t, _s, a), (_u, _r, b) in zip(shots, shots[1:]):
-        for name in PANELS:
-            moved[name] += _changed(a[name], b[name])
+    rects = panel_rects(window)
+    for (_t, a), (_u, b) in zip(shots, shots[1:]):
+        for name, rect in rects.items():
+            moved[name] += _changed(a.copy(rect), b.copy(rect))
     for name in PANELS:
         print(f"  {name}: changed between {moved[name]} of {len(shots) - 1} consecutive grabs")
     start = max(0, len(shots) // 2 - 3)

@@ -104,3 +104,17 @@ def test_the_end_of_a_live_run_equals_drawing_it_at_once(qtbot, window, steps):
     assert window.collision.header.text() == fresh["collision"].header.text()
     assert window.entropy.header.text() == fresh["entropy"].header.text()
     assert len(window.collision.fired.getData()[0]) + len(window.collision.not_fired.getData()[0]) > 0
+
+
+def test_the_frame_budget_grows_with_idle_cores():
+    from app.ui.controllers.frame_budget import MAX_FPS, MIN_FPS, FrameBudget
+
+    shared, spare = FrameBudget(cores=2, decode_threads=2), FrameBudget(cores=16, decode_threads=8)
+    for budget in (shared, spare):
+        for _ in range(30):
+            budget.observe(0.002)  # a 2 ms frame cycle
+    assert spare.wait_s() == pytest.approx(1 / MAX_FPS)  # a spare core: frames follow the tokens, up to 60/s
+    assert 1 / MAX_FPS < shared.wait_s() <= 1 / MIN_FPS  # every core decodes: fewer, never under 10/s
+    for _ in range(30):
+        shared.observe(0.05)  # a very slow frame still leaves 10 a second
+    assert shared.wait_s() == pytest.approx(1 / MIN_FPS)

@@ -104,6 +104,7 @@ class RedrawController:
         """Texts and panels from the state; with ``full`` the statistics and divergence too."""
         self.timer.stop()
         full, self._full_next = full or self._full_next, False
+        self._last = time.monotonic()  # frames are spaced from start to start (10 a second means 10)
         cpu0 = time.thread_time()
         view = self.window.lanes_view
         self.show_new_text()
@@ -116,7 +117,6 @@ class RedrawController:
             view.mark_divergence()
         self.window.show_panels(live=live)
         cpu1 = time.thread_time()
-        self._last = time.monotonic()
         if live:
             self.painted_s += cpu1 - cpu0
             self.live_redraws += 1
