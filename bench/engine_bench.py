@@ -4,7 +4,8 @@ from __future__ import annotations
 import statistics
 import time
 
-from app.engine.run.context import DecodeContext, physical_cores
+from app.engine.face.cores import physical_cores
+from app.engine.run.context import DecodeContext
 from app.engine.face.options import LaneConfig, RunOptions
 from app.engine.run.generation import Generation, tokenize_prompt
 from app.engine.llama.model import LoadedModel, default_model_path

@@ -1,7 +1,9 @@
 """The window's cost: tokens/s with every panel live against the headless engine, same settings.
 
-``gui_paint_share`` is the GUI thread's CPU time during a windowed run (redraws, Qt's painting, the
-engine's events) over the run's wall time; ``gui_live_redraws`` how many live redraws a run made.
+``gui_paint_share`` is the GUI thread's CPU time during a windowed run (live frames, Qt's painting, the
+engine's events, the text) over the run's wall time; ``gui_live_redraws_per_s`` the live frames a second of
+the run; ``gui_first_token_ms`` the time from the engine's first record to its paint in the text, and
+``gui_token_latency_ms`` (median, ``_p95``) each token's time from reaching the GUI thread to its paint.
 The window's view preferences come from a temporary folder (the bench never reads or writes yours).
 """
 from __future__ import annotations
@@ -13,7 +15,7 @@ import tempfile
 import time
 
 from app.presets import find_builtin
-from app.engine.run.context import physical_cores
+from app.engine.face.cores import physical_cores
 from app.engine.face.options import LaneConfig, RunOptions
 from app.engine.run.generation import Generation
 from app.engine.llama.model import LoadedModel, default_model_path
@@ -34,9 +36,67 @@ def _headless(model, settings, options, workspace) -> float:
     return tokens / (time.perf_counter() - t0)
 
 
-def _windowed(window, settings) -> tuple[float, float]:
-    """Tokens/s of one run in the window, every panel live, timed from Generate to the run's end,
-    and the share of that time the window spent redrawing."""
+class TokenClock:
+    """When each record of a windowed run was emitted by the engine, reached the GUI thread, and was
+    first painted in the lane's text (the pane's viewport painted with the record among its shown
+    pieces).  Gives ``gui_first_token_ms`` (the first record's emission to its paint) and each
+    token's latency (arrival on the GUI thread to paint)."""
+
+    def __init__(self, window):
+        from PySide6.QtCore import QEvent, QObject
+
+        from app.engine.face.events import StepsProduced
+
+        self.emitted: list[float] = []
+        self.arrived: list[float] = []
+        self.painted: list[float] = []
+        pane = window.lanes_view.columns[0].text
+        state = window.state
+        clock = self
+
+        class _Paints(QObject):
+            def eventFilter(self, obj, event):
+                if event.type() == QEvent.Type.Paint:
+                    now = time.perf_counter()
+                    shown = min(pane.shown, len(clock.arrived))
+                    clock.painted += [now] * max(0, shown - len(clock.painted))
+                return False
+
+        self._filter = _Paints()
+        pane.viewport().installEventFilter(self._filter)
+        self._pane = pane
+
+        def on_change(change) -> None:
+            if change.what == "records" and change.lane == 0 and state.busy:
+                n = len(state.lane().records)
+                self.arrived += [time.perf_counter()] * max(0, n - len(self.arrived))
+
+        self._unsubscribe = state.subscribe(on_change)
+        engine = window.bridge.engine  # in-process engine: its emit is wrapped to stamp the first record
+        self._engine, self._emit = engine, engine.emit
+
+        def emit(event) -> None:
+            if isinstance(event, StepsProduced) and not self.emitted:
+                self.emitted.append(time.perf_counter())
+            self._emit(event)
+
+        engine.emit = emit
+
+    def close(self) -> None:
+        self._pane.viewport().removeEventFilter(self._filter)
+        self._unsubscribe()
+        self._engine.emit = self._emit
+
+    def first_token_ms(self) -> float:
+        return 1e3 * (self.painted[0] - self.emitted[0]) if self.painted and self.emitted else float("nan")
+
+    def latencies_ms(self) -> list[float]:
+        return [1e3 * (p - a) for a, p in zip(self.arrived, self.painted)]
+
+
+def _windowed(window, settings) -> tuple[float, float, TokenClock, float]:
+    """Tokens/s of one run in the window, every panel live, timed from Generate to the run's end;
+    the share of that time the GUI thread computed; the run's token clock; its wall time."""
     from PySide6.QtCore import QEventLoop
 
     state, playground = window.state, window.playground
@@ -45,6 +105,7 @@ def _windowed(window, settings) -> tuple[float, float]:
     state.set_run_settings(max_tokens=N_TOKENS)
     loop = QEventLoop()
     unsubscribe = state.subscribe(lambda c: c.what == "busy" and not state.busy and loop.quit())
+    clock = TokenClock(window)
     t0 = time.perf_counter()
     playground.runs.generate()
     loop.exec()  # the window's own bridge and redraws run, as in the app
@@ -52,7 +113,8 @@ def _windowed(window, settings) -> tuple[float, float]:
     unsubscribe()
     share = window.redraws.paint_share()
     _settle()  # the run's complete drawing, before anything else is timed
-    return len(state.lane().records) / elapsed, share
+    clock.close()
+    return len(state.lane().records) / elapsed, share, clock, elapsed
 
 
 def _settle(seconds: float = 0.3) -> None:
@@ -86,7 +148,7 @@ def run_all() -> dict[str, float]:
     window.show()
     _wait_for_model(app, window)
     try:
-        ratios, shares, redraws = [], [], []
+        ratios, shares, rates, firsts, latencies = [], [], [], [], []
         workspace = Workspace(model, 1, options)
         # A warm-up pair, not counted: the first headless run was 5 to 10 times slower than the
         # others in every bench of this window (first use of the kept workspace).
@@ -94,18 +156,24 @@ def run_all() -> dict[str, float]:
         _windowed(window, settings)
         for _ in range(ROUNDS):
             headless = _headless(model, settings, options, workspace)
-            windowed, share = _windowed(window, settings)
+            windowed, share, clock, wall = _windowed(window, settings)
             ratios.append(windowed / headless)
             shares.append(share)
-            redraws.append(window.redraws.last_run[2])
+            rates.append(window.redraws.last_run[2] / wall)
+            firsts.append(clock.first_token_ms())
+            latencies += clock.latencies_ms()
             print(f"  round {len(ratios)}: headless {headless:.1f} tokens/s, window {windowed:.1f} tokens/s, "
-                  f"ratio {ratios[-1]:.3f}, GUI thread {share:.1%}, {redraws[-1]} live redraws",
-                  file=sys.stderr, flush=True)
+                  f"ratio {ratios[-1]:.3f}, GUI thread {share:.1%}, {rates[-1]:.1f} live frames/s, "
+                  f"first token {firsts[-1]:.0f} ms", file=sys.stderr, flush=True)
         workspace.close()
+        latencies.sort()
         return {
+            "gui_first_token_ms": statistics.median(firsts),
+            "gui_token_latency_ms": statistics.median(latencies),
+            "gui_token_latency_ms_p95": latencies[int(0.95 * (len(latencies) - 1))],
+            "gui_live_redraws_per_s": statistics.median(rates),
             "gui_paint_share": statistics.median(shares),
             "gui_paint_share_max": max(shares),
-            "gui_live_redraws": statistics.median(redraws),
             "gui_vs_headless_tps_ratio": statistics.median(ratios),
             "gui_vs_headless_tps_ratio_min": min(ratios),
             "gui_vs_headless_tps_ratio_max": max(ratios),

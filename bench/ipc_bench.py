@@ -15,7 +15,7 @@ import time
 from app.engine.face.events import StepsProduced
 from app.engine.face.options import LaneConfig, RunOptions
 from app.engine.llama.model import LoadedModel, default_model_path
-from app.engine.run.context import physical_cores
+from app.engine.face.cores import physical_cores
 from app.engine.run.generation import Generation
 from app.presets import find_builtin
 

@@ -15,7 +15,7 @@ import time
 from types import SimpleNamespace
 
 from app.engine.face.commands import Lookahead
-from app.engine.run.context import physical_cores
+from app.engine.face.cores import physical_cores
 from app.engine.face.options import LaneConfig, RunOptions
 from app.engine.run.generation import Generation
 from app.engine.run.lookahead import run_lookahead

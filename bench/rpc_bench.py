@@ -18,7 +18,7 @@ import sys
 import time
 from pathlib import Path
 
-from app.engine.run.context import physical_cores
+from app.engine.face.cores import physical_cores
 from app.engine.face.options import LaneConfig, RunOptions
 from app.engine.run.generation import Generation
 from app.engine.llama.model import LoadedModel, default_model_path

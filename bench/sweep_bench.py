@@ -30,7 +30,7 @@ from pathlib import Path
 import numpy as np
 
 from app.engine.face import commands as cmd, events as ev
-from app.engine.run.context import physical_cores
+from app.engine.face.cores import physical_cores
 from app.engine.engine import Engine
 from app.engine.face.options import LaneConfig
 from app.engine.run.logsumexp import LogSumExp

@@ -94,7 +94,7 @@ def main(argv: list[str]) -> int:
 
 def _serve(args, endpoint: str) -> int:
     from app.engine.rpc import ggml as rpc
-    from app.engine.run.context import physical_cores
+    from app.engine.face.cores import physical_cores
     from app.engine.llama.model import ensure_backend
     from app.engine.rpc.endpoints import RpcError
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from PySide6.QtCore import QEvent
 from PySide6.QtWidgets import QFileDialog, QMainWindow, QPlainTextEdit, QStatusBar, QToolBar
 
 from app.engine.process import EngineProcess
@@ -43,10 +44,15 @@ from .window_layout import build_layout, opening_size
 FIRST_PRESET = "creative-writing"
 
 
-def on_screen(widget) -> bool:
-    """Whether a widget is shown with some area (not hidden, not collapsed by a splitter)."""
-    return widget.isVisible() and widget.width() > 0 and widget.height() > 0
 FIRST_SEED = 42
+
+
+def on_screen(widget) -> bool:
+    """Whether a widget shows some of itself: not hidden, not collapsed by a splitter, not wholly
+    covered by the window's other widgets, its window not minimized."""
+    if not (widget.isVisible() and widget.width() > 0 and widget.height() > 0):
+        return False
+    return not widget.window().isMinimized() and not widget.visibleRegion().isEmpty()
 
 
 def first_state() -> PlaygroundState:
@@ -114,6 +120,7 @@ class MainWindow(QMainWindow):
         self.bans = BansPanel()
         self.bans.stepClicked.connect(state.select)
         self.funnel = FunnelPanel(state.token_text)
+        self._shown_steps: dict = {}  # panel of one step -> the record it shows
         central, self.splitters = build_layout(self)
         self.setCentralWidget(central)
         self.setStatusBar(QStatusBar())
@@ -131,23 +138,23 @@ class MainWindow(QMainWindow):
         if change.what == "prompt" and self.prompt.toPlainText() != self.state.prompt:
             self.prompt.setPlainText(self.state.prompt)
 
-    def show_panels(self) -> None:
-        """Every panel on screen shows the edited lane's records and its selected step
-        (a panel hidden or collapsed to nothing is skipped, and drawn when it shows again)."""
+    def show_panels(self, *, live: bool = False) -> None:
+        """Every panel on screen shows the edited lane's records and its selected step (a panel
+        hidden, collapsed or covered is skipped, and drawn when it shows again).  In a live frame a
+        panel of one step that shows the same step as in the last frame is left as it is."""
         records = self.state.lane().records
         rec = self.state.current_record()
-        draws = (
-            (self.pre_post, lambda: self.pre_post.show_record(rec)),
-            (self.entropy, lambda: self.entropy.show_run(records, rec)),
-            (self.collision, lambda: self.collision.show_run(records, rec)),
-            (self.absorption, lambda: self.absorption.show_record(rec)),
-            (self.strips, lambda: self.strips.show_run(records, rec, self.state.forks)),
-            (self.bans, lambda: self.bans.show_run(records, rec)),
-            (self.funnel, lambda: self.funnel.show_record(rec)),
-        )
-        for panel, draw in draws:
+        one_step = ((self.pre_post, self.pre_post.show_record), (self.absorption, self.absorption.show_record),
+                    (self.funnel, self.funnel.show_record))
+        for panel, draw in one_step:
+            if on_screen(panel) and not (live and self._shown_steps.get(panel) is rec):
+                draw(rec)
+                self._shown_steps[panel] = rec
+        if on_screen(self.strips):
+            self.strips.show_run(records, rec, self.state.forks)
+        for panel in (self.entropy, self.collision, self.bans):
             if on_screen(panel):
-                draw()
+                panel.show_run(records, rec)
 
     def _branch_with(self, token: int) -> None:
         """The edited lane goes on from the shown step with ``token`` instead (a new branch)."""
@@ -160,6 +167,11 @@ class MainWindow(QMainWindow):
                                               "GGUF models (*.gguf);;All files (*)")
         if path:
             self.controls.model_page.load(path)
+
+    def changeEvent(self, event) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.WindowStateChange and not self.isMinimized() and hasattr(self, "redraws"):
+            self.redraws.schedule(live=bool(self.state.busy))  # panels skipped while minimized catch up
 
     def closeEvent(self, event) -> None:
         self.sessions.close()  # the last session, kept for the next window

@@ -90,5 +90,5 @@ def test_a_real_run_on_gemma_draws_every_panel_from_its_records(qtbot, gemma_win
     w.state.select(rec.step)
     qtbot.wait(20)
     assert list(w.pre_post.ids) == list(rec.scatter.ids[: len(rec.scatter.p_before)])
-    assert abs(w.entropy.bars.opts["width"][1] - rec.scatter.entropy) < 1e-12
+    assert abs(w.entropy.bars.right[1] - w.entropy.bars.left[1] - rec.scatter.entropy) < 1e-12
     assert w.lanes_view.stats_table.row_text(0)[2] == f"{w.lanes_view.columns[0].stats_values['entropy']:.3f}"

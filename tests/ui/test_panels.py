@@ -58,8 +58,7 @@ def test_the_x_labels_are_the_medium_tokens_and_the_chosen_one_is_marked(window,
     assert axis.labels[axis.emphasis] == display_token(window.state.token_text(rec.token))
     written = [text for text, _rect in axis.label_rects()]
     assert written and len(written) <= live
-    chosen = window.pre_post.chosen.data
-    assert len(chosen) == 1 and chosen["x"][0] == axis.emphasis + 1
+    assert window.pre_post.chosen.point[0] == axis.emphasis + 1
     absorption = window.absorption.axis.labels
     assert [label.split(" \u00d7")[0] for label in absorption] == axis.labels
     damped = [label for label, f in zip(absorption, sc.absorption_factors) if f < 1]
@@ -138,7 +137,7 @@ def test_one_candidate_is_said_in_words_not_drawn_as_bars(qtbot, window, run_and
     run_and_wait(window)
     panel = window.pre_post
     assert panel.message.isVisible() and panel.message.toPlainText() == ONE_CANDIDATE
-    assert len(panel.post.opts["x"]) == 0 and len(panel.pre.opts["x"]) == 0
+    assert len(panel.post.left) == 0 and len(panel.pre.left) == 0
     assert panel.axis.labels == []
 
 

@@ -61,10 +61,10 @@ def test_the_log_scale_draws_the_bars_in_log_coordinates(qtbot, window, run_and_
     panel = window.pre_post
     panel.log.setChecked(True)
     assert panel.plot.getAxis("left").logMode
-    base = panel.post.opts["y0"]
-    tops = np.asarray(panel.post.opts["height"]) + base
+    base = panel.post.bottom[0]
+    tops = panel.post.top
     np.testing.assert_allclose(tops, np.maximum(np.log10(rec.scatter.p_final), base))
     lo, hi = panel.plot.getViewBox().viewRange()[1]
     assert lo <= base and hi >= 0
     panel.log.setChecked(False)
-    np.testing.assert_allclose(panel.post.opts["height"], rec.scatter.p_final)
+    np.testing.assert_allclose(panel.post.top - panel.post.bottom, rec.scatter.p_final)

@@ -1,11 +1,11 @@
 """A llama.cpp context for batched, multi-sequence decoding."""
 from __future__ import annotations
 
-import os
 
 import llama_cpp as ll
 import numpy as np
 
+from app.engine.face.cores import physical_cores
 from app.engine.face.options import RunOptions
 from app.engine.llama.model import LoadedModel
 
@@ -22,25 +22,6 @@ class DecodeError(RuntimeError):
     pass
 
 
-def physical_cores() -> int:
-    """Physical core count from /proc/cpuinfo where available (llama-cli's default)."""
-    try:
-        pairs = set()
-        phys = core = None
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("physical id"):
-                    phys = line.split(":")[1].strip()
-                elif line.startswith("core id"):
-                    core = line.split(":")[1].strip()
-                elif not line.strip() and core is not None:
-                    pairs.add((phys, core))
-                    phys = core = None
-        if pairs:
-            return len(pairs)
-    except OSError:
-        pass
-    return max(1, (os.cpu_count() or 2) // 2 or 1)
 
 
 class DecodeContext:

@@ -109,6 +109,8 @@ class ActionsController:
     def _on_change(self, change: Change) -> None:
         if change.what == "manual":
             self.manual.setChecked(self.state.manual)
+        if change.what == "records" and self.state.busy:
+            return  # during a run every action that depends on the text is off; run_ended updates them
         if change.what in ("busy", "model", "loading", "lanes", "records", "run_ended", "history"):
             self.update()
 

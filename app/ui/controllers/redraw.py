@@ -1,21 +1,21 @@
-"""When the window redraws: at once for a click, and during a run on a frame budget.
+"""When the window draws: the text at once, the panels in live frames on a budget, everything after a run.
 
-On 2 cores every millisecond the GUI thread computes is taken from decoding.
-So records arriving during a run only mark the views dirty, and a single-shot
-timer draws them in one go.  The budget counts what a redraw really costs:
-the GUI thread's CPU time (``time.thread_time``, blind to other processes'
-load) from one live redraw to the next, so the painting Qt does after the
-redraw, and the handling of the engine's events, are included.  The wait
-before the next redraw is stretched so that this stays under PAINT_SHARE of
-the run's wall time (a cycle of 10 ms waits 0.5 s; one of 40 ms, 2 s).  Measured
-on the bundled model, Qt's painting after a redraw costs about four times the
-redraw's own code (6 ms and 24 ms at 1500 x 940), so timing the redraw alone,
-as this did before, held the redraws at the 0.25 s floor: 4 a second at 30 ms,
-some 12 % of a run.
-Panels that are hidden or collapsed are skipped (``MainWindow.show_panels``).
-The end of a run draws everything, statistics included, as soon as the run has
-ended (a zero-delay timer after the engine's last event: the last tokens were
-decoded already, so drawing them delays no decoding).
+Text: a record that reaches the state is appended to its lane's text at the
+next turn of the event loop (a zero-delay timer gathers the records of one batch
+of events): about 0.03 ms a token, so the first token shows as soon as it is
+decoded and the text streams token by token.  Before, text was drawn with the
+panels, at most every 0.25 to 3 s, and jumped by tens of tokens.
+
+Panels: records arriving during a run mark them dirty, and a single-shot timer
+draws a live frame: every panel on screen brought up to the newest step, each
+drawing only what changed (the plots append, bars are set in place, titles
+repaint themselves only).  The wait between frames comes from the frame budget
+(:mod:`.frame_budget`): the GUI thread's CPU time from one live frame to the
+next (``time.thread_time``, blind to other processes; the frame, Qt's painting
+after it, the engine's events and the text) over the share of the run it may
+take, between 10 and 60 frames a second.  Panels hidden, collapsed or covered
+are skipped (``MainWindow.show_panels``).  The end of a run draws everything,
+statistics included, at once (the last tokens are decoded already).
 """
 from __future__ import annotations
 
@@ -25,34 +25,39 @@ from PySide6.QtCore import QTimer
 
 from app.state import Change
 
-#: The share of a run's wall time the window may spend on its GUI thread.
-PAINT_SHARE = 0.02
-#: Bounds of the wait between live redraws, in seconds.
-MIN_WAIT_S, MAX_WAIT_S = 0.25, 3.0
-#: How quickly the estimate of a redraw's cost follows new measurements.
-SMOOTHING = 0.3
+from .frame_budget import FrameBudget
 
 
 class RedrawController:
-    def __init__(self, window, state):
+    def __init__(self, window, state, budget: FrameBudget | None = None):
         self.window, self.state = window, state
-        self.timer = QTimer(window)
+        self.budget = budget or FrameBudget()
+        self.timer = QTimer(window)  # the next live frame (or an immediate full redraw)
         self.timer.setSingleShot(True)
         self.timer.timeout.connect(self.redraw)
+        self.text_timer = QTimer(window)  # new records' text, at the next turn of the event loop
+        self.text_timer.setSingleShot(True)
+        self.text_timer.setInterval(0)
+        self.text_timer.timeout.connect(self.show_new_text)
+        self._text_lanes: set[int] = set()
         self._last = 0.0
-        self.redraw_cost_s = 0.02  # a running estimate of one live redraw cycle's GUI-thread CPU
-        self.painted_s = 0.0  # GUI-thread CPU spent in live redraws' own code during the current run
+        self.painted_s = 0.0  # GUI-thread CPU spent in live frames' own code during the current run
         self.run_started = None
         self.run_cpu_started = 0.0
         self.live_redraws = 0
-        self._cycle_mark: float | None = None  # GUI-thread CPU clock at the last live redraw
+        self._cycle_mark: float | None = None  # GUI-thread CPU clock at the last live frame
         self._full_next = False  # the next redraw draws everything (a run ended)
-        self.last_run = (0.0, 0.0, 0, 0.0)  # wall s, redraw CPU s, live redraws, GUI-thread CPU s
+        self._texts_next = True  # the next redraw syncs every lane's text (not only the new records')
+        self.last_run = (0.0, 0.0, 0, 0.0)  # wall s, frame CPU s, live frames, GUI-thread CPU s
         self._unsubscribe = state.subscribe(self._on_change)
 
     def _on_change(self, change: Change) -> None:
         what = change.what
         if what == "records":
+            if change.lane is not None:
+                self._text_lanes.add(change.lane)
+                if not self.text_timer.isActive():
+                    self.text_timer.start()
             self.schedule(live=bool(self.state.busy))
         elif what == "busy":
             self._busy_changed()
@@ -66,6 +71,15 @@ class RedrawController:
             if what in ("lanes", "branch"):
                 self.schedule(live=False)
 
+    def show_new_text(self) -> None:
+        """Append the new records' text of the lanes that got some (each pane draws only its new pieces)."""
+        self.text_timer.stop()
+        lanes, self._text_lanes = self._text_lanes, set()
+        columns = self.window.lanes_view.columns
+        for index in sorted(lanes):
+            if 0 <= index < len(columns):
+                columns[index].show_text()
+
     def _busy_changed(self) -> None:
         if self.state.busy and self.run_started is None:
             self.run_started, self.painted_s, self.live_redraws = time.monotonic(), 0.0, 0
@@ -76,10 +90,12 @@ class RedrawController:
             self.run_started = None
 
     def wait_s(self) -> float:
-        """How long a live redraw waits after the last one: the budget's share of the run."""
-        return min(MAX_WAIT_S, max(MIN_WAIT_S, self.redraw_cost_s / PAINT_SHARE))
+        """How long a live frame waits after the last one (:class:`FrameBudget`)."""
+        return self.budget.wait_s()
 
     def schedule(self, *, live: bool) -> None:
+        if not live:
+            self._texts_next = True  # a click, a new branch, a model: every lane's text synced too
         wait = max(0.0, self.wait_s() - (time.monotonic() - self._last)) if live else 0.0
         if not self.timer.isActive() or wait == 0.0:
             self.timer.start(int(wait * 1000))
@@ -88,25 +104,29 @@ class RedrawController:
         """Texts and panels from the state; with ``full`` the statistics and divergence too."""
         self.timer.stop()
         full, self._full_next = full or self._full_next, False
+        self._last = time.monotonic()  # frames are spaced from start to start (10 a second means 10)
         cpu0 = time.thread_time()
         view = self.window.lanes_view
-        view.show_texts()
+        self.show_new_text()
+        live = self.run_started is not None and not full
+        if not live or self._texts_next:  # a live frame's text is there already (show_new_text)
+            view.show_texts()
+        self._texts_next = False
         if full:
             view.show_stats()
             view.mark_divergence()
-        self.window.show_panels()
+        self.window.show_panels(live=live)
         cpu1 = time.thread_time()
-        self._last = time.monotonic()
-        if self.run_started is not None and not full:
+        if live:
             self.painted_s += cpu1 - cpu0
             self.live_redraws += 1
-            if self._cycle_mark is not None:  # the last cycle: its redraw, its painting, the events since
-                self.redraw_cost_s += SMOOTHING * (cpu0 - self._cycle_mark - self.redraw_cost_s)
+            if self._cycle_mark is not None:  # the last cycle: its frame, its painting, the events since
+                self.budget.observe(cpu0 - self._cycle_mark)
             self._cycle_mark = cpu0
 
     def paint_share(self) -> float:
         """The share of the last (or current) run's wall time the GUI thread spent computing
-        (redraws, Qt's painting, the engine's events): what the window takes from decoding."""
+        (frames, Qt's painting, the engine's events, the text): what the window takes from decoding."""
         if self.run_started is not None:
             wall, cpu = time.monotonic() - self.run_started, time.thread_time() - self.run_cpu_started
         else:
@@ -115,4 +135,5 @@ class RedrawController:
 
     def close_bindings(self) -> None:
         self.timer.stop()
+        self.text_timer.stop()
         self._unsubscribe()

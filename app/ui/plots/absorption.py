@@ -15,7 +15,8 @@ from PySide6.QtWidgets import QWidget
 from app.engine.face.records import StepRecord
 
 from ..theme import Theme, style_plot
-from .common import LEFT_AXIS_PX, display_token, fit_y, plain_axes, plot_panel, set_x, title_row
+from .bars import Bars
+from .common import LEFT_AXIS_PX, display_token, fit_y, plain_axes, plot_panel, set_x, solid_brush, title_row
 from .token_axis import TokenAxis
 
 
@@ -44,7 +45,7 @@ class AbsorptionPanel(QWidget):
         self.plot.getAxis("left").setWidth(LEFT_AXIS_PX)
         self.plot.setMinimumHeight(92)
         plain_axes(self.plot)
-        self.bars = pg.BarGraphItem(x=[], height=[], width=0.8, pen=None)
+        self.bars = Bars()
         self.plot.addItem(self.bars)
         self.damped: list[str] = []  # the damped tokens' labels, as written under their bars
         plot_panel(self, "Absorption damping", self.plot)
@@ -52,8 +53,8 @@ class AbsorptionPanel(QWidget):
     def apply_theme(self, theme: Theme) -> None:
         self.theme = theme
         style_plot(self.plot, theme)
-        self._brushes = (pg.mkBrush(*theme.muted, 150), pg.mkBrush(*theme.damped, 230))
-        self.bars.setOpts(brush=self._brushes[0])
+        self._brushes = (solid_brush(theme, theme.muted, 150), solid_brush(theme, theme.damped, 230))
+        self.bars.set_brushes(self._brushes)  # not damped, damped
         self.axis.set_labels(self.axis.labels, self.axis.emphasis, theme.q("chosen"))
         self._show_header()
 
@@ -71,7 +72,7 @@ class AbsorptionPanel(QWidget):
         x = np.arange(1, len(factors) + 1, dtype=float)
         set_x(self.plot, 0.4, max(len(x), 1) + 0.6)
         damped = factors < 1.0
-        self.bars.setOpts(x=x, height=factors, brushes=[self._brushes[1] if d else self._brushes[0] for d in damped])
+        self.bars.set_bars(x, factors, 0.8, colours=damped.astype(int))
         labels = []
         for i, tid in enumerate(ids.tolist()):
             label = display_token(self.token_text(int(tid)))

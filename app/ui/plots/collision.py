@@ -11,7 +11,9 @@ from app.analysis import configured_collision, gate_decisions
 from app.engine.face.records import StepRecord
 
 from ..theme import Theme, style_plot
+from .append_curve import AppendCurve
 from .common import LEFT_AXIS_PX, cursor_line, grow_x, plain_axes, plot_panel, title_row
+from .run_feed import RunFeed
 
 
 class CollisionPanel(QWidget):
@@ -30,8 +32,12 @@ class CollisionPanel(QWidget):
         self.plot.getAxis("left").setWidth(LEFT_AXIS_PX)
         plain_axes(self.plot)
         # Ticks drawn as line pairs: far cheaper to redraw than per-point symbols.
-        self.fired = self.plot.plot(connect="pairs")
-        self.not_fired = self.plot.plot(connect="pairs")
+        self.fired, self.not_fired = AppendCurve(connect="pairs"), AppendCurve(connect="pairs")
+        self.plot.addItem(self.fired)
+        self.plot.addItem(self.not_fired)
+        self.feed = RunFeed()  # what the ticks show of the run
+        self._opened = self._decided = 0  # gates opened, gates decided, in the records drawn
+        self._set_range: tuple[float, float] | None = None  # the lowest and highest collision set
         self.cursor = cursor_line()
         self.plot.addItem(self.cursor)
         plot_panel(self, "Collision gate", self.plot)
@@ -59,25 +65,38 @@ class CollisionPanel(QWidget):
             self.not_fired.setPen(pg.mkPen(self.theme.muted, width=px))
 
     @staticmethod
-    def _ticks(steps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def _ticks(steps) -> tuple[np.ndarray, np.ndarray]:
+        steps = np.asarray(steps, dtype=float)
         return np.repeat(steps, 2), np.tile([-0.5, 0.5], len(steps))
 
     def show_run(self, records: Sequence[StepRecord], rec: StepRecord | None = None) -> None:
-        """Open and closed gates; steps where scatter was off have no tick.  ``rec``: the shown step."""
-        gates = gate_decisions(records)
-        steps = np.array([r.step for r, g in zip(records, gates) if g is not None], dtype=float)
-        opened = np.array([g for g in gates if g is not None], dtype=bool)
-        self.fired.setData(*self._ticks(steps[opened]))
-        self.not_fired.setData(*self._ticks(steps[~opened]))
+        """Open and closed gates; steps where scatter was off have no tick.  ``rec``: the shown step.
+        Only the records not drawn yet add ticks (all again after a new run or branch)."""
+        whole, fresh = self.feed.take(records)
+        if whole:
+            self._opened = self._decided = 0
+            self._set_range = None
+        gates = gate_decisions(fresh)
+        opened = [r.step for r, g in zip(fresh, gates) if g is True]
+        closed = [r.step for r, g in zip(fresh, gates) if g is False]
+        for curve, steps in ((self.fired, opened), (self.not_fired, closed)):
+            curve.set_points(*self._ticks(steps)) if whole else curve.append(*self._ticks(steps))
+        self._opened += len(opened)
+        self._decided += len(opened) + len(closed)
+        if fresh:
+            lo, hi = configured_collision(fresh)
+            old = self._set_range or (lo, hi)
+            self._set_range = (min(lo, old[0]), max(hi, old[1]))
         grow_x(self.plot, records[-1].step + 1 if records else 0)
         self._fit_ticks()
         self.cursor.setVisible(rec is not None)
-        if rec is not None:
+        if rec is not None and self.cursor.value() != rec.step:
             self.cursor.setValue(rec.step)
-        if not len(steps):
+        if not self._decided:
             self._note = "scatter was off" if records else ""
         else:
-            lo, hi = configured_collision(records)
+            lo, hi = self._set_range
             configured = f"{lo:.0%}" if lo == hi else f"{lo:.0%}–{hi:.0%}"
-            self._note = f"opened {int(opened.sum())}/{len(opened)} = {opened.mean():.0%} (set {configured})"
+            self._note = (f"opened {self._opened}/{self._decided} = {self._opened / self._decided:.0%} "
+                          f"(set {configured})")
         self._show_header()

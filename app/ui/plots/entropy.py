@@ -13,9 +13,12 @@ from PySide6.QtWidgets import QWidget
 from app.engine.face.records import StepRecord
 
 from ..theme import Theme, current, style_plot
+from .append_curve import AppendCurve
+from .bars import Bars
 from .common import (
-    LEFT_AXIS_PX, cursor_line, fit_y, grow_x, header, legend_html, plain_axes, stack,
+    LEFT_AXIS_PX, cursor_line, fit_y, grow_x, header, legend_html, plain_axes, solid_brush, stack,
 )
+from .run_feed import RunFeed
 
 
 class EntropyPanel(QWidget):
@@ -32,8 +35,9 @@ class EntropyPanel(QWidget):
         self.gauge.hideButtons()
         self.gauge.setMinimumHeight(36)
         self.gauge.hideAxis("bottom")  # the values are in the title row; faint lines mark 0, .25 ... 1
-        self.bars = pg.BarGraphItem(x0=[0, 0], y=[0, 1], height=0.5, width=[0, 0])
+        self.bars = Bars()  # strength at y = 0, entropy at y = 1
         self.range_band = pg.LinearRegionItem(values=(0, 1), orientation="vertical", movable=False)
+        self.range_band.setZValue(-1)  # opaque (solid_brush): drawn under the grid lines
         self.target = pg.InfiniteLine(angle=90)
         self.grid = [pg.InfiniteLine(pos=x, angle=90) for x in (0.0, 0.25, 0.5, 0.75, 1.0)]
         for item in self.grid + [self.range_band, self.bars, self.target]:
@@ -48,8 +52,11 @@ class EntropyPanel(QWidget):
         self.strip.getAxis("left").setWidth(LEFT_AXIS_PX)
         plain_axes(self.strip)
         plain_axes(self.gauge)
-        self.h_curve = self.strip.plot()
-        self.s_curve = self.strip.plot()
+        self.h_curve, self.s_curve = AppendCurve(), AppendCurve()
+        self.strip.addItem(self.h_curve)
+        self.strip.addItem(self.s_curve)
+        self.feed = RunFeed()  # what the curves have drawn of the run
+        self._widths = (-1.0, -1.0)  # the gauge's bars' widths drawn (strength, entropy); none yet
         self.strip_target = pg.InfiniteLine(angle=0)
         self.cursor = cursor_line()
         self.strip.addItem(self.strip_target)
@@ -68,8 +75,8 @@ class EntropyPanel(QWidget):
             style_plot(plot, theme)
         for line in self.grid:
             line.setPen(pg.mkPen(*theme.muted, 90))
-        self.bars.setOpts(brushes=[pg.mkBrush(*theme.strength, 220), pg.mkBrush(*theme.entropy, 220)], pen=None)
-        self.range_band.setBrush(pg.mkBrush(*theme.strength, 45))
+        self.bars.set_brushes([solid_brush(theme, theme.strength, 220), solid_brush(theme, theme.entropy, 220)])
+        self.range_band.setBrush(solid_brush(theme, theme.strength, 45))  # under the grid lines (z -1)
         for line in self.range_band.lines:
             line.setPen(pg.mkPen(*theme.strength, 90))
         dash = pg.mkPen(theme.target, width=2, style=Qt.PenStyle.DashLine)
@@ -96,31 +103,34 @@ class EntropyPanel(QWidget):
         self.header.setText("<b>Entropy</b> &nbsp;" + " &nbsp;".join(p for p in parts if p))
 
     def show_run(self, records: Sequence[StepRecord], rec: StepRecord | None) -> None:
-        """The run's curves, and the gauge for ``rec`` with the settings that step was made with."""
-        fired = [(r.step, r.scatter.entropy, r.scatter.strength) for r in records if r.scatter is not None and r.scatter.fired]
-        if fired:
-            steps, hs, ss = map(np.asarray, zip(*fired))
-            self.h_curve.setData(steps, hs)
-            self.s_curve.setData(steps, ss)
-        else:
-            self.h_curve.setData([], [])
-            self.s_curve.setData([], [])
+        """The run's curves (only the records not drawn yet are added), and the gauge for ``rec``
+        with the settings that step was made with; items change only where a value did."""
+        whole, fresh = self.feed.take(records)
+        fired = [(r.step, r.scatter.entropy, r.scatter.strength) for r in fresh if r.scatter is not None and r.scatter.fired]
+        steps, hs, ss = (np.asarray(v, dtype=float) for v in zip(*fired)) if fired else (np.empty(0),) * 3
+        for curve, ys in ((self.h_curve, hs), (self.s_curve, ss)):
+            curve.set_points(steps, ys) if whole else curve.append(steps, ys)
         grow_x(self.strip, records[-1].step + 1 if records else 0)
         self.cursor.setVisible(rec is not None)
         self._step = rec
+        self._show_header()
         if rec is None:
-            self.bars.setOpts(width=[0, 0])
-            self._show_header()
+            self._set_bars(0.0, 0.0)
             return
-        self.cursor.setValue(rec.step)
+        if self.cursor.value() != rec.step:
+            self.cursor.setValue(rec.step)
         params = rec.settings.scatter
-        self.target.setValue(params.entropy_target)
+        self.target.setValue(params.entropy_target)  # pyqtgraph skips a value it has (no repaint)
         self.strip_target.setValue(params.entropy_target)
         lo, hi = (params.strength_min, params.strength_max) if params.adaptive else (params.strength, params.strength)
         self.range_band.setRegion((lo, hi))
         sc = rec.scatter
-        if sc is not None and sc.fired:
-            self.bars.setOpts(width=[sc.strength, sc.entropy])
-        else:
-            self.bars.setOpts(width=[0, 0])
-        self._show_header()
+        fired = sc is not None and sc.fired
+        self._set_bars(sc.strength if fired else 0.0, sc.entropy if fired else 0.0)
+
+    def _set_bars(self, strength: float, entropy: float) -> None:
+        """The gauge's two bars, their data set in place only when a width changed."""
+        widths = (float(strength), float(entropy))
+        if widths != self._widths:
+            self._widths = widths
+            self.bars.set_rects([0.0, 0.0], widths, [-0.25, 0.75], [0.25, 1.25], colours=[0, 1])

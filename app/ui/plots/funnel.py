@@ -20,7 +20,8 @@ from PySide6.QtWidgets import QWidget
 from app.engine.face.records import StepRecord
 
 from ..theme import Theme, current, style_plot
-from .common import display_token, header, set_y, stack, title_row
+from .bars import Bars
+from .common import display_token, header, plain_axes, set_y, solid_brush, stack, title_row
 from .funnel_ranks import FunnelRow, funnel
 
 NAMES = {"penalties": "penalties", "dry": "DRY", "top_n_sigma": "top-n-\u03c3", "top_k": "top-k", "typ_p": "typical",
@@ -46,12 +47,13 @@ class FunnelPanel(QWidget):
         self.plot.hideAxis("bottom")
         for name in ("left", "right"):
             self.plot.getAxis(name).setStyle(tickLength=0)
-        self.taken = pg.BarGraphItem(x=[], y=[], width=[], height=0.72, pen=None)
-        self.kept = pg.BarGraphItem(x=[], y=[], width=[], height=0.42, pen=None)
+        plain_axes(self.plot)
+        self.taken, self.kept = Bars(), Bars()  # each row: candidates in (pale, 0.72 tall), kept (0.42)
         self.plot.addItem(self.taken)
         self.plot.addItem(self.kept)
         self.header = header("<b>Stage funnel</b>")
         self.rows: list[FunnelRow] = []
+        self._bars: tuple = ((), ())  # the widths drawn (taken, kept)
         self.raw: tuple[int, int] | None = None  # (candidates, raw rank) before the chain
         self._title = ""
         self.plot.setToolTip("Each stage: candidates in \u2192 kept, and the chosen token's rank after it.\n"
@@ -62,8 +64,8 @@ class FunnelPanel(QWidget):
     def apply_theme(self, theme: Theme) -> None:
         self.theme = theme
         style_plot(self.plot, theme)
-        self.taken.setOpts(brush=pg.mkBrush(*theme.muted, 110))
-        self.kept.setOpts(brush=pg.mkBrush(*theme.pre, 220))
+        self.taken.set_brushes([solid_brush(theme, theme.muted, 110)])
+        self.kept.set_brushes([solid_brush(theme, theme.pre, 220)])
         self._show_header()
 
     def _show_header(self) -> None:
@@ -104,8 +106,12 @@ class FunnelPanel(QWidget):
         ys = -np.arange(n, dtype=float)
         taken = [self._width(self.raw[0], top)] + [self._width(r.n_in, top) for r in rows] if self.raw else []
         kept = [self._width(self.raw[0], top)] + [self._width(r.n_out, top) for r in rows] if self.raw else []
-        self.taken.setOpts(x=np.zeros(n), y=ys, width=np.asarray(taken, dtype=float))
-        self.kept.setOpts(x=np.zeros(n), y=ys, width=np.asarray(kept, dtype=float))
+        bars = (tuple(taken), tuple(kept))
+        if bars != self._bars:  # most steps keep the same counts: the bars, and their painting, stay
+            self._bars = bars
+            for bars, widths, height in ((self.taken, taken, 0.72), (self.kept, kept, 0.42)):
+                half = np.asarray(widths, dtype=float) / 2
+                bars.set_rects(-half, half, ys - height / 2, ys + height / 2)
         set_y(self.plot, -(max(n, 1) - 1) - 0.6, 0.6)
         height = max(n, 4) * ROW_PX + 12
         if self.plot.minimumHeight() != height:

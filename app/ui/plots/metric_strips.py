@@ -20,15 +20,31 @@ from app.engine.face.records import StepRecord
 from app.forks import ForkRule, fork_steps
 
 from ..theme import Theme, current, style_plot
+from .append_curve import AppendCurve
 from .common import LEFT_AXIS_PX, cursor_line, fit_y, grow_x, header, plain_axes, stack, unit_ticks
+from .run_feed import RunFeed
 
 STRIP_PX = 52
+RANK_TOP_MIN = 8  # the rank strip shows ranks 1 to 8 at least
 AXIS_PX = 44  # the shared x-axis under the lowest strip, with its title
 PRIORITY = ("rank", "p", "H", "s")
 ROWS = (("H", "entropy", "normalised entropy of the medium (when scatter fired)"),
         ("s", "strength", "scatter's effective strength (when it fired)"),
         ("rank", "rank", "raw rank of the chosen token (1 = the most likely), log scale"),
         ("p", "prob", "probability of the chosen token after the chain"))
+
+
+def strip_value(name: str, rec: StepRecord) -> float:
+    """What strip ``name`` shows for a step (NaN: nothing, e.g. entropy where scatter did not fire);
+    the rank as log2(rank), 1 = the most likely."""
+    if name in ("H", "s"):
+        sc = rec.scatter
+        if sc is None or not sc.fired:
+            return float("nan")
+        return sc.entropy if name == "H" else sc.strength
+    if name == "rank":
+        return float(np.log2(rec.raw_rank + 1))
+    return rec.chosen_p
 
 
 class MetricStrips(QWidget):
@@ -43,6 +59,8 @@ class MetricStrips(QWidget):
         super().__init__(parent)
         self.view = pg.GraphicsLayoutWidget()
         self.plots, self.curves, self.cursors, self.buttons = [], [], [], {}
+        self.feeds = [RunFeed() for _row in ROWS]  # what each strip has drawn of the run
+        self._rank_top = RANK_TOP_MIN  # the rank strip's top (a power of two, at least 8)
         for name, _colour, tip in ROWS:
             p = pg.PlotItem()
             p.setLabel("left", name)
@@ -55,7 +73,8 @@ class MetricStrips(QWidget):
             if name != "rank":  # entropy, strength and probability live in [0, 1]
                 fit_y(p, 0.0, 1.0)
                 unit_ticks(p.getAxis("left"))
-            curve = p.plot()
+            curve = AppendCurve()
+            p.addItem(curve)
             cursor = cursor_line()
             p.addItem(cursor)
             self.plots.append(p)
@@ -72,6 +91,7 @@ class MetricStrips(QWidget):
         # fork radar (app/forks.py): one row of small ticks along the top of the highest strip shown
         self.fork_ticks = pg.ScatterPlotItem(symbol="t", size=7, pen=None)
         self.fork_ticks.setToolTip("the story could fork here (fork radar)")
+        self._forks_shown = None  # what the ticks show: (steps, y range), set again only when it changes
         self.auto = True  # show what fits, until the writer chooses
         self._layout_strips()
         self.view.scene().sigMouseClicked.connect(self._on_click)
@@ -166,40 +186,45 @@ class MetricStrips(QWidget):
     def _view_px(strips: int) -> int:
         return strips * (STRIP_PX + 6) + AXIS_PX + 12  # + the layout's spacing and margins
 
+    def _show_forks(self, records, forks: ForkRule | None, top_plot) -> None:
+        """The fork ticks along the top of the highest strip shown (their items set only on a change)."""
+        xs = fork_steps(records, forks) if forks is not None else []
+        lo, hi = top_plot.vb.viewRange()[1]
+        shown = (tuple(xs), lo, hi)
+        if shown != self._forks_shown:
+            self._forks_shown = shown
+            self.fork_ticks.setData(xs, [hi - 0.1 * (hi - lo)] * len(xs))
+
     def visible_plots(self) -> list:
         return [p for p, (n, _c, _t) in zip(self.plots, ROWS) if n in self.shown]
 
     # -- data --------------------------------------------------------------------
 
     def show_run(self, records: Sequence[StepRecord], rec: StepRecord | None, forks: ForkRule | None = None) -> None:
-        """The strips over ``records``, ``rec``'s step marked; ``forks``: the fork radar's rule (None: no ticks)."""
-        steps = np.array([r.step for r in records], dtype=float)
-        top = 1
-        for p, curve, (name, _c, _t) in zip(self.plots, self.curves, ROWS):
+        """Each shown strip brought up to the newest record: only the records it has not drawn
+        are added (all again after a new run or branch); a hidden strip catches up when shown.
+        ``forks``: the fork radar's rule (None: no ticks)."""
+        for p, curve, feed, (name, _c, _t) in zip(self.plots, self.curves, self.feeds, ROWS):
             if name not in self.shown:
                 continue  # a hidden strip is drawn when it shows again
-            if name == "H":
-                ys = [r.scatter.entropy if r.scatter is not None and r.scatter.fired else np.nan for r in records]
-            elif name == "s":
-                ys = [r.scatter.strength if r.scatter is not None and r.scatter.fired else np.nan for r in records]
-            elif name == "rank":
-                ranks = [r.raw_rank + 1 for r in records]
-                top = 2 ** max(3, int(np.ceil(np.log2(max(ranks, default=1)))))
-                ys = np.log2(np.asarray(ranks, dtype=float))
-                self._rank_axis(p, top)
-            else:
-                ys = [r.chosen_p for r in records]
-            ys = np.asarray(ys, dtype=float)
+            whole, fresh = feed.take(records)
+            xs = np.array([r.step for r in fresh], dtype=float)
+            ys = np.array([strip_value(name, r) for r in fresh], dtype=float)
             keep = np.isfinite(ys)  # steps where scatter did not fire have no entropy or strength
-            curve.setData(steps[keep], ys[keep])
+            if name == "rank":
+                self._rank_top = max(RANK_TOP_MIN if whole else self._rank_top, 2 ** int(np.ceil(ys.max(initial=0.0))))
+                self._rank_axis(p, self._rank_top)
+            if whole:
+                curve.set_points(xs[keep], ys[keep])
+            else:
+                curve.append(xs[keep], ys[keep])
         visible = self.visible_plots()
-        grow_x(visible[0], steps[-1] + 1 if len(steps) else 0)
-        xs = fork_steps(records, forks) if forks is not None else []
-        lo, hi = visible[0].vb.viewRange()[1]
-        self.fork_ticks.setData(xs, [hi - 0.1 * (hi - lo)] * len(xs))
+        grow_x(visible[0], records[-1].step + 1 if records else 0)
+        self._show_forks(records, forks, visible[0])
         for cursor in self.cursors:
-            cursor.setValue(rec.step if rec is not None else -1)
             cursor.setVisible(rec is not None)
+            if rec is not None and cursor.value() != rec.step:
+                cursor.setValue(rec.step)
 
     @staticmethod
     def _rank_axis(p, top: int) -> None:

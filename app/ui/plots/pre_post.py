@@ -19,7 +19,9 @@ from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QWidget
 from app.engine.face.records import StepRecord
 
 from ..theme import Theme, current, style_plot
-from .common import LEFT_AXIS_PX, display_token, fit_y, header, legend_html, plain_axes, set_x, stack
+from .bars import Bars
+from .common import LEFT_AXIS_PX, display_token, fit_y, header, legend_html, plain_axes, set_x, solid_brush, stack
+from .marker import Marker
 from .token_axis import TokenAxis
 
 FLOOR_LOG = -8.0  # the log scale's floor: probabilities below 1e-8 are drawn at it
@@ -59,10 +61,10 @@ class PrePostPanel(QWidget):
         self.plot.hideButtons()
         plain_axes(self.plot)
         self.plot.enableAutoRange(enable=False)
-        self.pre = pg.BarGraphItem(x=[], height=[], width=0.42, pen=None)
-        self.post = pg.BarGraphItem(x=[], height=[], width=0.42, pen=None)
-        self.chosen = pg.ScatterPlotItem(symbol="t", size=11, pen=None)
-        self.message = pg.TextItem(anchor=(0.5, 0.5))
+        self.pre, self.post = Bars(), Bars()
+        self.chosen = Marker()
+        self.message = pg.TextItem(ONE_CANDIDATE, anchor=(0.5, 0.5))  # shown when there is nothing to compare
+        self._message_at = None  # the y range the message was centred in
         self.hover = pg.TextItem(anchor=(0, 0))
         for item in (self.pre, self.post, self.chosen):
             self.plot.addItem(item)
@@ -93,8 +95,8 @@ class PrePostPanel(QWidget):
     def apply_theme(self, theme: Theme) -> None:
         self.theme = theme
         style_plot(self.plot, theme)
-        self.pre.setOpts(brush=pg.mkBrush(*theme.pre, 200))
-        self.post.setOpts(brush=pg.mkBrush(*theme.post, 220))
+        self.pre.set_brushes([solid_brush(theme, theme.pre, 200)])
+        self.post.set_brushes([solid_brush(theme, theme.post, 220)])
         self.chosen.setBrush(pg.mkBrush(*theme.chosen))
         self.message.setColor(theme.foreground)
         self.hover.setColor(theme.foreground)
@@ -166,19 +168,19 @@ class PrePostPanel(QWidget):
             fit_y(self.plot, *y_range)  # the end ticks' labels inside the plot
         both = len(self.p_before) == n
         width = 0.42 if both else 0.8
-        self.pre.setOpts(x=x - 0.21 if both else [], height=self._y(self.p_before, base) - base if both else [],
-                         y0=base, width=width)
-        self.post.setOpts(x=x + 0.21 if both else x, height=self._y(self.p_after, base) - base, y0=base, width=width)
+        self.pre.set_bars(x - 0.21 if both else [], self._y(self.p_before, base) - base if both else [], width, base)
+        self.post.set_bars(x + 0.21 if both else x, self._y(self.p_after, base) - base, width, base)
         if i_chosen is not None:
             tallest = max(self.p_after[i_chosen], self.p_before[i_chosen] if both else 0.0)
             y = self._y(np.array([tallest]), base)[0]
             pad = 0.03 * (y_range[1] - y_range[0])
-            self.chosen.setData([x[i_chosen]], [min(y + pad, y_range[1] - pad)])
+            self.chosen.set_point((x[i_chosen], min(y + pad, y_range[1] - pad)))
         else:
-            self.chosen.setData([], [])
-        self.message.setVisible(one_candidate)
-        if one_candidate:
-            self.message.setText(ONE_CANDIDATE)
+            self.chosen.set_point(None)
+        if one_candidate != self.message.isVisible():
+            self.message.setVisible(one_candidate)
+        if one_candidate and self._message_at != y_range:
+            self._message_at = y_range
             self.message.setPos(1.0, sum(y_range) / 2)
 
     # -- pointer -----------------------------------------------------------------

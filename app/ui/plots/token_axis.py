@@ -30,6 +30,7 @@ class TokenAxis(pg.AxisItem):
         self.emphasis_colour = QColor(213, 94, 0)
         self.setStyle(showValues=False)
         self.setTicks([[]])  # no ticks of pyqtgraph's (64 of them cost more than the labels): ours, per label
+        self._elide_cache: dict[tuple[str, bool], str] = {}
         self.setHeight(MAX_TEXT_PX + 8)
 
     def set_labels(self, labels: list[str], emphasis: int | None = None, colour: QColor | None = None,
@@ -73,38 +74,64 @@ class TokenAxis(pg.AxisItem):
     def _top(self) -> float:
         return self.mapRectFromParent(self.geometry()).top() + max(0, self.style["tickLength"]) + 2
 
+    def _elided(self, metrics: QFontMetricsF, text: str, bold: bool) -> str:
+        """``text`` elided in the middle to MAX_TEXT_PX (kept per text: tokens repeat from step to step)."""
+        key = (text, bold)
+        hit = self._elide_cache.get(key)
+        if hit is None:
+            if len(self._elide_cache) > 4096:
+                self._elide_cache.clear()
+            hit = self._elide_cache[key] = metrics.elidedText(text, Qt.TextElideMode.ElideMiddle, MAX_TEXT_PX)
+        return hit
+
     def label_rects(self) -> list[tuple[str, QRectF]]:
         """(text, rectangle in scene coordinates) of every label written."""
         metrics = QFontMetricsF(self._font())
         out = []
         for i, x in self._placed():
-            text = metrics.elidedText(self.labels[i], Qt.TextElideMode.ElideMiddle, MAX_TEXT_PX)
+            text = self._elided(metrics, self.labels[i], False)
             length = metrics.horizontalAdvance(text)
             local = QRectF(x - metrics.height() / 2, self._top(), metrics.height(), length)
             out.append((text, self.mapRectToScene(local)))
         return out
 
-    def drawPicture(self, p: QPainter, axisSpec, tickSpecs, textSpecs) -> None:
-        super().drawPicture(p, axisSpec, tickSpecs, textSpecs)
+    def paint(self, p: QPainter, *_args) -> None:
+        """The axis line and the labels, drawn straight onto the painter.
+
+        pyqtgraph's axis records a picture of its ticks (through its general tick placement)
+        and plays it back; this axis has no ticks of pyqtgraph's, and it is kept as a pixmap
+        (``common.plain_axes``), so it is painted only when its labels or range change, at
+        every step of a run: there the picture was drawn twice.
+        """
+        bounds = self.mapRectFromParent(self.geometry())
+        p.setRenderHint(QPainter.RenderHint.Antialiasing, False)
+        p.setRenderHint(QPainter.RenderHint.TextAntialiasing, True)
+        p.setPen(self.pen())
+        p.drawLine(QPointF(bounds.left() - 1, bounds.top() + 1), QPointF(bounds.right() + 1, bounds.top() + 1))
+        self.draw_labels(p)
+
+    def draw_labels(self, p: QPainter) -> None:
         font = self._font()
         bold = QFont(font)
         bold.setBold(True)
-        metrics = QFontMetricsF(font)
-        line = metrics.height()
+        metrics = {False: QFontMetricsF(font), True: QFontMetricsF(bold)}
+        line = metrics[False].height()
         top = self._top()
-        p.setPen(self.pen())
         tick = max(0, self.style["tickLength"])
         placed = self._placed()
+        p.setPen(self.pen())
         for _i, x in placed:  # a tick over each label
             p.drawLine(QPointF(x, top - 2 - tick), QPointF(x, top - 2))
+        box = QRectF(-MAX_TEXT_PX, -line / 2, MAX_TEXT_PX, line)
+        align = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        text_pen = self.textPen().color()
         for i, x in placed:
             chosen = i == self.emphasis
             p.setFont(bold if chosen else font)
-            p.setPen(self.emphasis_colour if chosen else self.textPen().color())
-            text = QFontMetricsF(p.font()).elidedText(self.labels[i], Qt.TextElideMode.ElideMiddle, MAX_TEXT_PX)
+            p.setPen(self.emphasis_colour if chosen else text_pen)
+            text = self._elided(metrics[chosen], self.labels[i], chosen)
             p.save()
             p.translate(QPointF(x, top))
             p.rotate(-90)
-            p.drawText(QRectF(-MAX_TEXT_PX, -line / 2, MAX_TEXT_PX, line),
-                       int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter), text)
+            p.drawText(box, align, text)
             p.restore()

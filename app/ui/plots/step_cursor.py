@@ -1,0 +1,72 @@
+"""The vertical line that marks the shown step in a plot over the run, moved at the cost of two thin strips.
+
+During a run that follows the newest step the line moves at every frame, in six
+plots.  pyqtgraph's InfiniteLine recomputes its bounding shape through its view
+at each move and is repainted whole.  This line's bounding rectangle is the
+view's range (it never changes while the line moves), and a move repaints only
+a strip a few pixels wide where it was and where it goes.
+"""
+from __future__ import annotations
+
+import pyqtgraph as pg
+from PySide6.QtCore import QLineF, QRectF
+
+PAD_PX = 3.0  # half the pen's width and a pixel of rounding, each side of the line
+
+
+class StepCursor(pg.GraphicsObject):
+    def __init__(self, pen=None):
+        super().__init__()
+        self.pen = pg.mkPen(pen)
+        self.x = -1.0
+        self.setZValue(10)  # over the data
+        self._bounds = QRectF()
+
+    def setPen(self, pen) -> None:
+        self.pen = pg.mkPen(pen)
+        self.update()
+
+    def value(self) -> float:
+        return self.x
+
+    def setValue(self, x: float) -> None:
+        """Move the line to step ``x``: only the strips it leaves and enters are repainted."""
+        x = float(x)
+        if x == self.x:
+            return
+        old, self.x = self._strip(self.x), x
+        if not self._bounds.left() <= x <= self._bounds.right():
+            self._fit_bounds()
+        self.update(old)
+        self.update(self._strip(x))
+
+    def _strip(self, x: float) -> QRectF:
+        px = self.pixelWidth() or 1.0
+        b = self._bounds
+        return QRectF(x - PAD_PX * px, b.top(), 2 * PAD_PX * px, b.height())
+
+    def _fit_bounds(self) -> None:
+        view = self.viewRect()
+        rect = QRectF(view) if view is not None else QRectF()
+        rect = rect.united(QRectF(self.x - 0.5, rect.top(), 1.0, rect.height()))
+        if rect != self._bounds:
+            self.prepareGeometryChange()
+            self._bounds = rect
+
+    def viewRangeChanged(self) -> None:
+        super().viewRangeChanged()
+        self._cachedView = None
+        self._fit_bounds()
+
+    def boundingRect(self) -> QRectF:
+        return QRectF(self._bounds)
+
+    def dataBounds(self, ax: int, frac: float = 1.0, orthoRange=None):
+        return (self.x, self.x) if ax == 0 else (None, None)
+
+    def paint(self, p, *_args) -> None:
+        view = self.viewRect()
+        if view is None:
+            return
+        p.setPen(self.pen)
+        p.drawLine(QLineF(self.x, view.top(), self.x, view.bottom()))

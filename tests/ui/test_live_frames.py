@@ -1,0 +1,120 @@
+"""Live frames on the fake backend: the text streams, a frame draws only what is new, covered panels
+are skipped, and the end of a run looks as if it had been drawn at once (pytest-qt, offscreen)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from PySide6.QtWidgets import QApplication, QWidget
+
+from app.ui.plots.collision import CollisionPanel
+from app.ui.plots.entropy import EntropyPanel
+from app.ui.plots.metric_strips import ROWS, MetricStrips
+
+REPLAY = 10 ** 9  # a run id of the test's own: its records are appended by hand
+
+
+@pytest.fixture
+def steps(window, run_and_wait):
+    """The records of a 16-step fake run, and the window back to a fresh run that receives them by hand."""
+    for field, value in (("scatter.strength", 0.3), ("scatter.collision", 0.6)):
+        window.playground.lanes.edit(field, value)
+    run_and_wait(window)
+    records = list(window.state.lane().records)
+    state = window.state
+    state.begin_run(REPLAY, 0, state.lane().tree.add_branch(None, 0, prompt=state.prompt))
+    state.set_busy("run")
+    window.redraws.redraw()
+    yield records
+    state.set_busy("")
+
+
+def test_a_record_reaches_the_text_within_one_turn_of_the_event_loop(window, steps):
+    pane = window.lanes_view.columns[0].text
+    window.redraws.timer.stop()
+    for k, rec in enumerate(steps[:6], start=1):
+        window.state.add_records(REPLAY, [rec])
+        QApplication.processEvents()  # one turn: no live frame has run (its timer waits)
+        assert pane.shown == k
+        assert pane.toPlainText().endswith(rec.text)
+
+
+def test_a_frame_draws_only_the_new_points(window, steps):
+    strips, entropy, collision = window.strips, window.entropy, window.collision
+    curves = [c for c, (name, _c, _t) in zip(strips.curves, ROWS) if name in strips.shown]
+    for rec in steps[:4]:
+        window.state.add_records(REPLAY, [rec])
+    window.redraws.redraw()
+    before = [c.drawn_points for c in curves] + [entropy.h_curve.drawn_points, collision.fired.drawn_points +
+                                                  collision.not_fired.drawn_points]
+    window.state.add_records(REPLAY, [steps[4]])
+    window.redraws.redraw()
+    after = [c.drawn_points for c in curves] + [entropy.h_curve.drawn_points, collision.fired.drawn_points +
+                                                 collision.not_fired.drawn_points]
+    added = np.subtract(after, before)
+    assert added[:len(curves)].tolist() == [1] * len(curves)  # one step: one point per strip, not the run again
+    assert added[-2] <= 1 and added[-1] in (0, 2)  # a tick is a pair of points
+    titles = [p.header.sets for p in (collision, entropy, window.absorption, window.funnel)]
+    sets = (window.pre_post.post.sets, window.absorption.bars.sets, window.entropy.bars.sets)
+    window.redraws.redraw()  # nothing new: no point, no bar, no title drawn again
+    assert [p.header.sets for p in (collision, entropy, window.absorption, window.funnel)] == titles
+    assert [c.drawn_points for c in curves] == after[:len(curves)]
+    assert (window.pre_post.post.sets, window.absorption.bars.sets, window.entropy.bars.sets) == sets
+
+
+def test_a_covered_panel_is_not_drawn(qtbot, window, steps):
+    collision = window.collision
+    cover = QWidget(window)  # an opaque widget of the window over the whole panel
+    cover.setAutoFillBackground(True)
+    cover.setGeometry(collision.geometry().translated(collision.mapTo(window, collision.rect().topLeft())
+                                                      - collision.geometry().topLeft()))
+    cover.show()
+    cover.raise_()
+    qtbot.wait(20)
+    for rec in steps[:5]:
+        window.state.add_records(REPLAY, [rec])
+    window.redraws.redraw()
+    assert collision.feed.count == 0  # covered: not drawn
+    assert window.entropy.feed.count == 5
+    cover.hide()
+    window.redraws.redraw()
+    assert collision.feed.count == 5  # shown again: it catches up
+
+
+def test_the_end_of_a_live_run_equals_drawing_it_at_once(qtbot, window, steps):
+    for rec in steps:  # a step at a time, a frame after each, as during a run
+        window.state.add_records(REPLAY, [rec])
+        window.redraws.redraw()
+    records = window.state.lane().records
+    rec = window.state.current_record()
+    fresh = {"strips": MetricStrips(), "entropy": EntropyPanel(), "collision": CollisionPanel()}
+    for panel in fresh.values():
+        qtbot.addWidget(panel)
+        panel.show_run(records, rec)
+    pairs = [(a, b) for a, b in zip(window.strips.curves, fresh["strips"].curves)]
+    pairs += [(window.entropy.h_curve, fresh["entropy"].h_curve), (window.entropy.s_curve, fresh["entropy"].s_curve),
+              (window.collision.fired, fresh["collision"].fired),
+              (window.collision.not_fired, fresh["collision"].not_fired)]
+    shown = set(window.strips.shown)
+    for (live, once), i in zip(pairs, range(len(pairs))):
+        if i < len(window.strips.curves) and window.strips.plots[i] not in window.strips.visible_plots():
+            continue
+        np.testing.assert_array_equal(live.getData()[0], once.getData()[0])
+        np.testing.assert_array_equal(live.getData()[1], once.getData()[1])
+    assert shown
+    assert window.collision.header.text() == fresh["collision"].header.text()
+    assert window.entropy.header.text() == fresh["entropy"].header.text()
+    assert len(window.collision.fired.getData()[0]) + len(window.collision.not_fired.getData()[0]) > 0
+
+
+def test_the_frame_budget_grows_with_idle_cores():
+    from app.ui.controllers.frame_budget import MAX_FPS, MIN_FPS, FrameBudget
+
+    shared, spare = FrameBudget(cores=2, decode_threads=2), FrameBudget(cores=16, decode_threads=8)
+    for budget in (shared, spare):
+        for _ in range(30):
+            budget.observe(0.002)  # a 2 ms frame cycle
+    assert spare.wait_s() == pytest.approx(1 / MAX_FPS)  # a spare core: frames follow the tokens, up to 60/s
+    assert 1 / MAX_FPS < shared.wait_s() <= 1 / MIN_FPS  # every core decodes: fewer, never under 10/s
+    for _ in range(30):
+        shared.observe(0.05)  # a very slow frame still leaves 10 a second
+    assert shared.wait_s() == pytest.approx(1 / MIN_FPS)
