@@ -124,9 +124,20 @@ def llama_cli_command(settings: SamplerSettings, **kwargs) -> str:
     return quote(command_args(settings, **kwargs))
 
 
+def has_scatter_flags(words: list[str]) -> bool:
+    """Whether flag words carry a ``--scatter-*`` flag, which stock llama.cpp refuses ("invalid argument");
+    an unknown name in ``--samplers`` it only warns about and leaves out."""
+    return any(not FLAG_BY_NAME[unit[0]].upstream for unit in flag_units(words) if unit[0] in FLAG_BY_NAME)
+
+
 def needs_scatter_build(settings: SamplerSettings, *, only_changed: bool = True) -> bool:
-    """Whether the exported line uses anything upstream llama.cpp lacks (a --scatter-* flag or the stage)."""
-    return _args_need_scatter_build(sampling_flags(settings, "samplers", only_changed))
+    """Whether the exported line needs the scatter fork: it carries ``--scatter-*`` flags (scatter is on)."""
+    return has_scatter_flags(sampling_flags(settings, "samplers", only_changed))
+
+
+#: The note on a line whose ``--samplers`` names scatter while scatter is off.
+IDLE_SCATTER_NOTE = ("stock llama.cpp warns that it cannot match the sampler 'scatter' and leaves it out; "
+                     "scatter does nothing with these settings, so the text is the same")
 
 
 def export_text(settings: SamplerSettings, *, only_changed: bool = True, token_texts=None, **kwargs) -> str:
@@ -141,6 +152,8 @@ def export_text(settings: SamplerSettings, *, only_changed: bool = True, token_t
     notes = [f"# {n}" for n in phrase_notes(px)]  # a phrase is one line
     if needs_scatter_build(settings, only_changed=only_changed):
         notes.append(SCATTER_BUILD_NOTE)
+    elif "scatter" in settings.samplers and ("--samplers" in line or "--sampler-seq" in line):
+        notes.append(f"# {IDLE_SCATTER_NOTE}")
     if settings.min_keep != 0:
         notes.append(f"# min_keep={settings.min_keep} has no llama-cli flag (set it through the llama.cpp API)")
     return "\n".join(notes + [line])
