@@ -18,7 +18,7 @@ GPU ?=
 NATIVE ?=
 LLAMA_WHEEL := $(PYTHON) packaging/llama_wheel.py
 
-.PHONY: run test bench screenshot package venv lint-imports desktop-entry clean-venv xvfb
+.PHONY: run test bench screenshot package venv lint-imports desktop-entry clean-venv xvfb llamacpp-programs
 
 # The venv, llama-cpp-python for the requested backend (a no-op when the venv has it),
 # then the project itself.  Any step that fails stops make.
@@ -35,9 +35,15 @@ $(STAMP): pyproject.toml setup.py
 run: venv
 	$(PY) -m app
 
-test: venv xvfb
+test: venv xvfb llamacpp-programs
 	$(VENV)/bin/lint-imports
 	QT_QPA_PLATFORM=offscreen $(PY) -m pytest
+
+# llama.cpp's own llama-completion, llama-cli and llama-server, built once per machine from the sources our
+# llama-cpp-python vendors with the wheel's GGML flags (about 10-15 min on 2 cores, -j2; cached beside the
+# wheel); the tests marked llamacpp_programs hold every export to them.  A failed build stops make test.
+llamacpp-programs: venv
+	@$(PY) packaging/llamacpp_programs.py ensure --venv $(VENV) --gpu '$(GPU)'
 
 # The real-window tests (tests/ui/test_real_window.py) need Xvfb: installed here when we may (root
 # with apt-get), else make stops and says how.

@@ -8,6 +8,8 @@ llama.cpp would run with:
 * ``std::stoi`` (``--mirostat``): leading white space, an optional sign, decimal
   digits; whatever follows is ignored (``"2abc"``, ``"1.9"`` and ``"0x2"`` give
   2, 1 and 0).  No digits: "invalid"; beyond int32: "out of range".
+* ``std::stoul`` into a ``uint32_t`` (``--seed``): the same syntax, a minus sign wrapping
+  (``-1`` is 4294967295, llama.cpp's "random seed"), then the low 32 bits.
 * ``std::stof`` (``--mirostat-lr`` ...): leading white space, then a decimal or
   hexadecimal float, ``inf``/``infinity`` or ``nan`` in any case; whatever
   follows is ignored.  A value beyond a float's range is refused by the row's
@@ -147,6 +149,20 @@ def bounded_int(text: str) -> int:
     if len(digits) > 20:
         return -(INT32_MAX + 2) if negative else INT32_MAX + 1
     return -int(digits) if negative else int(digits)
+
+
+def stoul_uint32(name: str, raw: str) -> int:
+    """``uint32_t x = std::stoul(raw)`` (llama.cpp's ``--seed``): ``std::stoi``'s syntax, a minus sign wrapping
+    modulo 2**64 as ``strtoul`` does, then the C conversion to 32 bits, so ``-1`` is 4294967295 (llama.cpp's
+    "random seed").  ValueError naming ``name`` and the text where llama.cpp throws (no digits, beyond 2**64-1)."""
+    m = INT_PREFIX.match(raw.lstrip(C_SPACE))
+    if not m:
+        raise ValueError(f"{name}: expected an integer, got {raw!r}")
+    digits = m.group(0).lstrip("+-").lstrip("0")
+    if len(digits) > 20 or int(digits or "0") > 2**64 - 1:
+        raise ValueError(f"{name}: out of range for a C unsigned long, got {raw!r}")
+    value = int(m.group(0)) % 2**64
+    return value % 2**32
 
 
 def _prefix(s: str) -> tuple[str, str] | None:

@@ -80,7 +80,7 @@ class Flag:
     decimals: int = 0
     upstream: bool = True  # False: only a scatter-patched llama.cpp has it (or no llama.cpp: banned_phrases)
     cli: bool = True  # False: llama-cli has no such flag (min_keep, banned_phrases)
-    cparse: str | None = None  # "stoi", "stof", "stof_clamp": read a command line as llama-cli does
+    cparse: str | None = None  # "stoi", "stoul", "stof", "stof_clamp": read a command line as llama-cli does
     #: Positive values below this are refused although the range takes 0: the logits divided by them
     #: overflow float32, and llama.cpp's own chain then gives NaN probabilities (the temperature).
     tiny: float | None = None
@@ -169,6 +169,8 @@ class Flag:
             return check_biases(name, (raw,))[0]
         if self.kind == "phrases":
             return check_phrases(name, (raw,))[0]
+        if self.cparse == "stoul":
+            return self.check(cparse.stoul_uint32(name, raw), name)
         if self.cparse == "stoi":
             return self.check(cparse.stoi(name, raw), name)
         if self.cparse in ("stof", "stof_clamp"):

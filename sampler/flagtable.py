@@ -30,6 +30,10 @@ Decisions where llama.cpp and the spec are silent:
 * float32 flags accept magnitudes up to ``FLT_MAX``.  Tiny values that
   ``std::stof`` would reject as underflowing (``1e-300``) are accepted and
   become 0 or a subnormal in the stage, as the C conversion would give.
+* ``--seed`` reads its value as llama.cpp does (``std::stoul``, :mod:`sampler.cparse`): ``-1`` is
+  4294967295, a random seed.  ``-1`` for ``--repeat-last-n`` / ``--dry-penalty-last-n`` is refused, as
+  this llama.cpp's arg.cpp refuses it ("invalid repeat-last-n = -1"; its llama-server refuses it in a
+  request too, hard limits 0 to INT32_MAX), though other llama.cpp versions read it as the context size.
 * The mirostat and adaptive-p rows (``cparse``) read a command line as
   llama-cli does (``std::stoi``/``std::stof``, :mod:`sampler.cparse`): a
   pasted value llama-cli runs with is never refused, except NaN and
@@ -77,7 +81,8 @@ S_I = dict(kind="int", ctype="int32", lo=0, **SCATTER)
 #: Every row, in the order ``to_flags`` prints them.
 ROWS: tuple[Flag, ...] = (
     Flag("seed", ("-s", "--seed"), "uint", DEFAULT_SEED, "Seed",
-         "Random seed of the chain's generators; 4294967295 picks a random one.", ctype="uint32"),
+         "Random seed of the chain's generators; 4294967295 (or -1) picks a random one.", ctype="uint32",
+         cparse="stoul"),
     Flag("samplers", ("--samplers",), "samplers", DEFAULT_ORDER, "Samplers",
          "The stages in order, names separated by ';'."),
     Flag("samplers", ("--sampler-seq", "--sampling-seq"), "seq", DEFAULT_ORDER, "Sampler sequence",

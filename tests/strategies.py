@@ -156,3 +156,11 @@ def any_settings(draw, scatter=None):
     values = {row.attr: draw(accepted(row)) for row in SETTINGS_ROWS}
     values["scatter"] = draw(any_scatter_params() if scatter is None else scatter)
     return SamplerSettings(**values)
+
+
+def as_stock_export(s):
+    """``s`` as a stock-llama.cpp export carries it: while scatter is off its flags are left out
+    (app.llamacpp.export.stock_units), so a round trip gives the default scatter parameters."""
+    from sampler.scatter import ScatterParams
+
+    return s if s.scatter.enabled else s.replace(scatter=ScatterParams())

@@ -22,7 +22,7 @@ import os
 
 from sampler.emulated import active_stages_not_in_llamacpp, fields_of_stage
 from sampler.flags import needs_scatter_build as _args_need_scatter_build, to_flags
-from sampler.flagtable import ROW_BY_FIELD
+from sampler.flagtable import FLAG_BY_NAME, ROW_BY_FIELD
 from sampler.settings import SamplerSettings
 from sampler.stageargs import scatter_ext_args
 
@@ -33,7 +33,11 @@ from .shell import escape, quote
 #: Stands for the model file when the caller gives none.
 MODEL_PLACEHOLDER = "MODEL.gguf"
 #: The comment line :func:`export_text` adds when the line needs the scatter build.
-SCATTER_BUILD_NOTE = "# needs a llama.cpp build with the scatter sampler (--scatter-* flags)"
+SCATTER_BUILD_NOTE = ("# stock llama.cpp cannot run this: it needs the scatter fork "
+                      "(llama.cpp with the scatter sampler and its --scatter-* flags)")
+#: What an export is for: llama.cpp as released, or the fork with the scatter sampler.
+STOCK_TARGET = "stock llama.cpp"
+FORK_TARGET = "the scatter fork"
 
 #: The programs of the llama.cpp that llama-cpp-python 0.3.36 vendors.
 PLAIN_PROGRAM = "llama-completion"
@@ -57,9 +61,32 @@ def escape_breaker(breaker: str) -> str:
     return "\\x6eone" if text == "none" else text
 
 
+def flag_units(words: list[str]) -> list[list[str]]:
+    """Flag words (as :func:`sampler.flags.to_flags` writes them) grouped per flag: name, then its value."""
+    units, i = [], 0
+    while i < len(words):
+        row = FLAG_BY_NAME.get(words[i])
+        n = 1 if row is not None and row.kind == "switch" else 2
+        units.append(words[i:i + n])
+        i += n
+    return units
+
+
+def stock_units(settings: SamplerSettings, units: list) -> list:
+    """``units`` without the scatter flags while scatter is off: stock llama.cpp refuses every
+    ``--scatter-*`` flag ("invalid argument"), and with scatter off they change nothing, so the line
+    runs in stock llama.cpp.  (A unit is a flag's words, or a (field, words) pair.)"""
+    if settings.scatter.enabled:
+        return units
+    words = [u[1] if isinstance(u, tuple) else u for u in units]
+    return [u for u, w in zip(units, words) if FLAG_BY_NAME[w[0]].upstream]
+
+
 def sampling_flags(settings: SamplerSettings, order: str = "samplers", only_changed: bool = True) -> list[str]:
-    """The sampling flags as llama.cpp reads them (breakers escaped), seed left out."""
-    flags = to_flags(settings, only_changed=only_changed, order=order, include_seed=False)
+    """The sampling flags as llama.cpp reads them (breakers escaped), seed left out; no scatter flags
+    while scatter is off (:func:`stock_units`)."""
+    words = to_flags(settings, only_changed=only_changed, order=order, include_seed=False)
+    flags = [w for unit in stock_units(settings, flag_units(words)) for w in unit]
     out, i = [], 0
     while i < len(flags):
         out.append(flags[i])
@@ -97,9 +124,20 @@ def llama_cli_command(settings: SamplerSettings, **kwargs) -> str:
     return quote(command_args(settings, **kwargs))
 
 
+def has_scatter_flags(words: list[str]) -> bool:
+    """Whether flag words carry a ``--scatter-*`` flag, which stock llama.cpp refuses ("invalid argument");
+    an unknown name in ``--samplers`` it only warns about and leaves out."""
+    return any(not FLAG_BY_NAME[unit[0]].upstream for unit in flag_units(words) if unit[0] in FLAG_BY_NAME)
+
+
 def needs_scatter_build(settings: SamplerSettings, *, only_changed: bool = True) -> bool:
-    """Whether the exported line uses anything upstream llama.cpp lacks (a --scatter-* flag or the stage)."""
-    return _args_need_scatter_build(sampling_flags(settings, "samplers", only_changed))
+    """Whether the exported line needs the scatter fork: it carries ``--scatter-*`` flags (scatter is on)."""
+    return has_scatter_flags(sampling_flags(settings, "samplers", only_changed))
+
+
+#: The note on a line whose ``--samplers`` names scatter while scatter is off.
+IDLE_SCATTER_NOTE = ("stock llama.cpp warns that it cannot match the sampler 'scatter' and leaves it out; "
+                     "scatter does nothing with these settings, so the text is the same")
 
 
 def export_text(settings: SamplerSettings, *, only_changed: bool = True, token_texts=None, **kwargs) -> str:
@@ -114,6 +152,8 @@ def export_text(settings: SamplerSettings, *, only_changed: bool = True, token_t
     notes = [f"# {n}" for n in phrase_notes(px)]  # a phrase is one line
     if needs_scatter_build(settings, only_changed=only_changed):
         notes.append(SCATTER_BUILD_NOTE)
+    elif "scatter" in settings.samplers and ("--samplers" in line or "--sampler-seq" in line):
+        notes.append(f"# {IDLE_SCATTER_NOTE}")
     if settings.min_keep != 0:
         notes.append(f"# min_keep={settings.min_keep} has no llama-cli flag (set it through the llama.cpp API)")
     notes += [f"# {n}" for n in not_in_llamacpp_notes(settings)]

@@ -67,7 +67,8 @@ from sampler.settings import SamplerSettings
 
 from .export import (
     CHAT_PROGRAM, INLINE_PROMPT_MAX, MIROSTAT_FIELDS, MODEL_PLACEHOLDER, PINNED_FIELDS, PLAIN_PROGRAM, PROGRAMS,
-    PROMPT_MODES, SCATTER_BUILD_NOTE, escape_breaker,
+    FORK_TARGET, PROMPT_MODES, SCATTER_BUILD_NOTE, STOCK_TARGET, IDLE_SCATTER_NOTE, escape_breaker, flag_units,
+    has_scatter_flags, stock_units,
 )
 from .phrases import phrase_notes, resolve_phrases
 from .prompt_file import PROMPT_STEM, SYSTEM_STEM, PromptFile, pick_path, prompt_file_text, system_file_text
@@ -81,18 +82,15 @@ from .shell import _HEX_ESCAPED, escape, quote
 
 
 def _flag_units(settings: SamplerSettings, order: str) -> list[tuple[str, list[str]]]:
-    """Every flag of ``settings`` as (field, its words), escaped for llama.cpp, seed left out."""
-    words = to_flags(settings, only_changed=False, order=order, include_seed=False)
-    units, i = [], 0
-    while i < len(words):
-        row = FLAG_BY_NAME[words[i]]
-        n = 0 if row.kind == "switch" else 1
-        unit = words[i:i + 1 + n]
+    """Every flag of ``settings`` as (field, its words), escaped for llama.cpp, seed left out; no scatter
+    flags while scatter is off (:func:`~app.llamacpp.export.stock_units`)."""
+    units = []
+    for unit in flag_units(to_flags(settings, only_changed=False, order=order, include_seed=False)):
+        row = FLAG_BY_NAME[unit[0]]
         if row.kind == "breaker":
             unit = [unit[0], unit[1] if not settings.dry_sequence_breakers else escape_breaker(unit[1])]
         units.append((row.field, unit))
-        i += 1 + n
-    return units
+    return stock_units(settings, units)
 
 
 def reproducing_flags(settings: SamplerSettings, *, order: str = "samplers", only_changed: bool = True) -> list[str]:
@@ -129,6 +127,11 @@ class RunExport:
     files: tuple[PromptFile, ...]
     notes: tuple[str, ...]
     needs_scatter_build: bool
+
+    @property
+    def target(self) -> str:
+        """Which llama.cpp runs it: :data:`STOCK_TARGET`, or :data:`FORK_TARGET` when it carries scatter flags."""
+        return FORK_TARGET if self.needs_scatter_build else STOCK_TARGET
 
     @property
     def command(self) -> str:
@@ -202,16 +205,9 @@ def export_run(
     else:
         args += _prompt_args("-p", "-f", escape(spec.prompt), prompt_file_text(spec.prompt), PROMPT_STEM,
                              prompt_mode, folder, True, notes, files)
-    build = _has_scatter_flags(sampling)
+    build = has_scatter_flags(sampling)
     notes[:0] = _run_notes(spec, settings, chat, build) + phrase_notes(px)
     return RunExport(program, tuple(args), tuple(files), tuple(notes), build)
-
-
-def _has_scatter_flags(sampling: list[str]) -> bool:
-    """Whether a --scatter-* flag is written: upstream llama.cpp refuses those (it only warns about
-    an unknown name in --samplers and leaves it out)."""
-    return any(w.split("=")[0] in FLAG_BY_NAME and not FLAG_BY_NAME[w.split("=")[0]].upstream for w in sampling
-               if w.startswith("--"))
 
 
 def _run_notes(spec: RunSpec, settings: SamplerSettings, chat: bool, build: bool) -> list[str]:
@@ -219,8 +215,7 @@ def _run_notes(spec: RunSpec, settings: SamplerSettings, chat: bool, build: bool
     if build:
         notes.append(SCATTER_BUILD_NOTE[2:])
     elif "scatter" in settings.samplers:
-        notes.append("upstream llama.cpp warns that it cannot match the scatter sampler ('scatter', letter 'r') "
-                     "and leaves it out; scatter does nothing with these settings, so the text is the same")
+        notes.append(IDLE_SCATTER_NOTE)
     if spec.model_path is None:
         notes.append(f"replace {MODEL_PLACEHOLDER} with the model file the run used")
     if settings.seed == DEFAULT_SEED:

@@ -21,6 +21,10 @@ and the samplers' ones, from a chat request too).
 * The strings are JSON strings: the server processes no escapes in them.
 * The context size cannot be asked per request: it goes on the server's
   command line (``-c``), with ``-np 1`` (one slot) and ``--no-context-shift``.
+* ``--ctx-checkpoints 0``: for a sliding-window model (Gemma 3) the server
+  otherwise keeps context checkpoints and decodes the prompt in other pieces
+  than llama-completion and the playground, so the last prompt token's logits,
+  and the text, differ (seen on llama-server itself: tests/llamacpp).
 * Scatter: the scatter patch (``shared/spec/scatter.md``) defines the
   ``--scatter-*`` flags and the C call, no request fields, so the scatter
   settings are the patched server's command-line flags, and the body holds
@@ -41,7 +45,7 @@ from dataclasses import dataclass
 from sampler.flags import FLAG_BY_NAME
 from sampler.settings import SamplerSettings
 
-from .export import MODEL_PLACEHOLDER, SERVER_PROGRAM, reproducing_flags
+from .export import MODEL_PLACEHOLDER, SERVER_PROGRAM, flag_units, reproducing_flags
 from .phrases import phrase_notes, resolve_phrases
 from .run import RunSpec
 from .shell import quote
@@ -136,15 +140,10 @@ def server_request(settings: SamplerSettings, **run) -> ServerExport:
     spec = dataclasses.replace(spec, settings=settings)
     body = request_body(spec)
     model = MODEL_PLACEHOLDER if spec.model_path is None else spec.model_path
-    launch = [SERVER_PROGRAM, "-m", model, "-c", str(spec.n_ctx), "-np", "1", "--no-context-shift"]
-    flags = reproducing_flags(settings, only_changed=True)
-    scatter_flags, i = [], 0
-    while i < len(flags):
-        row = FLAG_BY_NAME.get(flags[i])
-        n = 1 if row is not None and row.kind == "switch" else 2
-        if row is not None and not row.upstream:
-            scatter_flags += flags[i:i + n]
-        i += n
+    launch = [SERVER_PROGRAM, "-m", model, "-c", str(spec.n_ctx), "-np", "1", "--no-context-shift",
+              "--ctx-checkpoints", "0"]
+    scatter_flags = [w for unit in flag_units(reproducing_flags(settings, only_changed=True))
+                     if not FLAG_BY_NAME[unit[0]].upstream for w in unit]
     launch += scatter_flags
     notes = []
     if not settings.dry_sequence_breakers:

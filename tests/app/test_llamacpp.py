@@ -53,8 +53,11 @@ def test_command_order_seq_and_full_flags():
     args = shlex.split(llama_cli_command(s, order="seq"))
     assert args[args.index("--sampler-seq") + 1] == "krt" and "--samplers" not in args
     full = shlex.split(llama_cli_command(DEFAULT, only_changed=False))
-    for flag in ("--temp", "--top-k", "--min-p", "--scatter-k", "--scatter-collision", "--samplers"):
+    for flag in ("--temp", "--top-k", "--min-p", "--samplers"):
         assert flag in full
+    assert not any(a.startswith("--scatter-") for a in full)  # scatter is off: stock llama.cpp's line
+    on = shlex.split(llama_cli_command(DEFAULT.replace(scatter_strength=0.3), only_changed=False))
+    assert "--scatter-k" in on and "--scatter-collision" in on
     assert full.count("--seed") == 1 and full[full.index("--seed") + 1] == str(DEFAULT_SEED)
     with pytest.raises(ValueError, match="order"):
         llama_cli_command(DEFAULT, order="letters")
@@ -100,24 +103,26 @@ def test_export_escapes_instead_of_no_escape():
     assert args[args.index("--dry-sequence-breaker") + 1] == "none"
 
 
-@pytest.mark.parametrize("s,only_changed,expected", [
-    (DEFAULT, True, False),
-    (SamplerSettings(temp=0.1, top_k=5), True, False),
-    (SamplerSettings(samplers=("top_k", "temperature")), True, False),
-    (DEFAULT.replace(scatter_strength=0.1), True, True),
-    (DEFAULT.replace(scatter_k=10), True, True),  # any scatter flag, even one that leaves scatter off
-    (DEFAULT.replace(scatter_adaptive=True), True, True),
-    (SamplerSettings(samplers=("top_k", "scatter", "temperature")), True, True),
-    (DEFAULT, False, True),  # a full export writes every --scatter-* flag
+@pytest.mark.parametrize("s,only_changed,expected,n_notes", [
+    (DEFAULT, True, False, 0),
+    (SamplerSettings(temp=0.1, top_k=5), True, False, 0),
+    (SamplerSettings(samplers=("top_k", "temperature")), True, False, 0),
+    (DEFAULT.replace(scatter_strength=0.1), True, True, 1),
+    (DEFAULT.replace(scatter_k=10), True, False, 0),  # scatter off: stock llama.cpp gets no --scatter-k
+    (DEFAULT.replace(scatter_adaptive=True), True, True, 1),
+    (SamplerSettings(samplers=("top_k", "scatter", "temperature")), True, False, 1),  # stock warns, runs
+    (DEFAULT, False, False, 1),  # a full export names scatter in --samplers (stock warns), no --scatter-*
+    (DEFAULT.replace(scatter_strength=0.2), False, True, 1),
 ])
-def test_needs_scatter_build(s, only_changed, expected):
+def test_needs_scatter_build(s, only_changed, expected, n_notes):
     assert needs_scatter_build(s, only_changed=only_changed) is expected
     text = export_text(s, only_changed=only_changed)
     assert (SCATTER_BUILD_NOTE in text.splitlines()) is expected
     line = llama_cli_command(s, only_changed=only_changed)
     assert text.endswith(line)
+    assert ("--scatter-" in line) is expected
     notes = text[: len(text) - len(line)].splitlines()
-    assert all(n.startswith("# ") for n in notes) and len(notes) == int(expected)
+    assert all(n.startswith("# ") for n in notes) and len(notes) == n_notes
 
 
 def test_export_text_min_keep_note():
@@ -144,7 +149,7 @@ C_CALL = re.compile(
     + C_FLOAT + ", " + C_FLOAT + ", " + C_FLOAT + ", " + C_FLOAT + r", (\d+), " + C_FLOAT + r", (\d+)\)"
 )
 
-from strategies import sampler_settings  # noqa: E402
+from strategies import as_stock_export, sampler_settings  # noqa: E402
 
 
 
@@ -182,18 +187,18 @@ options = st.fixed_dictionaries({
 @given(s=sampler_settings(), base=sampler_settings(), opts=options)
 def test_round_trip_command_line(s, base, opts):
     line = llama_cli_command(s, **opts)
-    assert import_command(line, base) == s
+    assert import_command(line, base) == as_stock_export(s)
 
 
 @PROPERTY
 @given(s=sampler_settings(), base=sampler_settings(), opts=options)
 def test_round_trip_export_text_with_continuations(s, base, opts):
     text = export_text(s, **opts)
-    assert import_command(text, base) == s
+    assert import_command(text, base) == as_stock_export(s)
     args = command_args(s, **opts)
     wrapped = " \\\n    ".join(shlex.quote(a) for a in args)  # the way a README shows a long command
-    assert import_command(wrapped, base) == s
-    assert import_command(args, base) == s  # an argv list works too
+    assert import_command(wrapped, base) == as_stock_export(s)
+    assert import_command(args, base) == as_stock_export(s)  # an argv list works too
 
 
 @pytest.mark.parametrize("only_changed", [True, False])
@@ -210,7 +215,7 @@ def test_round_trip_fixed_examples(only_changed, order):
         for prompt in (None, "tab\\there", "-p --temp 3 # not a comment\n\\\nnext"):
             line = llama_cli_command(s, model_path="-odd path.gguf", prompt=prompt, include_prompt=True,
                                      order=order, only_changed=only_changed)
-            assert import_command(line, SamplerSettings(top_k=1)) == s, line
+            assert import_command(line, SamplerSettings(top_k=1)) == as_stock_export(s), line
 
 
 @PROPERTY
@@ -225,7 +230,7 @@ def test_bare_flags_apply_to_base(s, base, order):
     base = base.replace(scatter_adaptive=False, ignore_eos=False, logit_bias=base.logit_bias if s.logit_bias else ())
     args = command_args(s, order=order, only_changed=False)
     flags = args[3:]  # no program, no model
-    assert import_command(flags, base) == s
+    assert import_command(flags, base) == (s if s.scatter.enabled else s.replace(scatter=base.scatter))
     assert import_command(["--temp", "0.25"], base) == base.replace(temp=0.25)
 
 

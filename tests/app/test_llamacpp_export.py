@@ -26,7 +26,7 @@ from app.llamacpp.server import CHAT_ENDPOINT, COMPLETION_ENDPOINT, FIELDS
 from sampler.flags import FLAG_BY_NAME, UNSUPPORTED, FlagError
 from sampler.rng import DEFAULT_SEED
 from sampler.settings import SamplerSettings
-from strategies import sampler_settings
+from strategies import as_stock_export, sampler_settings
 
 DEFAULT = SamplerSettings()
 VENDOR = Path("/tmp/sdist/llama_cpp_python-0.3.36/vendor/llama.cpp")
@@ -137,17 +137,22 @@ def test_notes_model_seed_min_keep_and_scatter_build():
     assert words_after(list(e.args), "-m") == [MODEL_PLACEHOLDER]
     joined = " | ".join(e.notes)
     assert MODEL_PLACEHOLDER in joined and str(DEFAULT_SEED) in joined and "min_keep=2" in joined
-    assert "cannot match the scatter sampler" in joined  # scatter named in --samplers, but off
+    assert "cannot match the sampler 'scatter'" in joined  # scatter named in --samplers, but off
+    assert e.target == "stock llama.cpp" and not any(a.startswith("--scatter-") for a in e.args)
     scatter = export_run(DEFAULT.replace(scatter_strength=0.3), prompt="x", **RUN)
     assert scatter.needs_scatter_build and scatter.text.splitlines()[0] == SCATTER_BUILD_NOTE
+    assert scatter.target == "the scatter fork" and "stock llama.cpp cannot run" in SCATTER_BUILD_NOTE
     assert words_after(list(scatter.args), "--scatter-strength") == ["0.3"]
 
 
 def test_only_changed_false_writes_every_flag():
-    args = list(export_run(DEFAULT, only_changed=False, prompt="x", **RUN).args)
+    args = list(export_run(DEFAULT.replace(scatter_strength=0.1), only_changed=False, prompt="x", **RUN).args)
     for row in FLAG_BY_NAME.values():
         if row.kind not in ("switch", "seq", "bias") and row.field != "seed":  # an empty -l list has no words
             assert row.flag in args, row.flag
+    stock = list(export_run(DEFAULT, only_changed=False, prompt="x", **RUN).args)
+    assert [a for a in args if a not in stock and a.startswith("--")] == [
+        r.flag for r in FLAG_BY_NAME.values() if not r.upstream and r.kind != "switch"]  # scatter off: none
     biased = list(export_run(DEFAULT.replace(logit_bias=((5, 1.5), (9, float("-inf")))), prompt="x", **RUN).args)
     assert [w for i, w in enumerate(biased) if biased[i - 1] == "--logit-bias"] == ["5+1.5", "9-inf"]
 
@@ -289,9 +294,9 @@ def test_exported_run_imports_back(s, base, chat, mode, order, only_changed, pro
     e = export_run(s, chat=chat, prompt=prompt, prompt_mode=mode, order=order, only_changed=only_changed,
                    system="Sys", **RUN)
     result = import_command_with_notes(e.text, base)
-    assert result.settings == s.replace(min_keep=0)
+    assert result.settings == as_stock_export(s).replace(min_keep=0)
     assert result.notes == ()  # --mirostat is a setting now: nothing ignored
-    assert import_command(e.command, base) == s.replace(min_keep=0)
+    assert import_command(e.command, base) == as_stock_export(s).replace(min_keep=0)
 
 
 # --------------------------------------------------------------------------

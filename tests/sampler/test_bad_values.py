@@ -75,7 +75,8 @@ NOT_A_C_FLOAT = ["abc", "", "--5", "x1", ".", "e5", "1e39", "-1e39", "0x1p200", 
 
 #: Bad raw values for every flag (every spelling is tested with each).
 BAD = {
-    "--seed": NOT_AN_INT + ["-1", "4294967296", "99999999999999999999"],
+    # std::stoul: "1.5" is 1, "-1" is 4294967295 (tests/llamacpp/test_parsing_agreement.py holds it to llama.cpp)
+    "--seed": ["abc", "", "nan", "inf", "x1", "--5", "99999999999999999999", "-99999999999999999999"],
     "--samplers": ["top_k;bogus", "infill", "adaptive_q", "top-k;TOP-Q", "typical", "top k"],
     "--sampler-seq": ["kz", "i", "q", "K", "1", "k;p"],
     "--temp": NOT_A_NUMBER + NOT_FINITE + ["-0.5", "-1e-9"],
@@ -190,10 +191,10 @@ def test_bad_value_among_good_ones_applies_nothing():
 
 def test_several_malformed_values_all_listed():
     with pytest.raises(FlagError) as exc:
-        parse_flags("--top-p abc --seed -1 --scatter-k 2.5 --repeat-last-n x --sampler-seq kq --samplers nope")
+        parse_flags("--top-p abc --seed x --scatter-k 2.5 --repeat-last-n x --sampler-seq kq --samplers nope")
     problems = exc.value.problems
     assert len(problems) == 6
-    for problem, (name, raw) in zip(problems, [("--top-p", "abc"), ("--seed", "-1"), ("--scatter-k", "2.5"),
+    for problem, (name, raw) in zip(problems, [("--top-p", "abc"), ("--seed", "x"), ("--scatter-k", "2.5"),
                                                ("--repeat-last-n", "x"), ("--sampler-seq", "kq"),
                                                ("--samplers", "nope")]):
         assert_names(ValueError(problem), name, raw)
@@ -436,3 +437,10 @@ def test_stage_constructors_accept_defaults_and_boundaries():
     TopK(0), TopK(-1), TopP(1.0), TopP(0.0), MinP(0.0), Typical(1.0), TopNSigma(-1.0)
     Temperature(0.0), Temperature(0.8, 0.0, -3.0), Penalties(0, 1e-30, -5.0, -5.0)
     Dry(0.0, 1.0, 0, 0, ()), Xtc(0.0, 0.0), Xtc(1.0, 1.0), Dist(0), Dist(0xFFFFFFFF), Scatter(None, 0)
+
+
+@pytest.mark.parametrize("raw, seed", [("-1", 4294967295), ("-2", 4294967294), ("4294967296", 0), (" 7", 7),
+                                       ("12abc", 12), ("18446744073709551615", 4294967295)])
+def test_seed_is_read_as_llama_cpps_stoul_into_a_uint32(raw, seed):
+    """C's rules (strtoul wraps a minus sign modulo 2**64, the uint32_t keeps the low 32 bits), not ours."""
+    assert parse_flags(["--seed", raw])[0].seed == seed

@@ -19,7 +19,7 @@ from sampler.stagetable import NOT_IN_LLAMACPP
 
 from sampler.chain import CONSTRUCTORS
 from sampler.codec import settings_from_dict
-from sampler.cparse import stoi
+from sampler.cparse import stoi, stoul_uint32
 from sampler.flagtable import ROWS, Flag
 from sampler.flags import FlagError, parse_flags
 from sampler.settings import SamplerSettings, ScatterParams
@@ -155,9 +155,9 @@ def _parses_inside(text: str, row: Flag) -> bool:
     ``--adaptive-decay`` on a command line is clamped into its range, as llama.cpp clamps it
     (test_a_command_line_decay_is_clamped): there only a text that is no float is rejected."""
     lo, hi = row.bounds
-    if row.cparse == "stoi":  # llama-cli's std::stoi reads the leading digits ("1e999" is 1)
+    if row.cparse in ("stoi", "stoul"):  # llama-cli's std::stoi/stoul read the leading digits ("1e999" is 1)
         try:
-            return lo <= stoi(row.flag, text) <= hi
+            return lo <= (stoi if row.cparse == "stoi" else stoul_uint32)(row.flag, text) <= hi
         except ValueError:
             return False
     if row.cparse == "stof_clamp":
@@ -186,7 +186,7 @@ def test_a_command_line_decay_is_clamped():
 @pytest.mark.parametrize("text", [
     "--repeat-last-n 99999999999999999999", "--dry-penalty-last-n 9223372036854775808",
     "--scatter-absorption-last-n 99999999999999999999", "--scatter-steps 99999999999999999999",
-    "--scatter-k 2147483648", "--top-k -2147483649", "--seed 4294967296", "--min-p 1e39",
+    "--scatter-k 2147483648", "--top-k -2147483649", "--seed 18446744073709551616", "--min-p 1e39",
 ])
 def test_the_reported_overflows_are_flag_errors(text):
     with pytest.raises(FlagError) as exc:

@@ -482,7 +482,7 @@ def test_several_problems_in_one_error_and_nothing_applied():
         "--top-p", "abc",
         "--sampler-seq", "kz",
         "--samplers", "top_k;wat",
-        "--seed", "-3",
+        "--seed", "-x3",
         "--scatter-adaptive=1",
         "-x",
         "--temp", "0.9",  # valid, must not be applied
@@ -495,7 +495,7 @@ def test_several_problems_in_one_error_and_nothing_applied():
     expect = ["--bogus", "--top-p", "--sampler-seq", "--samplers", "--seed", "--scatter-adaptive", "-x", "--min-p"]
     for p, name in zip(problems, expect):
         assert p.startswith(name + ":"), (p, name)
-    assert "'abc'" in problems[1] and "'-3'" in problems[4] and "wat" in problems[3]
+    assert "'abc'" in problems[1] and "'-x3'" in problems[4] and "wat" in problems[3]
     assert str(exc.value) == "; ".join(problems)
     assert isinstance(exc.value, ValueError)
     assert base == snapshot and base.top_k == 11 and base.temp == 0.3
