@@ -5,11 +5,9 @@ import os
 from dataclasses import dataclass
 from typing import Mapping
 
+from app.engine.face.options import RunOptions
 from sampler.settings import SamplerSettings
 
-#: The run options' defaults (``app.engine.face.options.RunOptions``).
-DEFAULT_N_PREDICT = 200
-DEFAULT_N_CTX = 4096
 ROLES = ("system", "user", "assistant")
 
 
@@ -27,7 +25,8 @@ def _messages(messages) -> tuple[tuple[str, str], ...]:
 
 @dataclass(frozen=True)
 class RunSpec:
-    """What an export reproduces.
+    """What an export reproduces: the lane's settings, the run's options (the one RunOptions the
+    window and the engine use: tokens, stop strings, context) and what the run starts from.
 
     Plain mode continues ``prompt``.  Chat mode (``chat=True``) answers
     ``messages`` (``(role, content)`` pairs or ``{"role", "content"}``
@@ -37,10 +36,8 @@ class RunSpec:
     """
 
     settings: SamplerSettings
-    n_predict: int = DEFAULT_N_PREDICT
-    n_ctx: int = DEFAULT_N_CTX
+    options: RunOptions = RunOptions()
     prompt: str = ""
-    stop: tuple[str, ...] = ()
     model_path: str | None = None
     chat: bool = False
     system: str | None = None
@@ -50,25 +47,34 @@ class RunSpec:
     def __post_init__(self):
         if not isinstance(self.settings, SamplerSettings):
             raise TypeError(f"settings: expected SamplerSettings, got {type(self.settings).__name__}")
-        for name in ("n_predict", "n_ctx"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"{name}: expected a whole number of at least 1, got {value!r}")
-        object.__setattr__(self, "stop", tuple(self.stop))
-        if any(not isinstance(s, str) or not s for s in self.stop):
-            raise ValueError(f"stop strings: each must be non-empty text, got {self.stop!r}")
+        if not isinstance(self.options, RunOptions):
+            raise TypeError(f"options: expected RunOptions, got {type(self.options).__name__}")
         if self.model_path is not None:
             object.__setattr__(self, "model_path", os.fspath(self.model_path))
         object.__setattr__(self, "messages", _messages(self.messages))
 
     @classmethod
-    def make(cls, settings: SamplerSettings, run_settings=None, **fields) -> "RunSpec":
-        """A spec from ``run_settings`` (anything with ``max_tokens``, ``n_ctx``, ``stop_strings``) and fields."""
-        if run_settings is not None:
-            fields.setdefault("n_predict", run_settings.max_tokens)
-            fields.setdefault("n_ctx", run_settings.n_ctx)
-            fields.setdefault("stop", tuple(run_settings.stop_strings))
-        return cls(settings, **fields)
+    def make(cls, settings: SamplerSettings, run_settings: RunOptions | None = None, *, n_predict: int | None = None,
+             n_ctx: int | None = None, stop=None, **fields) -> "RunSpec":
+        """A spec from the run's options (``run_settings``, default RunOptions()) with llama.cpp's names for
+        the changes to them (``n_predict``, ``n_ctx``, ``stop``; checked there: ValueError names a bad one)."""
+        changes = {k: v for k, v in (("max_tokens", n_predict), ("n_ctx", n_ctx)) if v is not None}
+        if stop is not None:
+            changes["stop_strings"] = tuple(stop)
+        options = (run_settings or RunOptions()).replace(**changes)
+        return cls(settings, options, **fields)
+
+    @property
+    def n_predict(self) -> int:
+        return self.options.max_tokens
+
+    @property
+    def n_ctx(self) -> int:
+        return self.options.n_ctx
+
+    @property
+    def stop(self) -> tuple[str, ...]:
+        return self.options.stop_strings
 
     def chat_messages(self) -> list[dict[str, str]]:
         """The whole conversation, the ``system`` prompt first, as OpenAI-style dicts."""

@@ -166,10 +166,9 @@ def export_run(
 ) -> RunExport:
     """The llama.cpp command that reproduces a run with ``settings`` (see the module docstring).
 
-    ``run`` are the fields of :class:`~app.llamacpp.run.RunSpec`: ``n_predict``,
-    ``n_ctx``, ``prompt``, ``stop``, ``model_path``, ``chat`` (a bool),
-    ``system`` and ``messages`` (chat), or ``run_settings`` (an object with
-    ``max_tokens``, ``n_ctx`` and ``stop_strings``, such as ``app.engine.face.options.RunOptions``).
+    ``run`` is what :meth:`~app.llamacpp.run.RunSpec.make` takes: ``run_settings`` (the run's
+    ``RunOptions``), llama.cpp's names for changes to them (``n_predict``, ``n_ctx``, ``stop``),
+    ``prompt``, ``model_path``, ``chat`` (a bool), ``system`` and ``messages`` (chat).
     ``program`` picks llama-completion (plain) or llama-cli (chat) over
     ``chat``.  ``prompt_mode`` is ``"auto"``, ``"inline"`` (``-p``) or
     ``"file"`` (``-f``); files go to ``folder`` (bare names without one: the

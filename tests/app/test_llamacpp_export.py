@@ -122,9 +122,9 @@ def test_program_choice_overrides_the_mode():
 
 
 def test_run_settings_object_supplies_the_run_options():
-    from app.engine.face.options import RunOptions as RunSettings
+    from app.engine.face.options import RunOptions
 
-    e = export_run(DEFAULT, run_settings=RunSettings(max_tokens=33, n_ctx=999, stop_strings=("\n\n", "END")),
+    e = export_run(DEFAULT, run_settings=RunOptions(max_tokens=33, n_ctx=999, stop_strings=("\n\n", "END")),
                    prompt="x")
     args = list(e.args)
     assert words_after(args, "-n") == ["33"] and words_after(args, "-c") == ["999"]
@@ -439,9 +439,11 @@ def test_strip_off_values_walks_values_by_arity():
 
 
 def test_run_spec_checks():
-    with pytest.raises(ValueError, match="n_predict"):
-        RunSpec(DEFAULT, n_predict=0)
+    with pytest.raises(ValueError, match="max tokens"):
+        RunSpec.make(DEFAULT, n_predict=0)
     with pytest.raises(ValueError, match="stop"):
-        RunSpec(DEFAULT, stop=("",))
+        RunSpec.make(DEFAULT, stop=("",))
     with pytest.raises(TypeError):
         RunSpec("not settings")
+    with pytest.raises(TypeError):
+        RunSpec(DEFAULT, options={"max_tokens": 5})
