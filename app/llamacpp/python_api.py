@@ -145,7 +145,7 @@ class LlamaExport:
 
 
 def llama_kwargs(settings: SamplerSettings, **run) -> LlamaExport:
-    """The ``Llama`` constructor and call kwargs for a run (``run``: the fields of :class:`RunSpec`)."""
+    """The ``Llama`` constructor and call kwargs for a run (``run``: what :meth:`RunSpec.make` takes)."""
     spec = RunSpec.make(settings, **run)
     px = resolve_phrases(settings, spec.token_texts)
     s = settings = px.settings

@@ -133,7 +133,7 @@ def request_body(spec: RunSpec) -> dict:
 
 
 def server_request(settings: SamplerSettings, **run) -> ServerExport:
-    """The llama-server request that reproduces a run (``run``: the fields of :class:`RunSpec`)."""
+    """The llama-server request that reproduces a run (``run``: what :meth:`RunSpec.make` takes)."""
     spec = RunSpec.make(settings, **run)
     px = resolve_phrases(settings, spec.token_texts)
     settings = px.settings
