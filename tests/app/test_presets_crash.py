@@ -21,21 +21,24 @@ from app.presets.codec import encode
 from sampler import SamplerSettings
 
 KILLS = 50
-PAD_CHARS = 1_500_000  # a write of ~1.5 MB takes long enough for a kill to land inside it
 SETTINGS = SamplerSettings(top_k=12, temp=0.7)
+#: A write of ~1.5 MB takes long enough for a kill to land inside it: 380 other presets of 3,900 characters
+#: of description each (the presets' limit is 4,000), saved before "big" and rewritten with it.
+PAD_CHARS = 3_900
+PADS = [Preset(f"pad {i:03d}", f"pad {i:03d}", f"{i:03d}|" * (PAD_CHARS // 4), SETTINGS, builtin=False) for i in range(380)]
 
 
 def content(generation: int) -> str:
     """A description that shows, all through, which generation wrote it."""
-    return f"generation {generation}: " + f"{generation:09d}|" * (PAD_CHARS // 10)
+    return f"generation {generation}: " + f"{generation:09d}|" * (PAD_CHARS // 10 - 3)
 
 
 def expected_bytes(generation: int) -> bytes:
-    return encode([Preset("big", "big", content(generation), SETTINGS, builtin=False)])
+    return encode(PADS + [Preset("big", "big", content(generation), SETTINGS, builtin=False)])
 
 
 def generation_of(raw: bytes) -> int | None:
-    match = re.search(rb'"description": "generation (\d+): ', raw[:200])
+    match = re.search(rb'"description": "generation (\d+): ', raw)
     return int(match.group(1)) if match else None
 
 
@@ -56,7 +59,8 @@ def save_forever(path: str, started) -> None:
 @pytest.mark.slow
 def test_kill_9_mid_save_50_times_leaves_old_or_new_file_and_no_temp(tmp_path):
     path = tmp_path / "cfg" / "presets.json"
-    PresetStore(path).save("big", SETTINGS, content(0))
+    path.parent.mkdir(parents=True)
+    path.write_bytes(expected_bytes(0))
     ctx = multiprocessing.get_context("fork")  # the child starts in milliseconds
     rng = random.Random(20261130)
     partial, lost_generations, kills_mid_write, temps_left = 0, 0, 0, 0
