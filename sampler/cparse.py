@@ -131,7 +131,7 @@ def stoi(name: str, raw: str) -> int:
     """``std::stoi(raw)``; ValueError naming ``name`` and the text where llama-cli throws."""
     m = INT_PREFIX.match(raw.lstrip(C_SPACE))
     if not m:
-        raise ValueError(f"{name}: expected an integer, got {raw!r}")
+        raise ValueError(f"{name}: expected an integer, got {raw!r:.60}")
     value = bounded_int(m.group(0))
     if not INT32_MIN <= value <= INT32_MAX:
         raise ValueError(f"{name}: out of range for a C int, got {raw!r}")
@@ -157,10 +157,10 @@ def stoul_uint32(name: str, raw: str) -> int:
     "random seed").  ValueError naming ``name`` and the text where llama.cpp throws (no digits, beyond 2**64-1)."""
     m = INT_PREFIX.match(raw.lstrip(C_SPACE))
     if not m:
-        raise ValueError(f"{name}: expected an integer, got {raw!r}")
+        raise ValueError(f"{name}: expected an integer, got {raw!r:.60}")
     digits = m.group(0).lstrip("+-").lstrip("0")
     if len(digits) > 20 or int(digits or "0") > 2**64 - 1:
-        raise ValueError(f"{name}: out of range for a C unsigned long, got {raw!r}")
+        raise ValueError(f"{name}: out of range for a C unsigned long, got {raw!r:.60}")
     value = int(m.group(0)) % 2**64
     return value % 2**32
 

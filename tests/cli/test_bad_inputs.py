@@ -85,7 +85,7 @@ CASES = [
     Bad("predict-huge", ["-n", HUGE], ["-n", HUGE], item="2"),
     Bad("threads-huge", ["-t", HUGE], ["-t", HUGE], item="2"),
     Bad("gpu-layers-huge", ["-ngl", HUGE], ["-ngl", HUGE], item="2"),
-    Bad("seed-2**32", ["-s", "4294967296"], ["-s", "4294967296"], item="2"),
+    # (-s 4294967296 is no bad input: llama.cpp reads --seed with std::stoul, so it wraps to 0, as ours does)
     Bad("context-times-lanes-past-int32", ["-c", "1000000000", "--lanes", "off", "off", "off"],
         ["-c 1000000000", "3 lanes"], item="2"),
     # 3. Trace write errors (the model loads and decodes one step).
