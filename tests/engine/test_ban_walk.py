@@ -104,10 +104,8 @@ def test_a_step_where_every_token_is_banned_keeps_the_least_banned(monkeypatch):
 def test_gemma_soft_bans_follow_the_antislop_rule(default_model):
     """Greedy Gemma: a phrase it wrote, soft-banned with x0.9999, stays (its token is still the arg-max: the
     antislop sampler's test), marked; with x1e-6 it is taken back and the text before it is unchanged."""
-    from app.engine.face.options import RunOptions as Ctx
-
     settings = SamplerSettings(seed=7, temp=0.0)
-    options = RunOptions(max_tokens=40, context=Ctx(n_ctx=512, n_threads=1))
+    options = RunOptions(max_tokens=40, n_ctx=512, n_threads=1)
     prompt = "Once upon a time, in a small village by the sea,"
 
     def go(s):
