@@ -120,7 +120,7 @@ def main(mode: str) -> int:
             say(reconnected=isinstance(back, ev.ModelLoaded), reconnect_error=getattr(back, "message", "") or ran.error,
                 reconnect_tokens=sum(len(r.tokens) for r in ran.results))
             load(engine, 7)  # let go of the server before it stops
-        say(shutdown=engine.shutdown(30))
+        say(shutdown=engine.shutdown(60))  # the engine process closes its model and ends (slow on a loaded machine)
     finally:
         server.stop()
     return 0
