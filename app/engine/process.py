@@ -190,12 +190,15 @@ class EngineProcess:
             return True
         child.send(("stop",))
         child.send(("shutdown",))
-        child.process.join(timeout)
-        ended = not child.process.is_alive()
+        # The reader meets the pipe's end when the child exits, and reaps it (_child_ended): wait for the
+        # reader, not beside it (two threads waiting on one process race for its exit status).
+        child.reader.join(timeout)
+        child.process.join(SHUTDOWN_GRACE_S)
+        ended = child.process.exitcode is not None
         if not ended:
             child.process.kill()
             child.process.join(SHUTDOWN_GRACE_S)
-        child.reader.join(SHUTDOWN_GRACE_S)
+            child.reader.join(SHUTDOWN_GRACE_S)
         child.conn.close()
         return ended
 
