@@ -2,11 +2,12 @@
 of their first seconds (imports, the model's load, the prompt's decode), once or twice 50 ms apart:
 every time exit 130 and one line, never a KeyboardInterrupt traceback.
 
-Three outcomes belong to the interpreter, not to this program (they come before its first line
+Four outcomes belong to the interpreter, not to this program (they come before its first line
 runs, in the first 0.1 to 0.3 s on a loaded machine): killed by SIGINT before Python installs its
 handler (the shell reports 130; nothing printed); CPython's own "Fatal Python error: init_..." (exit
 1) while it starts up; and a KeyboardInterrupt whose every frame is CPython's import machinery
-(``<frozen runpy>``, ``<frozen importlib...>``).  Each run prints how many tries ended which way.
+(``<frozen runpy>``, ``<frozen importlib...>``); and that same KeyboardInterrupt swallowed by the import
+lock's callback ("Exception ignored in"), after which the command runs on.  Each run prints how many tries ended which way.
 """
 from __future__ import annotations
 
@@ -52,8 +53,13 @@ def _interpreter_starting(code: int, err: str) -> bool:
     in_import_machinery = (code in (1, -signal.SIGINT) and "Traceback" in err and frames
                            and err.rstrip().endswith("KeyboardInterrupt")
                            and all(f.startswith('File "<frozen ') for f in frames))
+    # CPython's import lock callback swallows a KeyboardInterrupt raised inside it ("Exception ignored in
+    # <function _get_module_lock...>", every frame its own): the interrupt is lost before the program's
+    # handler exists, and the command runs on.
+    swallowed_by_import_lock = (err.startswith("Exception ignored in: <function _get_module_lock")
+                                and bool(frames) and all(f.startswith('File "<frozen ') for f in frames))
     return ((code == -signal.SIGINT and err == "") or (code == 1 and err.startswith("Fatal Python error: init_"))
-            or in_import_machinery)
+            or in_import_machinery or swallowed_by_import_lock)
 
 
 def _check(code: int, err: str, where: str) -> str:

@@ -39,7 +39,7 @@ def test_export_round_trips_and_marks_the_scatter_build(qtbot, window):
     window.actions.export.trigger()
     dialog = window.actions.export_dialog
     command = dialog.command()
-    assert "needs a llama.cpp build with the scatter sampler" in command
+    assert "stock llama.cpp cannot run this: it needs the scatter fork" in command
     assert import_command(command.splitlines()[-1]) == window.state.lane().settings
     dialog.close()
 
