@@ -230,8 +230,7 @@ class EngineProcess:
         child.process.join(SHUTDOWN_GRACE_S)
         code = child.process.exitcode
         said = f"; llama.cpp's last message: {child.last_log}" if child.last_log else ""
-        message = (f"The engine process {exit_description(code)}{said}. The text is kept; "
-                   "the next Generate loads the model again.")
+        message = f"The engine process {exit_description(code)}{said}; text kept, Generate loads the model again."
         with self._lock:
             if self._closing or child is not self._child:
                 return  # asked to end (shutdown), or already replaced
