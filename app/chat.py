@@ -15,6 +15,7 @@ import dataclasses
 import os
 from dataclasses import dataclass
 
+from app.changes import Changed
 from app.engine.face.chat import ChatRequest, ChatTemplate, no_template_message
 from app.engine.face.token_kinds import kind_of
 
@@ -55,12 +56,12 @@ class DeskState:
         """The loaded model's token kinds and chat template.  Chat mode goes off if the model has
         no template; the message saying so is returned ("" otherwise)."""
         self.token_kinds, self.chat_template = bytes(token_kinds), chat_template
-        self.emit("token_kinds")
+        self.emit(Changed.TOKEN_KINDS)
         self._chat_prompt_for, self.chat_prompt = None, ""
-        self.emit("chat_prompt")
+        self.emit(Changed.CHAT_PROMPT)
         if self.chat.enabled and chat_template is None:
             self.chat = dataclasses.replace(self.chat, enabled=False)
-            self.emit("chat")
+            self.emit(Changed.CHAT)
             return self.no_template_message()
         return ""
 
@@ -72,7 +73,7 @@ class DeskState:
             raise ValueError(f"show special tokens: expected on or off, got {show!r}")
         if show != self.show_special:
             self.show_special = show
-            self.emit("show_special")
+            self.emit(Changed.SHOW_SPECIAL)
 
     # -- chat ---------------------------------------------------------------------------------
 
@@ -90,7 +91,7 @@ class DeskState:
             raise ValueError(self.no_template_message())
         if new != self.chat:
             self.chat = new
-            self.emit("chat")
+            self.emit(Changed.CHAT)
 
     def prompt_for_run(self) -> str:
         """The prompt a new run starts from as far as the GUI knows (the engine says exactly in
@@ -107,7 +108,7 @@ class DeskState:
         """The engine's formatting of ``request``; kept only while it is still the current one."""
         if self.chat.enabled and request == self.chat.request():
             self._chat_prompt_for, self.chat_prompt = request, formatted
-            self.emit("chat_prompt")
+            self.emit(Changed.CHAT_PROMPT)
 
     def chat_prompt_is_current(self) -> bool:
         return self.chat.enabled and self._chat_prompt_for == self.chat.request()
@@ -120,7 +121,7 @@ class DeskState:
             if branch is not None and branch.parent is None:
                 branch.prompt = prompt
                 lane.revision += 1
-        self.emit("records")
+        self.emit(Changed.RECORDS)
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from app.changes import Changed
 from app.analysis import final_entropy
 
 DEFAULT_BITS = 1.0
@@ -65,7 +66,7 @@ class RadarState:
         new = dataclasses.replace(self.forks, **changes)
         if new != self.forks:
             self.forks = new
-            self.emit("forks")
+            self.emit(Changed.FORKS)
 
 
 _scores: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()

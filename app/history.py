@@ -6,7 +6,8 @@ removing a lane clears the history, since the checkpoints no longer fit.
 """
 from __future__ import annotations
 
-from app.state import Change, PlaygroundState
+from app.changes import Change, Changed
+from app.state import PlaygroundState
 
 LIMIT = 200
 
@@ -19,10 +20,10 @@ class History:
         state.subscribe(self._on_change)
 
     def _on_change(self, change: Change) -> None:
-        if change.what == "lanes":
+        if change.what == Changed.LANES:
             self.undos.clear()
             self.redos.clear()
-            self.state.emit("history")
+            self.state.emit(Changed.HISTORY)
 
     def _snapshot(self) -> tuple:
         return tuple(lane.tree.snapshot() for lane in self.state.lanes), self.state.selected
@@ -32,7 +33,7 @@ class History:
         self.undos.append(self._snapshot())
         del self.undos[:-LIMIT]
         self.redos.clear()
-        self.state.emit("history")
+        self.state.emit(Changed.HISTORY)
 
     def undo(self) -> bool:
         return self._move(self.undos, self.redos)
@@ -48,7 +49,7 @@ class History:
         for index, (lane, snap) in enumerate(zip(self.state.lanes, trees)):
             lane.tree.restore(snap)
             lane.revision += 1
-            self.state.emit("records", index)
+            self.state.emit(Changed.RECORDS, index)
         self.state.select(selected)
-        self.state.emit("history")
+        self.state.emit(Changed.HISTORY)
         return True

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
+from app.changes import Change, Changed
 from app.chat import DeskState
 from app.ab.session import ABSession
 from app.engine.face.options import MAX_LANES, RunOptions
@@ -22,14 +23,6 @@ from app.ab.taste.session import TasteSession
 from app.forks import RadarState
 from app.text_tree import Branch, TextTree
 from sampler import SamplerSettings
-
-
-@dataclass(frozen=True)
-class Change:
-    """What changed: ``what`` names it, ``lane`` says which lane (None: not lane-specific)."""
-
-    what: str
-    lane: int | None = None
 
 
 @dataclass
@@ -106,7 +99,8 @@ class PlaygroundState(DeskState, RadarState):
         self._listeners.append(listener)
         return lambda: self._listeners.remove(listener) if listener in self._listeners else None
 
-    def emit(self, what: str, lane: int | None = None) -> None:
+    def emit(self, what: Changed, lane: int | None = None) -> None:
+        """Tell every subscriber; ``what`` must be a :class:`Changed` member (TypeError otherwise)."""
         change = Change(what, lane)
         for listener in list(self._listeners):
             listener(change)
@@ -116,7 +110,7 @@ class PlaygroundState(DeskState, RadarState):
     def set_prompt(self, prompt: str) -> None:
         if prompt != self.prompt:
             self.prompt = prompt
-            self.emit("prompt")
+            self.emit(Changed.PROMPT)
 
     def set_run_settings(self, **changes) -> None:
         """Change run options (checked first; ValueError names a bad one and changes nothing)."""
@@ -124,12 +118,12 @@ class PlaygroundState(DeskState, RadarState):
         if new != self.run_settings:
             self.run_settings = new
             self.accepted()
-            self.emit("run_settings")
+            self.emit(Changed.RUN_SETTINGS)
 
     def report(self, problem: str) -> None:
         """Show a problem (a rejected value, a failed load ...); "" clears it."""
         self.problem = problem
-        self.emit("problem")
+        self.emit(Changed.PROBLEM)
 
     def accepted(self) -> None:
         """An edit went through: a problem shown for an earlier one is stale, so it goes (refusals report)."""
@@ -138,7 +132,7 @@ class PlaygroundState(DeskState, RadarState):
 
     def set_status(self, status: str) -> None:
         self.status = status
-        self.emit("status")
+        self.emit(Changed.STATUS)
 
     # -- lanes -------------------------------------------------------------------------
 
@@ -151,7 +145,7 @@ class PlaygroundState(DeskState, RadarState):
         self.lanes.append(Lane(settings, preset))
         index = len(self.lanes) - 1
         self.accepted()
-        self.emit("lanes")
+        self.emit(Changed.LANES)
         if select:
             self.set_current_lane(index)
         return index
@@ -162,8 +156,8 @@ class PlaygroundState(DeskState, RadarState):
         del self.lanes[index]
         self.current_lane = min(self.current_lane, len(self.lanes) - 1)
         self.accepted()
-        self.emit("lanes")
-        self.emit("current_lane")
+        self.emit(Changed.LANES)
+        self.emit(Changed.CURRENT_LANE)
 
     def replace_all(self, prompt: str, lanes: list[Lane], run_settings: RunOptions, current_lane: int = 0,
                     selected: int | None = None) -> None:
@@ -180,18 +174,18 @@ class PlaygroundState(DeskState, RadarState):
             lane.revision, lane.run_id, lane.run_branch = revision, None, None
         self.prompt, self.lanes, self.run_settings = prompt, list(lanes), run_settings
         self.current_lane, self.selected = current_lane, selected
-        for what in ("prompt", "run_settings", "lanes", "current_lane", "selection"):
+        for what in (Changed.PROMPT, Changed.RUN_SETTINGS, Changed.LANES, Changed.CURRENT_LANE, Changed.SELECTION):
             self.emit(what)
         for index in range(len(lanes)):
-            self.emit("records", index)
-            self.emit("branch", index)
+            self.emit(Changed.RECORDS, index)
+            self.emit(Changed.BRANCH, index)
 
     def set_current_lane(self, index: int) -> None:
         if not 0 <= index < len(self.lanes):
             raise ValueError(f"lane: expected 1 to {len(self.lanes)}, got {index + 1}")
         if index != self.current_lane:
             self.current_lane = index
-            self.emit("current_lane")
+            self.emit(Changed.CURRENT_LANE)
 
     def set_lane_settings(self, index: int, settings: SamplerSettings, preset: str | None | type = ...) -> None:
         """New settings for a lane; ``preset`` names the preset they came from (kept if omitted)."""
@@ -202,37 +196,37 @@ class PlaygroundState(DeskState, RadarState):
         if settings != lane.settings or new_preset != lane.preset:
             lane.settings, lane.preset = settings, new_preset
             self.accepted()
-            self.emit("lane_settings", index)
+            self.emit(Changed.LANE_SETTINGS, index)
 
     def rename_preset(self, old: str, new: str | None) -> None:
         """Lanes that came from preset ``old`` (any case) now name ``new`` (None: the preset is gone)."""
         for index, lane in enumerate(self.lanes):
             if lane.preset is not None and lane.preset.strip().casefold() == old.strip().casefold():
                 lane.preset = new
-                self.emit("lane_settings", index)
+                self.emit(Changed.LANE_SETTINGS, index)
 
     # -- model and engine status ----------------------------------------------------------
 
     def set_busy(self, busy: str) -> None:
         if busy != self.busy:
             self.busy = busy
-            self.emit("busy")
+            self.emit(Changed.BUSY)
 
     def set_loading(self, loading: bool, message: str = "") -> None:
         self.loading = loading
         self.load_progress = (0.0, message)
-        self.emit("loading")
+        self.emit(Changed.LOADING)
 
     def set_load_progress(self, fraction: float, message: str = "") -> None:
         self.load_progress = (fraction, message or self.load_progress[1])
-        self.emit("load_progress")
+        self.emit(Changed.LOAD_PROGRESS)
 
     def set_model(self, info: ModelInfo | None, token_texts: tuple[str, ...] = (), *,
                   lost: LoadRequest | None = None) -> None:
         """The loaded model (None: none); ``lost``: the load to repeat before the next run (a crash took it)."""
         self.model, self.token_texts = info, token_texts
         self.lost_model = lost if info is None else None
-        self.emit("model")
+        self.emit(Changed.MODEL)
 
     def token_text(self, token: int) -> str:
         return self.token_texts[token] if 0 <= token < len(self.token_texts) else f"<{token}>"
@@ -245,7 +239,7 @@ class PlaygroundState(DeskState, RadarState):
         lane.tree.current = branch.id
         lane.run_id, lane.run_branch = run_id, branch.id
         lane.revision += 1
-        self.emit("records", index)
+        self.emit(Changed.RECORDS, index)
 
     def set_starts(self, run_id: int, starts: dict[int, tuple[int, ...]]) -> None:
         """The tokens each lane's run started from (a new root learns its prompt's tokens)."""
@@ -268,7 +262,7 @@ class PlaygroundState(DeskState, RadarState):
                 branch.pieces.append(rec)
                 touched.add(rec.lane)
         for lane in sorted(touched):
-            self.emit("records", lane)
+            self.emit(Changed.RECORDS, lane)
 
     def end_runs(self, run_id: int, results) -> None:
         for result in results:
@@ -278,7 +272,7 @@ class PlaygroundState(DeskState, RadarState):
         for lane in self.lanes:
             if lane.run_id == run_id:
                 lane.run_id = lane.run_branch = None
-        self.emit("run_ended")
+        self.emit(Changed.RUN_ENDED)
 
     def show_branch(self, index: int, branch_id: int) -> None:
         """Lane ``index`` shows another of its branches."""
@@ -287,13 +281,13 @@ class PlaygroundState(DeskState, RadarState):
             lane.tree.current = branch_id
             lane.revision += 1
             self.accepted()
-            self.emit("records", index)
-            self.emit("branch", index)
+            self.emit(Changed.RECORDS, index)
+            self.emit(Changed.BRANCH, index)
 
     def select(self, step: int | None) -> None:
         if step != self.selected:
             self.selected = step
-            self.emit("selection")
+            self.emit(Changed.SELECTION)
 
     def current_record(self, lane: int | None = None) -> StepRecord | None:
         """The selected record of a lane, or its newest when following."""

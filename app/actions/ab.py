@@ -16,6 +16,7 @@ from datetime import datetime, timezone
 from functools import partial
 from typing import Callable, Sequence
 
+from app.changes import Changed
 from app.ab import ABDraw, ABPhase, ABPlan, ABRound, ABSession, ABSide, Pick, PromptChoice
 from app.ab.csv_export import write_csv
 from app.actions.lanes import BASELINE_PRESET
@@ -62,7 +63,7 @@ class ABActions:
         return self.state.ab
 
     def _changed(self) -> None:
-        self.state.emit("ab")
+        self.state.emit(Changed.AB)
 
     def _phase(self, phase: ABPhase, message: str | None = None) -> None:
         self.session.phase = phase

@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import partial
 
+from app.changes import Changed
 from app.analysis import match_entropy
 from app.engine.face import commands as cmd, events as ev
 from app.actions.runs import start_parts
@@ -103,7 +104,7 @@ class AnalysisActions:
         labels = [f"Lane {i + 1}: {self.lanes.label(i)}" for i in range(len(configs))]
         self.fan = FanState(fan_id, step, labels, count, prefixes, points)
         self.state.set_busy("fan")
-        self.state.emit("fan")
+        self.state.emit(Changed.FAN)
         self.engine.submit(cmd.Fan(fan_id, tuple(configs), count, options))
 
     def adopt(self, index: int) -> None:
@@ -124,14 +125,14 @@ class AnalysisActions:
         lane.tree.current = shown  # add_branch shows the new branch; show_branch must see the switch to announce it
         result.adopted = True
         self.state.show_branch(result.lane, branch.id)
-        self.state.emit("fan")
+        self.state.emit(Changed.FAN)
 
     def _on_fan(self, e) -> None:
         if self.fan is None or e.fan_id != self.fan.fan_id:
             return
         if self.fan.apply(e):
             self.state.set_busy("")
-        self.state.emit("fan")
+        self.state.emit(Changed.FAN)
 
     def match_entropy(self) -> None:
         """Give the baseline lane the temperature whose mean entropy matches the scatter lane's."""

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import random
 
+from app.changes import Changed
 from app.presets import PresetNotFound, PresetStore
 from app.state import PlaygroundState
 from sampler import SamplerSettings
@@ -49,7 +50,7 @@ class LaneActions:
                 check_in_vocabulary(settings.logit_bias, self.state.model)
         except ValueError as exc:
             self.state.report(str(exc))
-            self.state.emit("lane_settings", index)
+            self.state.emit(Changed.LANE_SETTINGS, index)
             return False
         self.state.report("")
         self.set_settings(index, settings)

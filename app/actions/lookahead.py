@@ -17,6 +17,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
+from app.changes import Changed
 from app.engine.face import commands as cmd, events as ev
 from app.engine.face.options import LaneConfig
 from app.engine.face.records import StepRecord
@@ -51,7 +52,7 @@ class LookaheadActions:
 
     def _show(self, view: LookaheadView | None) -> None:
         self.state.lookahead = view
-        self.state.emit("lookahead")
+        self.state.emit(Changed.LOOKAHEAD)
 
     def preview(self, index: int | None = None, step: int | None = None, count: int | None = None,
                 length: int | None = None) -> bool:
@@ -127,7 +128,7 @@ class LookaheadActions:
             self._fork = None
             if not on:
                 self.dismiss()
-            self.state.emit("manual")
+            self.state.emit(Changed.MANUAL)
 
     def _on_steps(self, e: ev.StepsProduced) -> None:
         if not self.state.manual or self._fork is not None or e.run_id != self.runs.run_id:

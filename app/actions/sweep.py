@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from app.changes import Changed
 from app.engine.face import events as ev
 from app.state import PlaygroundState
 from app.sweep import output
@@ -72,7 +73,7 @@ class SweepActions:
             return False
         self.runner, self.path, self.header, self.rows = None, Path(path), header, rows
         self.message = f"{len(rows)} samples from {Path(path).name}"
-        self.state.emit("sweep")
+        self.state.emit(Changed.SWEEP)
         return True
 
     def open_point(self, flags: str, index: int | None = None) -> bool:
@@ -111,4 +112,4 @@ class SweepActions:
                 self.message = f"done: {p.total} samples"
             self.state.set_busy("")
             self.state.set_status(f"Sweep {self.message}")
-        self.state.emit("sweep")
+        self.state.emit(Changed.SWEEP)

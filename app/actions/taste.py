@@ -15,6 +15,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from app.changes import Changed
 from app.ab import ABDraw, ABPhase, Pick, PromptChoice
 from app.ab.taste import Knob, TastePlan, TasteRound, TasteSession
 from app.ab.taste.choose import next_pair
@@ -47,7 +48,7 @@ class TasteActions:
             self.session.message = message
         if phase is ABPhase.GENERATING or self.state.busy == BUSY:
             self.state.set_busy(BUSY if phase is ABPhase.GENERATING else "")
-        self.state.emit("taste")
+        self.state.emit(Changed.TASTE)
 
     def start(self, base: str, knobs: Sequence[tuple[str, float, float]], prompts: Sequence[PromptChoice],
               max_tokens: int | None = None, *, confidence: float = 0.9, precision: float = 0.1,
@@ -99,7 +100,7 @@ class TasteActions:
     def _on_steps(self, e: ev.StepsProduced) -> None:
         if e.run_id == self._run_id:
             self.session.tokens += len(e.records)
-            self.state.emit("taste")
+            self.state.emit(Changed.TASTE)
 
     def _on_run_ended(self, e: ev.RunEnded) -> None:
         if e.run_id != self._run_id:
@@ -155,7 +156,7 @@ class TasteActions:
                                      max_rounds=min(max(plan.max_rounds, len(s.rounds)) + 20, MAX_TUNING_ROUNDS))
         s.phase = ABPhase.WAITING
         if not self.next_round():
-            self.state.emit("taste")
+            self.state.emit(Changed.TASTE)
 
     def reset(self) -> None:
         """Back to choosing knobs (the votes of this tuning are dropped)."""
@@ -179,6 +180,6 @@ class TasteActions:
         except (ValueError, OSError, PresetFileError) as exc:
             self.state.report(f"Could not keep the preset: {exc}")
             return False
-        self.state.emit("presets")
+        self.state.emit(Changed.PRESETS)
         self.state.set_status(f"Preset {name.strip()!r} kept: {spans}")
         return True

@@ -1,6 +1,7 @@
 """The writer's hand on a lane's text: edits, switching between branches, undo and redo."""
 from __future__ import annotations
 
+from app.changes import Changed
 from app.engine.face.records import StepRecord
 from app.history import History
 from app.state import PlaygroundState
@@ -42,8 +43,8 @@ class TextActions:
         if new_text[chars:]:
             branch.pieces.append(Written(new_text[chars:]))
         lane.revision += 1
-        self.state.emit("records", index)
-        self.state.emit("branch", index)
+        self.state.emit(Changed.RECORDS, index)
+        self.state.emit(Changed.BRANCH, index)
         return True
 
     def switch(self, index: int, offset: int) -> bool:

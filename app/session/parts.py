@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
+from app.changes import Changed
 from app.ab.taste.session import TasteSession
 from app.state import PlaygroundState
 
@@ -35,7 +36,7 @@ class SessionPart:
 
 def _apply_taste(state: PlaygroundState, taste: TasteSession | None) -> None:
     state.taste = taste or TasteSession()
-    state.emit("taste")
+    state.emit(Changed.TASTE)
 
 
 #: Every part a session saves and loads, in order.

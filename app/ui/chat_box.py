@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPlainTextEdit, QStackedWidget, QVBoxLayout, QWidget
 
-from app.state import Change
+from app.changes import Change, Changed
 
 from .focus_keys import tab_moves_focus
 
@@ -98,7 +98,7 @@ class PromptArea(QStackedWidget):
         return hint
 
     def _on_change(self, change: Change) -> None:
-        if change.what in ("chat", "token_kinds", "model"):
+        if change.what in (Changed.CHAT, Changed.TOKEN_KINDS, Changed.MODEL):
             self._show()
 
     def _show(self) -> None:

@@ -8,6 +8,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout, QWidget,
 )
 
+from app.changes import Changed
 from app.analysis import first_divergence, lane_stats
 
 from . import theme as themes
@@ -188,11 +189,11 @@ class LanesView(QWidget):
 
     def _on_change(self, change) -> None:
         what = change.what
-        if what == "current_lane":
+        if what == Changed.CURRENT_LANE:
             self.show_edited()
-        elif what == "busy" and self.state.busy == "run":  # the table holds the figures of the text shown
+        elif what == Changed.BUSY and self.state.busy == "run":  # the table holds the figures of the text shown
             self.show_stats(keep_shown=True)
-        elif what in ("lane_settings", "presets") and not self.state.busy:  # its labels name the presets
+        elif what in (Changed.LANE_SETTINGS, Changed.PRESETS) and not self.state.busy:  # its labels name the presets
             self.show_stats()
 
     def show_edited(self) -> None:

@@ -13,7 +13,7 @@ import html
 from PySide6.QtCore import QEvent, Qt
 from PySide6.QtWidgets import QDialog, QHBoxLayout, QLabel, QPushButton, QSpinBox, QVBoxLayout
 
-from app.state import Change
+from app.changes import Change, Changed
 
 KEYS = {getattr(Qt.Key, f"Key_{n}"): n - 1 for n in range(1, 10)}
 
@@ -53,7 +53,7 @@ class LookaheadPanel(QDialog):
         self._unsubscribe = state.subscribe(self._on_change)
 
     def _on_change(self, change: Change) -> None:
-        if change.what in ("lookahead", "manual"):
+        if change.what in (Changed.LOOKAHEAD, Changed.MANUAL):
             self.render()
 
     def render(self) -> None:

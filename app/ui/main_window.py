@@ -15,7 +15,8 @@ from app.engine.process import EngineProcess
 from app.playground import Playground
 from app.presets import PresetStore, default_prompt, find_builtin
 from app.session import Autosave
-from app.state import Change, PlaygroundState
+from app.changes import Change, Changed
+from app.state import PlaygroundState
 
 from .chat_box import PromptArea
 from .controllers.actions import ActionsController
@@ -135,7 +136,7 @@ class MainWindow(QMainWindow):
     # -- views -----------------------------------------------------------------------
 
     def _on_change(self, change: Change) -> None:
-        if change.what == "prompt" and self.prompt.toPlainText() != self.state.prompt:
+        if change.what == Changed.PROMPT and self.prompt.toPlainText() != self.state.prompt:
             self.prompt.setPlainText(self.state.prompt)
 
     def show_panels(self, *, live: bool = False) -> None:

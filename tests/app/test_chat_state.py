@@ -18,7 +18,7 @@ from session_helpers import pump
 INFO = ModelInfo("/m/tiny.gguf", "Tiny", "tiny", 1, 1, 3, 16, "", 0)
 
 
-def changes_of(state) -> list[str]:
+def changes_of(state) -> list:
     seen = []
     state.subscribe(lambda c: seen.append(c.what))
     return seen

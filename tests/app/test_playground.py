@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import pytest
 
+from app.changes import Changed
 from app.engine.engine import Engine
 from app.engine.fake import fake_loader
 from app.playground import Playground
@@ -72,7 +73,7 @@ def test_a_rejected_edit_changes_nothing_and_says_why(pg):
     assert not pg.lanes.edit("scatter.strength_max", 0.01)  # below strength-min 0.02
     assert pg.state.lane().settings == before
     assert "--scatter-strength-min" in pg.state.problem
-    assert any(c.what == "lane_settings" for c in pg.changes), "views were not told to show the kept value"
+    assert any(c.what == Changed.LANE_SETTINGS for c in pg.changes), "views were not told to show the kept value"
     assert pg.lanes.edit("scatter.strength", 0.3)
     assert pg.state.problem == "" and pg.state.lane().settings.scatter.strength == 0.3
 

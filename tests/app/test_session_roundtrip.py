@@ -8,6 +8,7 @@ import dataclasses
 import numpy as np
 import pytest
 
+from app.changes import Changed
 from app.analysis import final_entropy, normalised_entropy, post_chain_entropy
 from app.engine.face.records import BanHit, FinalTail, StepRecord
 from app.history import History
@@ -73,9 +74,10 @@ def test_opening_clears_the_undo_history_and_tells_every_view(pg, tmp_path):
     open_session(pg.state, path)
     assert not pg.history.undos and not pg.history.redos, "undo would mix two sessions"
     kinds = [c.what for c in changes]
-    for what in ("prompt", "run_settings", "lanes", "current_lane", "selection", "records", "branch"):
+    for what in (Changed.PROMPT, Changed.RUN_SETTINGS, Changed.LANES, Changed.CURRENT_LANE, Changed.SELECTION,
+                 Changed.RECORDS, Changed.BRANCH):
         assert what in kinds, what
-    assert {c.lane for c in changes if c.what == "records"} == {0, 1}
+    assert {c.lane for c in changes if c.what == Changed.RECORDS} == {0, 1}
 
 
 def test_a_loaded_session_continues_and_branches_like_the_original(pg, tmp_path):

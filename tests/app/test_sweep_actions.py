@@ -2,6 +2,7 @@
 a point opens as a lane."""
 from __future__ import annotations
 
+from app.changes import Changed
 from app.sweep import output
 from app.sweep.build import build_plan
 
@@ -22,7 +23,7 @@ def test_a_sweep_keeps_the_playground_busy_then_a_point_opens_as_a_lane(pg, tmp_
     assert pg.state.busy == "sweep" and not pg.runs.ready()
     assert not pg.sweep.start(plan(tmp_path), tmp_path / "t.csv"), "a second sweep started alongside"
     pump(pg, lambda: not pg.state.busy)
-    assert pg.sweep.message == "done: 6 samples" and "sweep" in changes
+    assert pg.sweep.message == "done: 6 samples" and Changed.SWEEP in changes
     assert len(pg.sweep.rows) == 6 == len(output.read_sweep(tmp_path / "s.csv")[1])
     assert pg.sweep.open_point("--scatter-strength 0.25 --top-k 20")
     s = pg.state.lane().settings

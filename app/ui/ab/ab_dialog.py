@@ -10,7 +10,7 @@ from pathlib import Path
 from PySide6.QtWidgets import QDialog, QFileDialog, QStackedWidget, QVBoxLayout
 
 from app.ab import ABPhase
-from app.state import Change
+from app.changes import Change, Changed
 
 from .round_page import ABRoundPage
 from .setup_page import ABSetupPage
@@ -36,9 +36,9 @@ class ABDialog(QDialog):
         self.render()
 
     def _on_change(self, change: Change) -> None:
-        if change.what == "ab":
+        if change.what == Changed.AB:
             self.render()
-        elif change.what in ("prompt", "presets") and self.pages.currentWidget() is self.setup:
+        elif change.what in (Changed.PROMPT, Changed.PRESETS) and self.pages.currentWidget() is self.setup:
             self.setup.refresh()
 
     def render(self) -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from PySide6.QtWidgets import QDialog, QStackedWidget, QVBoxLayout
 
 from app.ab import ABPhase
-from app.state import Change
+from app.changes import Change, Changed
 
 from .taste_result import TasteResultPage
 from .taste_round import TasteRoundPage
@@ -32,9 +32,9 @@ class TasteDialog(QDialog):
         self.render()
 
     def _on_change(self, change: Change) -> None:
-        if change.what == "taste":
+        if change.what == Changed.TASTE:
             self.render()
-        elif change.what in ("prompt", "presets") and self.pages.currentWidget() is self.setup:
+        elif change.what in (Changed.PROMPT, Changed.PRESETS) and self.pages.currentWidget() is self.setup:
             self.setup.refresh()
 
     def render(self) -> None:

@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QInputDialog, QMenu, QToolBar, QToolButton
 
 from app.actions.lanes import check_in_vocabulary
 from app.engine.face.options import MAX_LANES
-from app.state import Change
+from app.changes import Change, Changed
 
 from ..ab import ABDialog
 from ..ab.taste_dialog import TasteDialog
@@ -107,11 +107,11 @@ class ActionsController:
         column.set_editing(not column.editing)
 
     def _on_change(self, change: Change) -> None:
-        if change.what == "manual":
+        if change.what == Changed.MANUAL:
             self.manual.setChecked(self.state.manual)
-        if change.what == "records" and self.state.busy:
+        if change.what == Changed.RECORDS and self.state.busy:
             return  # during a run every action that depends on the text is off; run_ended updates them
-        if change.what in ("busy", "model", "loading", "lanes", "records", "run_ended", "history"):
+        if change.what in (Changed.BUSY, Changed.MODEL, Changed.LOADING, Changed.LANES, Changed.RECORDS, Changed.RUN_ENDED, Changed.HISTORY):
             self.update()
 
     def update(self) -> None:

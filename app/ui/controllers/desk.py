@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from PySide6.QtGui import QAction
 
-from app.state import Change
+from app.changes import Change, Changed
 
 
 class DeskController:
@@ -41,9 +41,9 @@ class DeskController:
 
     def _on_change(self, change: Change) -> None:
         what = change.what
-        if what in ("chat", "show_special"):
+        if what in (Changed.CHAT, Changed.SHOW_SPECIAL):
             self.update()
-        if what in ("show_special", "token_kinds", "chat", "chat_prompt"):
+        if what in (Changed.SHOW_SPECIAL, Changed.TOKEN_KINDS, Changed.CHAT, Changed.CHAT_PROMPT):
             self.window.lanes_view.show_texts()
 
     def update(self) -> None:

@@ -6,6 +6,7 @@ from pathlib import Path
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QInputDialog, QMenu, QMessageBox
 
+from app.changes import Changed
 from app.presets import PresetFileError
 
 from ..dialogs.preset_picker import PresetPicker
@@ -64,7 +65,7 @@ class PresetsController:
             self.state.report(str(exc.args[0]) if type(exc) is KeyError and exc.args else str(exc))
             return None
         self.state.accepted()
-        self.state.emit("presets")
+        self.state.emit(Changed.PRESETS)
         return result if result is not None else True
 
     def _current_name(self) -> str:

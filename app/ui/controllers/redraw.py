@@ -23,7 +23,7 @@ import time
 
 from PySide6.QtCore import QTimer
 
-from app.state import Change
+from app.changes import Change, Changed
 
 from .frame_budget import FrameBudget
 
@@ -53,22 +53,22 @@ class RedrawController:
 
     def _on_change(self, change: Change) -> None:
         what = change.what
-        if what == "records":
+        if what == Changed.RECORDS:
             if change.lane is not None:
                 self._text_lanes.add(change.lane)
                 if not self.text_timer.isActive():
                     self.text_timer.start()
             self.schedule(live=bool(self.state.busy))
-        elif what == "busy":
+        elif what == Changed.BUSY:
             self._busy_changed()
-        elif what in ("selection", "current_lane", "model", "forks"):
+        elif what in (Changed.SELECTION, Changed.CURRENT_LANE, Changed.MODEL, Changed.FORKS):
             self.schedule(live=False)
-        elif what == "run_ended":
+        elif what == Changed.RUN_ENDED:
             self._full_next = True
             self.timer.start(0)
-        elif what in ("lanes", "presets", "lane_settings", "prompt", "branch"):
+        elif what in (Changed.LANES, Changed.PRESETS, Changed.LANE_SETTINGS, Changed.PROMPT, Changed.BRANCH):
             self.window.lanes_view.sync_columns()
-            if what in ("lanes", "branch"):
+            if what in (Changed.LANES, Changed.BRANCH):
                 self.schedule(live=False)
 
     def show_new_text(self) -> None:

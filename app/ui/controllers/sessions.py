@@ -8,13 +8,13 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
 from app.session import SUFFIX, Autosave, SessionFileError, export_file, open_session, save_session
-from app.state import Change
+from app.changes import Change, Changed
 
 from ..session_reader import background_reader
 
 #: Changes of what a session holds (the last session is saved again on close only after one).
-SAVED_CHANGES = {"prompt", "run_settings", "lanes", "lane_settings", "current_lane", "records", "branch", "selection",
-                 "run_ended"}
+SAVED_CHANGES = {Changed.PROMPT, Changed.RUN_SETTINGS, Changed.LANES, Changed.LANE_SETTINGS, Changed.CURRENT_LANE,
+                 Changed.RECORDS, Changed.BRANCH, Changed.SELECTION, Changed.RUN_ENDED}
 SESSION_FILTER = f"Scatter Playground sessions (*{SUFFIX});;All files (*)"
 TEXT_FILTERS = {"Plain text (*.txt)": ".txt", "Markdown (*.md)": ".md"}
 
@@ -55,9 +55,9 @@ class SessionsController:
     def _on_change(self, change: Change) -> None:
         if change.what in SAVED_CHANGES:
             self._dirty = True
-        if change.what == "busy":
+        if change.what == Changed.BUSY:
             self.open.setEnabled(not self.state.busy)
-        elif change.what == "run_ended":
+        elif change.what == Changed.RUN_ENDED:
             self.save_last(soon=True)
 
     def _say(self, message: str) -> None:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QLabel, QProgressBar, QStatusBar
 
-from app.state import Change
+from app.changes import Change, Changed
 
 
 class StatusController:
@@ -28,13 +28,13 @@ class StatusController:
 
     def _on_change(self, change: Change) -> None:
         what = change.what
-        if what in ("loading", "load_progress", "model"):
+        if what in (Changed.LOADING, Changed.LOAD_PROGRESS, Changed.MODEL):
             self._show_model()
-        elif what == "status":
+        elif what == Changed.STATUS:
             self.stop.setText(self.state.status)
             if self.state.tokens_per_s and not self.state.busy:
                 self.speed.setText(f"{self.state.tokens_per_s:.1f} tokens/s")
-        elif what == "problem" and self.state.problem:
+        elif what == Changed.PROBLEM and self.state.problem:
             self.bar.showMessage(self.state.problem, 8000)
 
     def _show_model(self) -> None:

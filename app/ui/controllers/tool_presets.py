@@ -8,6 +8,7 @@ from pathlib import Path
 from PySide6.QtCore import QEvent, QObject
 from PySide6.QtWidgets import QDialog, QFileDialog
 
+from app.changes import Changed
 from app.fileio import read_limited
 from app.formats import FormatError, read_preset
 from sampler.knobs import knob_effects
@@ -86,7 +87,7 @@ class ToolPresets(QObject):
             except (ValueError, OSError) as exc:
                 self.state.report(str(exc).strip("'\""))
                 return False
-            self.state.emit("presets")
+            self.state.emit(Changed.PRESETS)
             preset_name = preset.name
         self.playground.lanes.set_settings(self.state.current_lane, imported.settings, preset_name)
         self.state.set_status(f"Imported {Path(path).name} as {imported.report.format}: {imported.report.summary()}")

@@ -11,7 +11,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QActionGroup, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import QApplication, QCheckBox
 
-from app.state import Change
+from app.changes import Change, Changed
 
 from .. import theme as themes
 from ..prefs import MAX_PT, MIN_PT, ViewPrefs, load_prefs, save_prefs
@@ -165,7 +165,7 @@ class ViewController:
             split.setSizes([44, max(total - 44 - table, 1), table])
 
     def _on_change(self, change: Change) -> None:
-        if change.what == "lanes":  # a new lane's text in the chosen size and colours
+        if change.what == Changed.LANES:  # a new lane's text in the chosen size and colours
             theme = themes.current()
             for col in self.window.lanes_view.columns:
                 if col.text.theme is not theme:

@@ -8,7 +8,7 @@ from PySide6.QtWidgets import QComboBox, QFormLayout, QLabel, QLineEdit, QPushBu
 
 from app.engine.rpc.endpoints import parse_endpoints, parse_tensor_split
 from app.recent import RecentModels
-from app.state import Change
+from app.changes import Change, Changed
 
 
 class ModelPage(QWidget):
@@ -71,7 +71,7 @@ class ModelPage(QWidget):
             self.recent.addItem(Path(path).name, path)
 
     def _on_change(self, change: Change) -> None:
-        if change.what != "model" or self.state.model is None:
+        if change.what != Changed.MODEL or self.state.model is None:
             return
         info = self.state.model
         self.path = info.path

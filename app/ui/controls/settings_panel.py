@@ -9,7 +9,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QMenu, QToolBox, QVBoxLayout, QWidget
 
-from app.state import Change
+from app.changes import Change, Changed
 from sampler.flagtable import ROW_BY_FIELD
 
 from .ban_list_row import BanListRow
@@ -140,10 +140,10 @@ class SettingsPanel(QToolBox):
         return menu
 
     def _on_change(self, change: Change) -> None:
-        if change.what == "problem":
+        if change.what == Changed.PROBLEM:
             self.error.setText(self.state.problem)
             self.error.setVisible(bool(self.state.problem))
-        elif change.what == "current_lane" or (change.what == "lane_settings" and change.lane == self.state.current_lane):
+        elif change.what == Changed.CURRENT_LANE or (change.what == Changed.LANE_SETTINGS and change.lane == self.state.current_lane):
             self.refresh()
 
     def refresh(self) -> None:

@@ -6,7 +6,7 @@ import html
 
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QFormLayout, QLabel, QSpinBox, QTextBrowser, QVBoxLayout
 
-from app.state import Change
+from app.changes import Change, Changed
 
 PREFIX_SHOWN = 300  # characters of the shared text shown before the branch point
 
@@ -59,7 +59,7 @@ class FanDialog(QDialog):
             self.analysis.runs.stop()
 
     def _on_change(self, change: Change) -> None:
-        if change.what == "fan":
+        if change.what == Changed.FAN:
             self.render()
 
     def _on_link(self, url) -> None:

@@ -14,7 +14,7 @@ import re
 
 from PySide6.QtWidgets import QComboBox, QDialog, QHBoxLayout, QLabel, QTextBrowser, QVBoxLayout
 
-from app.state import Change
+from app.changes import Change, Changed
 
 from .. import theme as themes
 
@@ -85,9 +85,9 @@ class LaneDiffDialog(QDialog):
         self.render()
 
     def _on_change(self, change: Change) -> None:
-        if change.what == "lanes":
+        if change.what == Changed.LANES:
             self.fill_lanes(self.pick[0].currentIndex(), self.pick[1].currentIndex())
-        elif change.what in ("records", "branch", "run_ended"):
+        elif change.what in (Changed.RECORDS, Changed.BRANCH, Changed.RUN_ENDED):
             self.render()
 
     def render(self) -> None:

@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout, QWidget,
 )
 
-from app.state import Change
+from app.changes import Change, Changed
 from app.sweep.report import clock
 from app.sweep.summary import LABELS, SUMMARY_METRICS, matched_comparison, summarise
 
@@ -122,7 +122,7 @@ class SweepWindow(QWidget):
     # -- views ----------------------------------------------------------------------------------
 
     def _on_change(self, change: Change) -> None:
-        if change.what in ("sweep", "busy", "model"):
+        if change.what in (Changed.SWEEP, Changed.BUSY, Changed.MODEL):
             self.refresh()
 
     def refresh(self) -> None:
