@@ -1,6 +1,6 @@
 """Chat mode and special tokens in the state (Qt-free), and what an export needs of a chat.
 
-:class:`DeskState` is a part of :class:`app.state.PlaygroundState`: the model's
+`ChatTokensState` (chat mode and special tokens) is a part of :class:`app.state.PlaygroundState`: the model's
 token kinds and chat template (from the engine's ModelLoaded), whether views
 show special tokens, the chat settings (on/off, system and user messages) and
 the prompt the engine formatted from them.  Like the rest of the state it checks
@@ -39,10 +39,10 @@ class ChatSettings:
         return ChatRequest(self.system, self.user)
 
 
-class DeskState:
-    """Mixed into PlaygroundState (which provides ``emit``, ``model``, ``prompt``, ``lanes``)."""
+class ChatTokensState:
+    """Mixed into PlaygroundState (which provides ``emit``, ``model`` and ``prompt``)."""
 
-    def _init_desk(self) -> None:
+    def _init_chat_tokens(self) -> None:
         self.token_kinds: bytes = b""
         self.chat_template: ChatTemplate | None = None
         self.show_special = True  # views draw special tokens as chips; False hides them
@@ -112,16 +112,6 @@ class DeskState:
 
     def chat_prompt_is_current(self) -> bool:
         return self.chat.enabled and self._chat_prompt_for == self.chat.request()
-
-    def set_run_prompt(self, run_id: int, prompt: str) -> None:
-        """The prompt the lanes' runs ``run_id`` started from, as the engine built it (chat mode):
-        a run that began a new root branch shows it as that root's prompt."""
-        for lane in self.lanes:
-            branch = lane.tree.branches.get(lane.run_branch) if lane.run_id == run_id else None
-            if branch is not None and branch.parent is None:
-                branch.prompt = prompt
-                lane.revision += 1
-        self.emit(Changed.RECORDS)
 
 
 @dataclass(frozen=True)

@@ -46,10 +46,6 @@ class History:
             return False
         target.append(self._snapshot())
         trees, selected = source.pop()
-        for index, (lane, snap) in enumerate(zip(self.state.lanes, trees)):
-            lane.tree.restore(snap)
-            lane.revision += 1
-            self.state.emit(Changed.RECORDS, index)
-        self.state.select(selected)
+        self.state.restore_texts(trees, selected)
         self.state.emit(Changed.HISTORY)
         return True

@@ -10,68 +10,30 @@ raise ValueError (naming the value) before anything changes.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Callable
 
 from app.changes import Change, Changed
-from app.chat import DeskState
+from app.chat import ChatTokensState
 from app.ab.session import ABSession
 from app.engine.face.options import MAX_LANES, RunOptions
 from app.engine.face.model_info import LoadRequest, ModelInfo
-from app.engine.face.records import LaneResult, StepRecord
+from app.engine.face.records import StepRecord
 from app.ab.taste.session import TasteSession
 from app.forks import RadarState
-from app.text_tree import Branch, TextTree
+from app.lane_text import LaneText, LaneTextState
 from sampler import SamplerSettings
-
-
-@dataclass
-class Lane:
-    """A lane: settings (seed included), the preset it came from (None: by hand), and its text
-    as a tree of branches (:mod:`app.text_tree`), one of which it shows."""
-
-    settings: SamplerSettings
-    preset: str | None = None
-    tree: TextTree = field(default_factory=TextTree)
-    revision: int = 0  # counts the times the shown text was replaced (views then redraw it whole)
-    run_id: int | None = None  # the run appending to it
-    run_branch: int | None = None  # the branch that run appends to
-
-    @property
-    def records(self) -> list[StepRecord]:
-        return self.tree.records()
-
-    @property
-    def text(self) -> str:
-        """What follows the prompt on the shown branch (generated and written)."""
-        return self.tree.text()
-
-    @property
-    def prompt(self) -> str | None:
-        """The prompt its text continues (None when it has no text yet)."""
-        root = self.tree.root()
-        return None if root is None else root.prompt
-
-    @property
-    def branch(self) -> Branch | None:
-        return None if self.tree.current is None else self.tree.branches[self.tree.current]
-
-    @property
-    def last_result(self) -> LaneResult | None:
-        branch = self.branch
-        return None if branch is None else branch.result
 
 
 Listener = Callable[[Change], None]
 
 
-class PlaygroundState(DeskState, RadarState):
+class PlaygroundState(ChatTokensState, LaneTextState, RadarState):
     """Prompt, lanes, run options, selection, model and engine status; emits a Change per edit."""
 
     def __init__(self, prompt: str = "", first_lane: SamplerSettings | None = None, preset: str | None = None):
         self._listeners: list[Listener] = []
         self.prompt = prompt
-        self.lanes: list[Lane] = [Lane(first_lane or SamplerSettings(), preset)]
+        self.lanes: list[LaneText] = [LaneText(first_lane or SamplerSettings(), preset)]
         self.current_lane = 0
         self.run_settings = RunOptions()
         self.selected: int | None = None  # the step every panel shows; None follows the newest
@@ -85,7 +47,7 @@ class PlaygroundState(DeskState, RadarState):
         self.problem = ""
         self.status = ""  # the last run's end, or what a task found
         self.tokens_per_s = 0.0
-        self._init_desk()  # token kinds, special tokens shown, chat mode (app/chat.py)
+        self._init_chat_tokens()  # token kinds, special tokens shown, chat mode (app/chat.py)
         #: The blind A/B test: its plan, its decided rounds (frozen records) and the round on show.
         self.ab = ABSession()
         #: The taste tuner: its plan, its votes (kept with the session) and the round on show.
@@ -136,13 +98,13 @@ class PlaygroundState(DeskState, RadarState):
 
     # -- lanes -------------------------------------------------------------------------
 
-    def lane(self, index: int | None = None) -> Lane:
+    def lane(self, index: int | None = None) -> LaneText:
         return self.lanes[self.current_lane if index is None else index]
 
     def add_lane(self, settings: SamplerSettings, preset: str | None = None, *, select: bool = True) -> int:
         if len(self.lanes) >= MAX_LANES:
             raise ValueError(f"lanes: at most {MAX_LANES}")
-        self.lanes.append(Lane(settings, preset))
+        self.lanes.append(LaneText(settings, preset))
         index = len(self.lanes) - 1
         self.accepted()
         self.emit(Changed.LANES)
@@ -159,12 +121,12 @@ class PlaygroundState(DeskState, RadarState):
         self.emit(Changed.LANES)
         self.emit(Changed.CURRENT_LANE)
 
-    def replace_all(self, prompt: str, lanes: list[Lane], run_settings: RunOptions, current_lane: int = 0,
+    def replace_all(self, prompt: str, lanes: list[LaneText], run_settings: RunOptions, current_lane: int = 0,
                     selected: int | None = None) -> None:
         """Everything at once (an opened session); checked first: ValueError changes nothing."""
         if self.busy:
             raise ValueError("the engine is busy: stop it first")
-        if not 1 <= len(lanes) <= MAX_LANES or not all(isinstance(lane, Lane) for lane in lanes):
+        if not 1 <= len(lanes) <= MAX_LANES or not all(isinstance(lane, LaneText) for lane in lanes):
             raise ValueError(f"lanes: expected 1 to {MAX_LANES} lanes, got {len(lanes)}")
         if not isinstance(run_settings, RunOptions) or not 0 <= current_lane < len(lanes):
             raise ValueError(f"expected run settings and a lane from 1 to {len(lanes)}, got {current_lane + 1}")
@@ -232,57 +194,6 @@ class PlaygroundState(DeskState, RadarState):
         return self.token_texts[token] if 0 <= token < len(self.token_texts) else f"<{token}>"
 
     # -- runs and records -----------------------------------------------------------------
-
-    def begin_run(self, run_id: int, index: int, branch: Branch) -> None:
-        """Lane ``index``'s run ``run_id`` will append to ``branch`` (now the shown one)."""
-        lane = self.lanes[index]
-        lane.tree.current = branch.id
-        lane.run_id, lane.run_branch = run_id, branch.id
-        lane.revision += 1
-        self.emit(Changed.RECORDS, index)
-
-    def set_starts(self, run_id: int, starts: dict[int, tuple[int, ...]]) -> None:
-        """The tokens each lane's run started from (a new root learns its prompt's tokens)."""
-        for index, tokens in starts.items():
-            branch = self._run_branch(index, run_id)
-            if branch is not None and branch.parent is None and not branch.pieces:
-                branch.prompt_tokens = tuple(tokens)
-
-    def _run_branch(self, index: int, run_id: int) -> Branch | None:
-        if not 0 <= index < len(self.lanes) or self.lanes[index].run_id != run_id:
-            return None
-        lane = self.lanes[index]
-        return lane.tree.branches.get(lane.run_branch)
-
-    def add_records(self, run_id: int, records) -> None:
-        touched = set()
-        for rec in records:
-            branch = self._run_branch(rec.lane, run_id)
-            if branch is not None:
-                branch.pieces.append(rec)
-                touched.add(rec.lane)
-        for lane in sorted(touched):
-            self.emit(Changed.RECORDS, lane)
-
-    def end_runs(self, run_id: int, results) -> None:
-        for result in results:
-            branch = self._run_branch(result.lane, run_id)
-            if branch is not None:
-                branch.result = result
-        for lane in self.lanes:
-            if lane.run_id == run_id:
-                lane.run_id = lane.run_branch = None
-        self.emit(Changed.RUN_ENDED)
-
-    def show_branch(self, index: int, branch_id: int) -> None:
-        """Lane ``index`` shows another of its branches."""
-        lane = self.lanes[index]
-        if lane.tree.current != branch_id:
-            lane.tree.current = branch_id
-            lane.revision += 1
-            self.accepted()
-            self.emit(Changed.RECORDS, index)
-            self.emit(Changed.BRANCH, index)
 
     def select(self, step: int | None) -> None:
         if step != self.selected:

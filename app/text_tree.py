@@ -52,6 +52,7 @@ class TextTree:
         self.branches: dict[int, Branch] = {}
         self.current: int | None = None
         self._next_id = 1
+        self._records: tuple[tuple, list[StepRecord]] = ((), [])  # (the path it was read from, its records)
 
     # -- reading ---------------------------------------------------------------------------
 
@@ -70,7 +71,23 @@ class TextTree:
         return [p for branch, upto in self.path(branch_id) for p in branch.pieces[:upto]]
 
     def records(self) -> list[StepRecord]:
-        return [p for p in self.pieces() if isinstance(p, StepRecord)]
+        """The shown path's step records.  Views read them many times a frame, so they are kept until
+        the path changes: keyed by the path's branch objects (held, so never reused) and how many of
+        each one's pieces it uses.  Pieces are only ever appended to a branch (an undo restores copies),
+        so a key that still matches means the same records; one that grew at its end adds only the new
+        ones.  The list is shared: read it, never change it."""
+        path = [(branch, upto) for branch, upto in self.path()]
+        key, records = self._records
+        if len(key) == len(path) and all(a is b and m == n for (a, m), (b, n) in zip(key[:-1], path[:-1])) \
+                and path and key[-1][0] is path[-1][0] and key[-1][1] <= path[-1][1]:
+            if key[-1][1] == path[-1][1]:
+                return records
+            branch, old, new = path[-1][0], key[-1][1], path[-1][1]
+            records = records + [p for p in branch.pieces[old:new] if isinstance(p, StepRecord)]
+        else:
+            records = [p for branch, upto in path for p in branch.pieces[:upto] if isinstance(p, StepRecord)]
+        self._records = (tuple(path), records)
+        return records
 
     def text(self) -> str:
         return "".join(p.text for p in self.pieces())
@@ -136,14 +153,21 @@ class TextTree:
     def switch(self, offset: int, at: int | None = None) -> bool:
         """Show the previous (-1) or next (+1) alternative at the last branch point at or before
         piece ``at`` (the end of the text if None); False when there is no other way to go."""
+        target = self.switch_target(offset, at)
+        if target is None:
+            return False
+        self.current = target
+        return True
+
+    def switch_target(self, offset: int, at: int | None = None) -> int | None:
+        """The branch :meth:`switch` would show (None: no other way to go); changes nothing."""
         points = [p for p in self.branch_points() if at is None or p[0] <= at]
         if not points:
-            return False
+            return None
         _, branch_id, fork = points[-1]
         ids = self.options(branch_id, fork)
         taken = self.taken(branch_id, fork)
-        self.current = ids[(ids.index(taken) + offset) % len(ids)] if taken in ids else ids[0]
-        return True
+        return ids[(ids.index(taken) + offset) % len(ids)] if taken in ids else ids[0]
 
     def taken(self, branch_id: int | None, fork: int) -> int:
         """Which option at a point the current path takes."""

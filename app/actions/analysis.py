@@ -119,12 +119,8 @@ class AnalysisActions:
             self.state.report("That lane's text was replaced since the fan; its branch point is gone.")
             return
         self.history.checkpoint()
-        shown = lane.tree.current
-        branch = lane.tree.add_branch(holder, own)
-        branch.pieces.extend(result.records)
-        lane.tree.current = shown  # add_branch shows the new branch; show_branch must see the switch to announce it
         result.adopted = True
-        self.state.show_branch(result.lane, branch.id)
+        self.state.graft(result.lane, holder, own, result.records)
         self.state.emit(Changed.FAN)
 
     def _on_fan(self, e) -> None:

@@ -104,10 +104,9 @@ class LookaheadActions:
             self._show(None)
             return False
         self.history.checkpoint()
-        branch = lane.tree.fork_at(view.at)
-        branch.pieces.extend(dataclasses.replace(r, lane=view.lane) for r in view.previews[i].records)
+        records = [dataclasses.replace(r, lane=view.lane) for r in view.previews[i].records]
         self._show(None)
-        self.state.show_branch(view.lane, branch.id)
+        self.state.fork_with(view.lane, view.at, records)
         if self.state.manual:
             self.runs.continue_run()
         return True

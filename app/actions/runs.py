@@ -125,7 +125,7 @@ class RunActions:
         run_id = self.engine.next_id()
         configs = []
         for i, lane in enumerate(self.state.lanes):
-            self.state.begin_run(run_id, i, lane.tree.add_branch(None, 0, prompt=self.state.prompt_for_run()))
+            self.state.begin_new_root_run(run_id, i, self.state.prompt_for_run())
             configs.append(LaneConfig(lane.settings, f"lane {i + 1}", key=i))
         self._start(run_id, tuple(configs))
 
@@ -163,7 +163,7 @@ class RunActions:
         record = pieces[at]
         config = LaneConfig(lane.settings, f"lane {index + 1}", key=index, prefix=start_parts(lane.tree, pieces[:at]),
                             first_step=step, force=(step, int(token)), chain_state=record.chain_state)
-        self.state.begin_run(run_id, index, lane.tree.fork_at(at))
+        self.state.begin_fork_run(run_id, index, at)
         self.state.select(step)
         self._start(run_id, (config,))
         return True

@@ -1,7 +1,6 @@
 """The writer's hand on a lane's text: edits, switching between branches, undo and redo."""
 from __future__ import annotations
 
-from app.changes import Changed
 from app.engine.face.records import StepRecord
 from app.history import History
 from app.state import PlaygroundState
@@ -39,12 +38,7 @@ class TextActions:
         if kept == len(pieces) and not lane.tree.branches[lane.tree.current].pieces and chars == len(new_text):
             return False
         self.history.checkpoint()
-        branch = lane.tree.fork_at(kept)
-        if new_text[chars:]:
-            branch.pieces.append(Written(new_text[chars:]))
-        lane.revision += 1
-        self.state.emit(Changed.RECORDS, index)
-        self.state.emit(Changed.BRANCH, index)
+        self.state.fork_with(index, kept, [Written(new_text[chars:])] if new_text[chars:] else [])
         return True
 
     def switch(self, index: int, offset: int) -> bool:
@@ -57,11 +51,9 @@ class TextActions:
             pieces = lane.tree.pieces()
             at = next((i for i, p in enumerate(pieces) if isinstance(p, StepRecord) and p.step == self.state.selected),
                       None)
-        before = lane.tree.snapshot()
-        if not lane.tree.switch(offset, at):
+        after = lane.tree.switch_target(offset, at)
+        if after is None:
             return False
-        after = lane.tree.current
-        lane.tree.restore(before)
         self.history.checkpoint()
         self.state.show_branch(index, after)
         return True

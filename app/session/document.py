@@ -27,7 +27,8 @@ import numpy as np
 
 from app.engine.face.options import MAX_LANES, RunOptions
 from app.engine.face.model_info import ModelInfo
-from app.state import Lane, PlaygroundState
+from app.lane_text import LaneText
+from app.state import PlaygroundState
 from app.text_tree import TextTree
 from sampler import settings_from_dict, settings_to_dict
 
@@ -54,7 +55,7 @@ class Session:
     """What a session file holds: read and checked, ready to go into a state, or taken from one to be saved."""
 
     prompt: str
-    lanes: list[Lane]
+    lanes: list[LaneText]
     run_settings: RunOptions
     current_lane: int = 0
     selected: int | None = None
@@ -75,7 +76,7 @@ def snapshot(state: PlaygroundState, parts: list[SessionPart] = PARTS) -> Sessio
     for lane in state.lanes:
         tree = TextTree()
         tree.restore(lane.tree.snapshot())
-        lanes.append(Lane(lane.settings, lane.preset, tree))
+        lanes.append(LaneText(lane.settings, lane.preset, tree))
     saved_parts = {}
     for part in parts:
         value = part.to_json(state)
@@ -120,7 +121,7 @@ def check_header(doc) -> None:
                            f"{VERSION})")
 
 
-def _lane(i: int, value, records, budget: PieceBudget) -> Lane:
+def _lane(i: int, value, records, budget: PieceBudget) -> LaneText:
     where = f"lanes[{i}]"
     if not isinstance(value, dict) or set(value) != {"settings", "preset", "tree"}:
         raise ValueError(f"{where}: expected an object with settings, preset and tree")
@@ -130,7 +131,7 @@ def _lane(i: int, value, records, budget: PieceBudget) -> Lane:
     settings = settings_from_dict(value["settings"], f"{where}.settings")
     if preset is not None and len(preset) > MAX_NAME_CHARS:
         raise ValueError(f"{where}.preset: a name of {len(preset)} characters (at most {MAX_NAME_CHARS})")
-    return Lane(settings, preset, decode_tree(f"{where}.tree", value["tree"], records, budget))
+    return LaneText(settings, preset, decode_tree(f"{where}.tree", value["tree"], records, budget))
 
 
 def _run_settings(value) -> RunOptions:
@@ -145,7 +146,7 @@ def _run_settings(value) -> RunOptions:
         raise ValueError(f"run_settings: {exc}") from None
 
 
-def _check_tokens(model, lanes: list[Lane], records) -> None:
+def _check_tokens(model, lanes: list[LaneText], records) -> None:
     """Every token id below the vocabulary size the file names (the engine checks them again against the
     model that runs them: llama.cpp aborts the process on an id past its vocabulary)."""
     n_vocab = model.get("n_vocab") if isinstance(model, dict) else None

@@ -11,7 +11,8 @@ import os
 from pathlib import Path
 
 from app.fileio import atomic_write
-from app.state import Lane, PlaygroundState
+from app.lane_text import LaneText
+from app.state import PlaygroundState
 
 KINDS = ("txt", "md")
 
@@ -21,7 +22,7 @@ def kind_for(path: str | os.PathLike) -> str:
     return "md" if Path(path).suffix.lower() in (".md", ".markdown") else "txt"
 
 
-def lane_title(index: int, lane: Lane) -> str:
+def lane_title(index: int, lane: LaneText) -> str:
     return f"Lane {index + 1} - {lane.preset or 'custom settings'}, seed {lane.settings.seed}"
 
 

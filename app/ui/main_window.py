@@ -20,7 +20,7 @@ from app.state import PlaygroundState
 
 from .chat_box import PromptArea
 from .controllers.actions import ActionsController
-from .controllers.desk import DeskController
+from .controllers.desk import ChatTokensController
 from .controllers.menus import fill_menu_bar
 from .controllers.presets import PresetsController
 from .controllers.reading import ReadingController
@@ -95,10 +95,10 @@ class MainWindow(QMainWindow):
         bar.setMovable(False)
         self.addToolBar(bar)
         self.actions.fill_toolbar(bar)
-        self.desk = DeskController(self, state, playground)  # chat mode, special tokens
-        self.desk.fill_toolbar(bar)
+        self.chat_tokens = ChatTokensController(self, state, playground)  # chat mode, special tokens
+        self.chat_tokens.fill_toolbar(bar)
         fill_menu_bar(self.menuBar(), self, self.actions, self.presets)
-        for action in self.desk.view_actions():
+        for action in self.chat_tokens.view_actions():
             self.view_menu.addAction(action)
         self.sessions = SessionsController(self, state, autosave=Autosave())
         self.controls = SettingsPanel(state, playground)
@@ -178,7 +178,7 @@ class MainWindow(QMainWindow):
         self.sessions.close()  # the last session, kept for the next window
         self.reading.leave()  # the workbench's sizes are the ones kept
         self.view.close()  # the splitters' sizes, for the next window
-        for part in (self.redraws, self.actions, self.status, self.controls, self.desk, self.prompt_area,
+        for part in (self.redraws, self.actions, self.status, self.controls, self.chat_tokens, self.prompt_area,
                      self.lanes_view):
             part.close_bindings()
         self._unsubscribe()

@@ -84,13 +84,13 @@ def test_a_special_token_is_a_chip_and_hidden_when_the_option_is_off(qtbot, spec
     ordinary = next(r for r in lane.records if r.token != SPECIAL)
     assert "special token" not in pane.alternatives_html(ordinary)
 
-    w.desk.show_special.trigger()  # off
-    assert w.state.show_special is False and not w.desk.show_special.isChecked()
+    w.chat_tokens.show_special.trigger()  # off
+    assert w.state.show_special is False and not w.chat_tokens.show_special.isChecked()
     assert pane.chips.hidden == special_steps and not pane.chips.drawn
     assert chips_in_document(pane) == [] and "<start_of_image>" not in pane.toPlainText()
     assert lane.text == text and w.state.lane().text == text  # the state's text is the same either way
 
-    w.desk.show_special.trigger()  # on again
+    w.chat_tokens.show_special.trigger()  # on again
     assert set(pane.chips.drawn) == special_steps and w.state.lane().text == text
 
 
@@ -109,7 +109,7 @@ def test_an_end_of_generation_token_is_a_chip_not_text(qtbot, config, run_and_wa
 
 
 def test_plain_completion_is_the_default(window, run_and_wait):
-    assert window.state.chat == ChatSettings() and not window.desk.chat_mode.isChecked()
+    assert window.state.chat == ChatSettings() and not window.chat_tokens.chat_mode.isChecked()
     assert window.prompt_area.currentIndex() == PLAIN and chat_for_export(window.state) is None
     run_and_wait(window)
     assert window.state.lane().prompt == window.state.prompt
@@ -117,7 +117,7 @@ def test_plain_completion_is_the_default(window, run_and_wait):
 
 def test_chat_mode_swaps_the_prompt_box_and_the_lane_shows_the_reply(qtbot, window, run_and_wait):
     prompt = window.state.prompt
-    window.desk.chat_mode.trigger()
+    window.chat_tokens.chat_mode.trigger()
     assert window.state.chat.enabled and window.prompt_area.currentIndex() == CHAT
     box = window.prompt_area.chat
     box.system.setPlainText("Be quiet.")
@@ -138,7 +138,7 @@ def test_chat_mode_swaps_the_prompt_box_and_the_lane_shows_the_reply(qtbot, wind
     pane = window.lanes_view.columns[0].text
     assert pane.toPlainText().startswith(expected)  # the formatted prompt, dimmed, then the reply
 
-    window.desk.chat_mode.trigger()  # off: the prompt box again, the messages kept
+    window.chat_tokens.chat_mode.trigger()  # off: the prompt box again, the messages kept
     assert window.prompt_area.currentIndex() == PLAIN and window.prompt.toPlainText() == prompt
     assert window.state.chat == ChatSettings(False, "Be quiet.", "The cat sat on the mat.")
 
@@ -147,9 +147,9 @@ def test_a_model_without_a_chat_template_refuses_chat_mode(qtbot, config):
     w = _window(qtbot, fake_loader(chat_template=None))
     try:
         before = w.state.chat
-        w.desk.chat_mode.trigger()
+        w.chat_tokens.chat_mode.trigger()
         assert w.state.chat == before and not w.state.chat.enabled
-        assert not w.desk.chat_mode.isChecked() and w.prompt_area.currentIndex() == PLAIN
+        assert not w.chat_tokens.chat_mode.isChecked() and w.prompt_area.currentIndex() == PLAIN
         assert "fake (bundled-fake.gguf) has no chat template" in w.state.problem
     finally:
         w.close()
@@ -162,12 +162,12 @@ def test_loading_a_model_without_a_template_turns_chat_mode_off(qtbot, config):
 
     w = _window(qtbot, loader)
     try:
-        w.desk.chat_mode.trigger()
+        w.chat_tokens.chat_mode.trigger()
         assert w.state.chat.enabled
         model = w.state.model
         w.playground.runs.load_model("/models/plain.gguf")
         qtbot.waitUntil(lambda: w.state.model is not model and not w.state.loading, timeout=10_000)
-        assert not w.state.chat.enabled and not w.desk.chat_mode.isChecked()
+        assert not w.state.chat.enabled and not w.chat_tokens.chat_mode.isChecked()
         assert "plain.gguf" in w.state.problem and w.prompt_area.currentIndex() == PLAIN
     finally:
         w.close()
@@ -178,5 +178,5 @@ def test_special_tokens_in_the_prompt_are_chips_too(window):
     pane = window.lanes_view.columns[0].text
     assert pane.chips.prompt_chips == ["<start_of_image>"]
     assert [token for token, _ in chips_in_document(pane)] == [SPECIAL]
-    window.desk.show_special.trigger()
+    window.chat_tokens.show_special.trigger()
     assert pane.chips.prompt_chips == [] and pane.toPlainText() == "the cat sat"

@@ -10,7 +10,7 @@ def test_chat_mode_on_gemma_draws_the_turn_markers_as_chips(qtbot, gemma_window,
     texts = w.state.token_texts
     assert w.state.token_kind(texts.index("<start_of_image>")) == tk.USER_DEFINED
     assert w.state.token_kind(texts.index("<end_of_turn>")) == tk.CONTROL
-    w.desk.chat_mode.trigger()
+    w.chat_tokens.chat_mode.trigger()
     assert w.state.chat.enabled and w.state.problem == "" and w.prompt_area.currentIndex() == CHAT
     assert "\u201cgemma\u201d template" in w.prompt_area.chat.template.text()  # the file carries no template
     assert "built-in" in w.prompt_area.chat.template.toolTip()
@@ -21,6 +21,6 @@ def test_chat_mode_on_gemma_draws_the_turn_markers_as_chips(qtbot, gemma_window,
     assert "<end_of_turn>" not in lane.text and "<start_of_turn>" not in lane.text
     pane = w.lanes_view.columns[0].text
     assert pane.chips.prompt_chips == ["<start_of_turn>", "<end_of_turn>", "<start_of_turn>"]
-    w.desk.show_special.trigger()  # hidden: the prompt reads as plain text
+    w.chat_tokens.show_special.trigger()  # hidden: the prompt reads as plain text
     assert pane.chips.prompt_chips == [] and "<start_of_turn>" not in pane.toPlainText()
     assert pane.toPlainText().startswith("user\nWrite one short sentence about a cat.\nmodel\n")

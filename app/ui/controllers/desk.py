@@ -11,7 +11,7 @@ from PySide6.QtGui import QAction
 from app.changes import Change, Changed
 
 
-class DeskController:
+class ChatTokensController:
     def __init__(self, window, state, playground):
         self.window, self.state, self.playground = window, state, playground
         chat = playground.chat
