@@ -60,6 +60,11 @@ class LaneStatsTable(QTableWidget):
         self.setMinimumHeight(head + row)
         self.setVisible(any(values) or (keep_shown and not self.isHidden()))
 
+    def set_label(self, row: int, label: str) -> None:
+        """A row's label alone (its lane's preset changed; its figures did not)."""
+        if row < self.rowCount():
+            self._set(row, 0, label, Qt.AlignmentFlag.AlignLeft)
+
     def _set(self, row: int, col: int, text: str, align) -> None:
         item = self.item(row, col)
         if item is None:

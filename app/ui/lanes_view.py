@@ -3,10 +3,8 @@ and their statistics in a table underneath, one row per lane; bound to the state
 from __future__ import annotations
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import (
-    QApplication, QButtonGroup, QComboBox, QFrame, QGridLayout, QHBoxLayout, QLabel, QPlainTextEdit, QRadioButton, QStackedWidget, QToolButton,
-    QVBoxLayout, QWidget,
-)
+from PySide6.QtWidgets import (QApplication, QButtonGroup, QComboBox, QFrame, QGridLayout, QHBoxLayout, QLabel,
+                               QPlainTextEdit, QRadioButton, QStackedWidget, QToolButton, QVBoxLayout, QWidget)
 
 from app.changes import Changed
 from app.analysis import first_divergence, lane_stats
@@ -193,6 +191,8 @@ class LanesView(QWidget):
             self.show_edited()
         elif what == Changed.BUSY and self.state.busy == "run":  # the table holds the figures of the text shown
             self.show_stats(keep_shown=True)
+        elif what == Changed.LANE_SETTINGS and change.lane is not None and not self.state.busy:
+            self.stats_table.set_label(change.lane, self.stats_label(change.lane))  # a settings change: no new figures
         elif what in (Changed.LANE_SETTINGS, Changed.PRESETS) and not self.state.busy:  # its labels name the presets
             self.show_stats()
 
@@ -254,8 +254,18 @@ class LanesView(QWidget):
         self._regrid(force=True)
         self.show_edited()
         for col in self.columns:
-            col.remove.setEnabled(n > 1 and not self.state.busy)
-            col.show_preset()
+            self.sync_column(col.index)
+
+    def sync_column(self, index: int) -> None:
+        """One lane's column (its settings or shown branch changed): the others are left alone."""
+        col = self.columns[index]
+        col.remove.setEnabled(len(self.columns) > 1 and not self.state.busy)
+        col.show_preset()
+        col.show_text()
+
+    def show_prompt(self) -> None:
+        """The prompt changed: only the columns without text of their own show it."""
+        for col in (c for c in self.columns if self.state.lanes[c.index].prompt is None):
             col.show_text()
 
     def show_texts(self) -> None:
@@ -266,11 +276,14 @@ class LanesView(QWidget):
         """The table from the lanes' texts (``keep_shown``: a run begins, the table stays where it is)."""
         for col in self.columns:
             col.show_stats()
-        labels = [f"Lane {c.index + 1} \u00b7 {self.playground.lanes.label(c.index)}" for c in self.columns]
+        labels = [self.stats_label(c.index) for c in self.columns]
         rows = (self.stats_table.rowCount(), self.stats_table.isVisible())
         self.stats_table.show_lanes([c.stats_values for c in self.columns], labels, keep_shown=keep_shown)
         if (self.stats_table.rowCount(), self.stats_table.isVisible()) != rows:
             self.gridChanged.emit()  # the table's height changed: the layout may share the space anew
+
+    def stats_label(self, index: int) -> str:
+        return f"Lane {index + 1} \u00b7 {self.playground.lanes.label(index)}"  # names the lane's preset
 
     def mark_divergence(self) -> None:
         tokens = [[r.token for r in lane.records] for lane in self.state.lanes]

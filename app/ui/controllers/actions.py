@@ -22,9 +22,15 @@ from ..dialogs.lane_diff import LaneDiffDialog
 FAN_TOKENS = 48
 
 
+#: Whose text a change not naming a lane may have changed (a lane's RECORDS name theirs; others: "all").
+TEXT_READ = {Changed.BUSY: "all", Changed.MODEL: None, Changed.LOADING: None, Changed.LANES: "all",
+             Changed.RUN_ENDED: "all", Changed.HISTORY: "all"}
+
+
 class ActionsController:
     def __init__(self, window, state, playground, presets):
         self.window, self.state, self.playground, self.presets = window, state, playground, presets
+        self._with_text: list[bool] = []  # whether each lane has records: re-read only for the lane that changed
         runs, lanes, analysis = playground.runs, playground.lanes, playground.analysis
         self.generate = self._action("\u25b6 Generate", "Generate from the prompt", runs.generate, "Ctrl+Return")
         self.stop = self._action("\u25a0 Stop", "Stop after the current token", runs.stop, "Esc")
@@ -111,14 +117,25 @@ class ActionsController:
             self.manual.setChecked(self.state.manual)
         if change.what == Changed.RECORDS and self.state.busy:
             return  # during a run every action that depends on the text is off; run_ended updates them
-        if change.what in (Changed.BUSY, Changed.MODEL, Changed.LOADING, Changed.LANES, Changed.RECORDS, Changed.RUN_ENDED, Changed.HISTORY):
-            self.update()
+        if change.what in (Changed.BUSY, Changed.MODEL, Changed.LOADING, Changed.LANES, Changed.RECORDS,
+                           Changed.RUN_ENDED, Changed.HISTORY):
+            self.update(change.lane if change.lane is not None else TEXT_READ.get(change.what, "all"))
 
-    def update(self) -> None:
+    def _has_text(self, lane: int | str | None) -> bool:
+        """Whether any lane has records, re-reading ``lane``'s ("all": every lane's, None: none's)."""
+        lanes = self.state.lanes
+        if lane == "all" or len(self._with_text) != len(lanes) or (lane is not None and not 0 <= lane < len(lanes)):
+            self._with_text = [bool(x.records) for x in lanes]
+        elif lane is not None:
+            self._with_text[lane] = bool(lanes[lane].records)
+        return any(self._with_text)
+
+    def update(self, lane: int | str | None = "all") -> None:
+        """The actions enabled as the state allows; ``lane``: whose text changed (see ``_has_text``)."""
         busy = bool(self.state.busy)
         loadable = self.state.model is not None or self.state.lost_model is not None  # a crash: Generate reloads
         ready = loadable and not busy and not self.state.loading
-        has_text = any(lane.records for lane in self.state.lanes)
+        has_text = self._has_text(lane)
         self.generate.setEnabled(ready)
         self.continue_.setEnabled(ready and has_text)
         self.stop.setEnabled(busy or self.state.loading)

@@ -66,7 +66,13 @@ class RedrawController:
         elif what == Changed.RUN_ENDED:
             self._full_next = True
             self.timer.start(0)
-        elif what in (Changed.LANES, Changed.PRESETS, Changed.LANE_SETTINGS, Changed.PROMPT, Changed.BRANCH):
+        elif what in (Changed.LANE_SETTINGS, Changed.BRANCH) and change.lane is not None:
+            self.window.lanes_view.sync_column(change.lane)  # a slider tick: its lane's column only
+            if what == Changed.BRANCH:
+                self.schedule(live=False)
+        elif what == Changed.PROMPT:
+            self.window.lanes_view.show_prompt()  # a keystroke: the columns that show the prompt
+        elif what in (Changed.LANES, Changed.PRESETS, Changed.LANE_SETTINGS, Changed.BRANCH):
             self.window.lanes_view.sync_columns()
             if what in (Changed.LANES, Changed.BRANCH):
                 self.schedule(live=False)
