@@ -10,7 +10,7 @@ import numpy as np
 from sampler.sorting import top_order
 
 from app.engine.run.bans import best_other
-from app.engine.run.lane import Lane, sample_forced
+from app.engine.run.lane import LaneRun, sample_forced
 from app.engine.face.options import MAX_LANES, TOP_N, LaneConfig, RunOptions
 from app.engine.run.logsumexp import LogSumExp
 from app.engine.llama.model import LoadedModel
@@ -47,7 +47,7 @@ class Generation:
         self._logsumexp = LogSumExp() if options.raw_logsumexp else None
         starts = lane_starts(model, prompt, lanes, int(options.n_ctx))
         self.prompt_tokens = starts[0]
-        self.lanes = [Lane(i, cfg, model.vocab, starts[i]) for i, cfg in enumerate(lanes)]
+        self.lanes = [LaneRun(i, cfg, model.vocab, starts[i]) for i, cfg in enumerate(lanes)]
         assign_sequences(self.lanes, workspace)
         self._cancel = threading.Event()
         self._outside_stop = should_stop
@@ -128,7 +128,7 @@ class Generation:
         self._first = first
         self.prompt_ms = self._last_decode_ms = (time.perf_counter() - t0) * 1e3
 
-    def _logits(self, lane: Lane) -> np.ndarray:
+    def _logits(self, lane: LaneRun) -> np.ndarray:
         if lane.seq in self._rewound:
             return self._rewound.pop(lane.seq)
         row = self._outputs.get(lane.seq)
@@ -188,7 +188,7 @@ class Generation:
         self._outputs = {lane.seq: i for i, lane in enumerate(live)}
         return decode_ms
 
-    def _sample_lane(self, lane: Lane, logits: np.ndarray):
+    def _sample_lane(self, lane: LaneRun, logits: np.ndarray):
         lane.apply_pending_settings()
         lane.position = lane.chain.position()  # where the step starts, for a branch from it later
         logits = lane.bans.apply(logits, len(lane.tokens))  # a banned phrase began here: take another way
@@ -201,7 +201,7 @@ class Generation:
             trace = lane.chain.sample(logits, top_hint=top)
         return logits, top, trace, (time.perf_counter() - t0) * 1e3, forced
 
-    def _commit(self, lane: Lane, logits: np.ndarray, top: np.ndarray, trace, chain_ms: float,
+    def _commit(self, lane: LaneRun, logits: np.ndarray, top: np.ndarray, trace, chain_ms: float,
                 forced: bool) -> int | None:
         """Record the sampled token in the lane and hold its record back; the token index to go back to
         if the text now holds a banned phrase (else None)."""

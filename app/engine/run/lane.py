@@ -18,7 +18,9 @@ from app.engine.face.records import StepRecord, StopReason
 from app.engine.llama.vocab import ModelVocabulary
 
 
-class Lane:
+class LaneRun:
+    """One lane of a generation, in the engine: its sampler chain, the tokens it took, its text and when it stops."""
+
     def __init__(self, index: int, config: LaneConfig, vocab: ModelVocabulary, prompt_tokens: list[int]):
         self.index = index
         self.key = index if config.key is None else config.key

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from app.engine.run.lane import Lane
+from app.engine.run.lane import LaneRun
 from app.engine.face.options import LaneConfig, PromptText
 from app.engine.llama.model import LoadedModel
 from app.engine.run.workspace import Workspace
@@ -19,7 +19,7 @@ def tokenize_prompt(model: LoadedModel, prompt: str) -> list[int]:
     return vocab.tokenize(prompt.encode("utf-8"), add_special=vocab.add_bos, parse_special=True)
 
 
-def assign_sequences(lanes: list[Lane], workspace: Workspace | None) -> None:
+def assign_sequences(lanes: list[LaneRun], workspace: Workspace | None) -> None:
     """Each lane's KV sequence: its key in a kept workspace (so its cache is its own from run to
     run, also when a run has only some lanes), else its place in the run."""
     keys = [lane.key for lane in lanes]
