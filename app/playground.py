@@ -19,6 +19,7 @@ from app.actions.taste import TasteActions
 from app.actions.text import TextActions
 from app.history import History
 from app.presets import PresetStore
+from app.recent import RecentModels
 from app.state import PlaygroundState
 
 
@@ -27,12 +28,12 @@ class Playground:
     ``lanes`` (settings, presets, seeds), ``analysis`` (fan, match entropy), ``chat`` (chat mode,
     special tokens), ``ab`` (blind A/B tests), ``taste`` (the taste tuner), ``lookahead`` (lookahead at a fork, manual mode), ``sweep`` (sweeps), over one state and one engine."""
 
-    def __init__(self, state: PlaygroundState, engine, presets: PresetStore):
+    def __init__(self, state: PlaygroundState, engine, presets: PresetStore, recent: RecentModels | None = None):
         self.state = state
         self.engine = engine
         self.presets = presets
         self.history = History(state)
-        self.runs = RunActions(state, engine, self.history)
+        self.runs = RunActions(state, engine, self.history, recent)
         self.text = TextActions(state, self.history)
         self.lanes = LaneActions(state, presets, self.runs)
         self.analysis = AnalysisActions(state, engine, self.runs, self.lanes, self.history)

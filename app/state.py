@@ -10,6 +10,8 @@ raise ValueError (naming the value) before anything changes.
 """
 from __future__ import annotations
 
+import dataclasses
+from dataclasses import dataclass
 from typing import Callable
 
 from app.changes import Change, Changed
@@ -27,6 +29,19 @@ from sampler import SamplerSettings
 Listener = Callable[[Change], None]
 
 
+@dataclass(frozen=True)
+class ModelForm:
+    """The Model page's fields, as the writer left them (the page binds to them, holds none):
+    what the next Load loads.  ``rpc`` and ``tensor_split`` stay as typed (parsed on Load, where
+    a bad one is reported); ``recent`` lists the recently loaded models, newest first."""
+
+    path: str | None = None  # the model loaded last (None: the bundled one)
+    gpu_layers: int = -1  # -1: all the build can
+    rpc: str = ""
+    tensor_split: str = ""
+    recent: tuple[str, ...] = ()
+
+
 class PlaygroundState(ChatTokensState, LaneTextState, RadarState):
     """Prompt, lanes, run options, selection, model and engine status; emits a Change per edit."""
 
@@ -38,6 +53,7 @@ class PlaygroundState(ChatTokensState, LaneTextState, RadarState):
         self.run_settings = RunOptions()
         self.selected: int | None = None  # the step every panel shows; None follows the newest
         self.model: ModelInfo | None = None
+        self.model_form = ModelForm()
         #: The model the engine lost when its process crashed (None: none lost): the next run loads it again.
         self.lost_model: LoadRequest | None = None
         self.token_texts: tuple[str, ...] = ()
@@ -189,6 +205,15 @@ class PlaygroundState(ChatTokensState, LaneTextState, RadarState):
         self.model, self.token_texts = info, token_texts
         self.lost_model = lost if info is None else None
         self.emit(Changed.MODEL)
+
+    def set_model_form(self, **changes) -> None:
+        """Change fields of the Model page (:class:`ModelForm`); announced as MODEL_FORM."""
+        new = dataclasses.replace(self.model_form, **changes)
+        if not isinstance(new.gpu_layers, int) or new.gpu_layers < -1:
+            raise ValueError(f"GPU layers: expected -1 (all) or more, got {new.gpu_layers!r}")
+        if new != self.model_form:
+            self.model_form = new
+            self.emit(Changed.MODEL_FORM)
 
     def token_text(self, token: int) -> str:
         return self.token_texts[token] if 0 <= token < len(self.token_texts) else f"<{token}>"

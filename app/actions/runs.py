@@ -5,6 +5,8 @@ from app.engine.face import commands as cmd, events as ev
 from app.engine.face.options import LaneConfig, PromptText, RunOptions
 from app.engine.face.records import StepRecord
 from app.engine.face.model_info import LoadRequest
+from app.engine.rpc.endpoints import parse_endpoints, parse_tensor_split
+from app.recent import RecentModels
 from app.state import PlaygroundState
 from app.text_tree import TextTree
 
@@ -20,10 +22,13 @@ def start_parts(tree: TextTree, pieces) -> tuple[int | str, ...]:
 
 
 class RunActions:
-    def __init__(self, state: PlaygroundState, engine, history):
+    def __init__(self, state: PlaygroundState, engine, history, recent: RecentModels | None = None):
         self.state = state
         self.engine = engine
         self.history = history
+        self.recent = recent  # the recently loaded models' file (None: none kept, e.g. in tests and scripts)
+        if recent is not None:
+            state.set_model_form(recent=tuple(recent.paths()))
         self.run_id: int | None = None  # the run in progress
         self.load_id: int | None = None  # the load in progress
         self._loading: LoadRequest | None = None  # what it loads
@@ -44,6 +49,20 @@ class RunActions:
         if self.load_id is not None or self.state.busy:
             self.engine.stop()
         self._load(LoadRequest(path, gpu_layers, tuple(rpc), tuple(tensor_split)))
+
+    def load_from_form(self, path: str | None | type = ...) -> None:
+        """Load what the Model page says (``path``: this model instead); a bad server list or
+        split is reported and nothing loads."""
+        form = self.state.model_form
+        try:
+            rpc = parse_endpoints(form.rpc) if form.rpc.strip() else ()
+            split = parse_tensor_split(form.tensor_split) if form.tensor_split.strip() else ()
+        except ValueError as exc:
+            self.state.report(str(exc))
+            return
+        path = form.path if path is ... else path
+        self.state.set_model_form(path=path)
+        self.load_model(path, None if form.gpu_layers < 0 else form.gpu_layers, rpc, split)
 
     def _load(self, request: LoadRequest) -> None:
         self.load_id = self.engine.next_id()
@@ -66,6 +85,10 @@ class RunActions:
             return
         self.load_id = None
         self.loaded = self._loading
+        if self.recent is not None:
+            self.recent.add(e.info.path)
+        recent = tuple(self.recent.paths()) if self.recent is not None else self.state.model_form.recent
+        self.state.set_model_form(path=e.info.path, recent=recent)
         self.state.set_model(e.info, e.token_texts)
         self.state.set_loading(False)
         self.state.report(e.info.note)  # e.g. GPU layers asked for on a build without a GPU

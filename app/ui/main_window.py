@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QFileDialog, QMainWindow, QPlainTextEdit, QStatusB
 from app.engine.process import EngineProcess
 from app.playground import Playground
 from app.presets import PresetStore, default_prompt, find_builtin
+from app.recent import RecentModels
 from app.session import Autosave
 from app.changes import Change, Changed
 from app.state import PlaygroundState
@@ -74,7 +75,7 @@ class MainWindow(QMainWindow):
         self.gc = GuiGarbageCollection()
         self.state = state or first_state()
         self.bridge = EngineBridge(engine if engine is not None else EngineProcess(), parent=self)
-        self.playground = Playground(self.state, self.bridge.engine, PresetStore())
+        self.playground = Playground(self.state, self.bridge.engine, PresetStore(), RecentModels())
         adopted = getattr(engine, "model", None) is not None  # an in-process engine handed a loaded model
         if adopted:
             self.playground.runs.expect_adopted_model()

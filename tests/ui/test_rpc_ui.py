@@ -39,3 +39,24 @@ def test_the_status_bar_shows_each_server_and_the_memory_used_there(window):
     assert "RPC 127.0.0.1:5000: 36 MiB used (RPC0, of 24.0 GiB)" in text
     assert "RPC 127.0.0.1:5001: 199 MiB used (RPC1)" in text
     assert "127.0.0.1:5001: 199 MiB used" in window.controls.model_page.info.text()
+
+
+def test_the_model_pages_fields_are_the_states(window):
+    page = window.controls.model_page
+    page.rpc.setText("127.0.0.1:5000")
+    page.gpu_layers.setValue(12)
+    form = window.state.model_form
+    assert (form.rpc, form.gpu_layers) == ("127.0.0.1:5000", 12)
+    window.state.set_model_form(tensor_split="2,1", recent=("/models/a.gguf", "/models/b.gguf"))
+    assert page.tensor_split.text() == "2,1"
+    assert [page.recent.itemText(i) for i in range(page.recent.count())] == ["a.gguf", "b.gguf"]
+
+
+def test_a_loaded_model_is_remembered_in_the_recent_file(qtbot, window, tmp_path):
+    from app.recent import RecentModels
+
+    recent = RecentModels(tmp_path / "recent.json")
+    window.playground.runs.recent = recent
+    window.controls.model_page.load(None)
+    qtbot.waitUntil(lambda: not window.state.loading, timeout=20_000)
+    assert recent.paths() == [window.state.model.path] == list(window.state.model_form.recent)

@@ -1,4 +1,7 @@
-"""The Model page: open a GGUF file, recent models, GPU layers, RPC servers, what is loaded."""
+"""The Model page: open a GGUF file, recent models, GPU layers, RPC servers, what is loaded.
+
+Its fields are the state's :class:`app.state.ModelForm` (the page shows them and writes edits
+back); parsing the servers and the split, and the recent models' file, are the run actions'."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -6,8 +9,6 @@ from pathlib import Path
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QComboBox, QFormLayout, QLabel, QLineEdit, QPushButton, QSpinBox, QWidget
 
-from app.engine.rpc.endpoints import parse_endpoints, parse_tensor_split
-from app.recent import RecentModels
 from app.changes import Change, Changed
 
 
@@ -18,8 +19,6 @@ class ModelPage(QWidget):
         super().__init__(parent)
         self.state = state
         self.playground = playground
-        self.recent_models = RecentModels()
-        self.path: str | None = None  # the model loaded last (None: the bundled one)
         form = QFormLayout(self)
         self.open_button = QPushButton("Open GGUF ...")
         self.open_button.clicked.connect(self.openRequested)
@@ -29,19 +28,21 @@ class ModelPage(QWidget):
         self.gpu_layers = QSpinBox()
         self.gpu_layers.setRange(-1, 999)
         self.gpu_layers.setSpecialValueText("all the build can")
-        self.gpu_layers.setValue(-1)
+        self.gpu_layers.valueChanged.connect(lambda n: state.set_model_form(gpu_layers=n))
         self.gpu_layers.setToolTip("<b>-ngl</b><br>Layers offloaded to the GPU; takes effect when a model is (re)loaded.")
         self.rpc = QLineEdit()
         self.rpc.setPlaceholderText("host:port,host:port (none: this computer only)")
+        self.rpc.textChanged.connect(lambda text: state.set_model_form(rpc=text))
         self.rpc.setToolTip("<b>--rpc</b><br>llama.cpp RPC servers that take the offloaded layers (start one with "
                             "<tt>scatter-playground rpc-server</tt>). Empty: run here. Takes effect on Load.")
         self.tensor_split = QLineEdit()
         self.tensor_split.setPlaceholderText("e.g. 3,1 (empty: by free memory)")
+        self.tensor_split.textChanged.connect(lambda text: state.set_model_form(tensor_split=text))
         self.tensor_split.setToolTip("<b>--tensor-split</b><br>Share of the offloaded layers per device, in order.")
         self.reload_button = QPushButton("Load")
         self.reload_button.setToolTip("Load the model again with these settings (connect to the RPC servers, "
                                       "or run here when the field is empty)")
-        self.reload_button.clicked.connect(lambda: self.load(self.path))
+        self.reload_button.clicked.connect(lambda: self.load(state.model_form.path))
         self.info = QLabel("no model")
         self.info.setWordWrap(True)
         form.addRow(self.open_button)
@@ -52,31 +53,40 @@ class ModelPage(QWidget):
         form.addRow(self.reload_button)
         form.addRow(self.info)
         self._unsubscribe = state.subscribe(self._on_change)
-        self._fill_recent()
+        self.show_form()
+
+    @property
+    def path(self) -> str | None:
+        """The model the Load button loads again (the state's; None: the bundled one)."""
+        return self.state.model_form.path
 
     def load(self, path: str | None) -> None:
-        layers = self.gpu_layers.value()
-        try:
-            rpc = parse_endpoints(self.rpc.text()) if self.rpc.text().strip() else ()
-            split = parse_tensor_split(self.tensor_split.text()) if self.tensor_split.text().strip() else ()
-        except ValueError as exc:
-            self.state.report(str(exc))
-            return
-        self.path = path
-        self.playground.runs.load_model(path, None if layers < 0 else layers, rpc, split)
+        self.playground.runs.load_from_form(path)
+
+    def show_form(self) -> None:
+        """The fields as the state has them (without echoing them back)."""
+        form = self.state.model_form
+        for widget, show in ((self.gpu_layers, lambda: self.gpu_layers.setValue(form.gpu_layers)),
+                             (self.rpc, lambda: self.rpc.text() != form.rpc and self.rpc.setText(form.rpc)),
+                             (self.tensor_split, lambda: self.tensor_split.text() != form.tensor_split
+                              and self.tensor_split.setText(form.tensor_split)), (self.recent, self._fill_recent)):
+            widget.blockSignals(True)
+            show()
+            widget.blockSignals(False)
 
     def _fill_recent(self) -> None:
-        self.recent.clear()
-        for path in self.recent_models.paths():
-            self.recent.addItem(Path(path).name, path)
+        paths = self.state.model_form.recent
+        if [self.recent.itemData(i) for i in range(self.recent.count())] != list(paths):
+            self.recent.clear()
+            for path in paths:
+                self.recent.addItem(Path(path).name, path)
 
     def _on_change(self, change: Change) -> None:
+        if change.what == Changed.MODEL_FORM:
+            self.show_form()
         if change.what != Changed.MODEL or self.state.model is None:
             return
         info = self.state.model
-        self.path = info.path
-        self.recent_models.add(info.path)
-        self._fill_recent()
         servers = "".join(f"\nRPC {s.label()}" for s in info.servers)
         self.info.setText(f"{info.name}\n{info.path}\nvocabulary {info.n_vocab}, trained context {info.n_ctx_train}\n"
                           f"layers: {info.offload or info.gpu_layers}\nllama.cpp build: {info.backend or 'unknown'}{servers}")
