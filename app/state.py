@@ -59,6 +59,12 @@ class PlaygroundState(ChatTokensState, LaneTextState, RadarState):
         self.token_texts: tuple[str, ...] = ()
         self.busy = ""  # what the engine runs: "", "run", "fan", "task", "ab", "taste", "lookahead" or "sweep"
         self.loading = False
+        #: The engine's jobs by id (its events carry the id, so a stopped job's late ones are told apart):
+        #: the lanes' run in progress, the load in progress and what it loads, and the load the model came from.
+        self.run_id: int | None = None
+        self.load_id: int | None = None
+        self.load_request: LoadRequest | None = None
+        self.loaded_request: LoadRequest | None = None
         self.load_progress = (0.0, "")
         self.problem = ""
         self.status = ""  # the last run's end, or what a task found
@@ -185,13 +191,22 @@ class PlaygroundState(ChatTokensState, LaneTextState, RadarState):
 
     # -- model and engine status ----------------------------------------------------------
 
-    def set_busy(self, busy: str) -> None:
+    def set_busy(self, busy: str, run_id: int | None = None) -> None:
+        """What the engine runs; ``run_id``: the lanes' run in progress (busy "run"; cleared otherwise)."""
+        self.run_id = run_id if busy == "run" else None
         if busy != self.busy:
             self.busy = busy
             self.emit(Changed.BUSY)
 
+    def begin_load(self, load_id: int, request: LoadRequest | None, message: str) -> None:
+        """The engine loads ``request`` as job ``load_id`` (0, request None: the model it was given)."""
+        self.load_id, self.load_request = load_id, request
+        self.set_loading(True, message)
+
     def set_loading(self, loading: bool, message: str = "") -> None:
+        """A load began or ended (an ended one's id is cleared: its late events are ignored)."""
         self.loading = loading
+        self.load_id = self.load_id if loading else None
         self.load_progress = (0.0, message)
         self.emit(Changed.LOADING)
 
@@ -200,9 +215,11 @@ class PlaygroundState(ChatTokensState, LaneTextState, RadarState):
         self.emit(Changed.LOAD_PROGRESS)
 
     def set_model(self, info: ModelInfo | None, token_texts: tuple[str, ...] = (), *,
-                  lost: LoadRequest | None = None) -> None:
-        """The loaded model (None: none); ``lost``: the load to repeat before the next run (a crash took it)."""
+                  lost: LoadRequest | None = None, request: LoadRequest | None = None) -> None:
+        """The loaded model (None: none) and the ``request`` that loaded it; ``lost``: the load to
+        repeat before the next run (a crash took it)."""
         self.model, self.token_texts = info, token_texts
+        self.loaded_request = request if info is not None else None
         self.lost_model = lost if info is None else None
         self.emit(Changed.MODEL)
 

@@ -179,7 +179,7 @@ class ABActions:
         if s.remaining == 0:
             self._phase(ABPhase.DONE)
             return False
-        if self.state.busy or self.state.model is None or self.runs.load_id is not None:
+        if self.state.busy or self.state.model is None or self.state.load_id is not None:
             self._phase(ABPhase.WAITING, "The engine is busy: press Next round when it is done.")
             return False
         plan, number = s.plan, len(s.rounds) + 1

@@ -83,5 +83,5 @@ class ChatActions:
         self.refresh_prompt()
 
     def _on_started(self, e: ev.RunStarted) -> None:
-        if e.chat_prompt and e.run_id == self.runs.run_id:
+        if e.chat_prompt and e.run_id == self.state.run_id:
             self.state.set_run_prompt(e.run_id, e.chat_prompt)

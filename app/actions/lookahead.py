@@ -130,7 +130,7 @@ class LookaheadActions:
             self.state.emit(Changed.MANUAL)
 
     def _on_steps(self, e: ev.StepsProduced) -> None:
-        if not self.state.manual or self._fork is not None or e.run_id != self.runs.run_id:
+        if not self.state.manual or self._fork is not None or e.run_id != self.state.run_id:
             return
         lane = self.state.current_lane
         for rec in e.records:

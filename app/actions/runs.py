@@ -29,10 +29,6 @@ class RunActions:
         self.recent = recent  # the recently loaded models' file (None: none kept, e.g. in tests and scripts)
         if recent is not None:
             state.set_model_form(recent=tuple(recent.paths()))
-        self.run_id: int | None = None  # the run in progress
-        self.load_id: int | None = None  # the load in progress
-        self._loading: LoadRequest | None = None  # what it loads
-        self.loaded: LoadRequest | None = None  # what the engine holds now (to load again after a crash)
         self.handlers = {
             ev.ModelLoadProgress: self._on_load_progress, ev.ModelLoaded: self._on_loaded,
             ev.ModelLoadFailed: self._on_load_failed, ev.ModelLost: self._on_model_lost,
@@ -46,7 +42,7 @@ class RunActions:
                    tensor_split: tuple[float, ...] = ()) -> None:
         """Load a model (its layers on the RPC servers ``rpc`` if any); the current one stays until
         the new one is ready.  Work in progress stops first."""
-        if self.load_id is not None or self.state.busy:
+        if self.state.load_id is not None or self.state.busy:
             self.engine.stop()
         self._load(LoadRequest(path, gpu_layers, tuple(rpc), tuple(tensor_split)))
 
@@ -65,59 +61,51 @@ class RunActions:
         self.load_model(path, None if form.gpu_layers < 0 else form.gpu_layers, rpc, split)
 
     def _load(self, request: LoadRequest) -> None:
-        self.load_id = self.engine.next_id()
-        self._loading = request
-        self.engine.submit(cmd.LoadModel(self.load_id, request))
+        load_id = self.engine.next_id()
         where = f" on {', '.join(request.rpc)}" if request.rpc else ""
-        self.state.set_loading(True, f"Loading {request.path or 'the bundled model'}{where} ...")
+        self.state.begin_load(load_id, request, f"Loading {request.path or 'the bundled model'}{where} ...")
+        self.engine.submit(cmd.LoadModel(load_id, request))
 
     def expect_adopted_model(self) -> None:
         """The engine was given a model: its ModelLoaded event (load id 0) is on the way."""
-        self.load_id = 0
-        self.state.set_loading(True, "Reading the model's vocabulary ...")
+        self.state.begin_load(0, None, "Reading the model's vocabulary ...")
 
     def _on_load_progress(self, e: ev.ModelLoadProgress) -> None:
-        if e.load_id == self.load_id:
+        if e.load_id == self.state.load_id:
             self.state.set_load_progress(e.fraction, e.message)
 
     def _on_loaded(self, e: ev.ModelLoaded) -> None:
-        if e.load_id != self.load_id:
+        if e.load_id != self.state.load_id:
             return
-        self.load_id = None
-        self.loaded = self._loading
         if self.recent is not None:
             self.recent.add(e.info.path)
         recent = tuple(self.recent.paths()) if self.recent is not None else self.state.model_form.recent
         self.state.set_model_form(path=e.info.path, recent=recent)
-        self.state.set_model(e.info, e.token_texts)
+        self.state.set_model(e.info, e.token_texts, request=self.state.load_request)
         self.state.set_loading(False)
         self.state.report(e.info.note)  # e.g. GPU layers asked for on a build without a GPU
 
     def _on_load_failed(self, e: ev.ModelLoadFailed) -> None:
-        if e.load_id != self.load_id:
+        if e.load_id != self.state.load_id:
             return  # a load that a newer one replaced
-        self.load_id = None
         self.state.set_loading(False)
         if e.message != "cancelled":
             self.state.report(f"Could not load the model: {e.message}")
 
     def _on_model_lost(self, e: ev.ModelLost) -> None:
         """An RPC server went away: the model is gone (the text stays); load again to go on."""
-        self.loaded = None
         self.state.set_model(None)
         self.state.report(e.message)
 
     def _on_crashed(self, e: ev.EngineCrashed) -> None:
         """The engine's process died and a new one runs, without a model: the run in progress ends
         with the text it made, and the next run loads the model again (the one the engine held)."""
-        if self.run_id is not None:
-            self.state.end_runs(self.run_id, ())
+        if self.state.run_id is not None:
+            self.state.end_runs(self.state.run_id, ())
             self._end("stopped: the engine crashed")
-        if self.load_id is not None:
-            self.load_id = None
+        if self.state.load_id is not None:
             self.state.set_loading(False)
-        lost, self.loaded = self.loaded, None
-        self.state.set_model(None, lost=lost)
+        self.state.set_model(None, lost=self.state.loaded_request)
         self.state.report(e.message)
 
     # -- runs ----------------------------------------------------------------------------------
@@ -133,7 +121,7 @@ class RunActions:
         if self.state.model is None and self.state.lost_model is None:
             self.state.report("No model is loaded yet.")
             return False
-        if self.state.busy or self.load_id is not None:
+        if self.state.busy or self.state.load_id is not None:
             return False
         if self.state.model is None:
             self._load(self.state.lost_model)
@@ -198,10 +186,9 @@ class RunActions:
             self.state.report(str(exc))
             self.state.end_runs(run_id, ())
             return
-        self.run_id = run_id
         self.state.report("")
         self.state.set_status("running")
-        self.state.set_busy("run")
+        self.state.set_busy("run", run_id)
         self.engine.submit(cmd.Generate(run_id, self.state.prompt, lanes, options,
                                         chat=self.state.chat_request()))  # chat mode: the engine formats
 
@@ -219,7 +206,7 @@ class RunActions:
 
     def _on_run_news(self, e: ev.RunStarted | ev.StepsProduced) -> None:
         """A run's start (the tokens each lane starts from) or its newest records."""
-        if e.run_id != self.run_id:
+        if e.run_id != self.state.run_id:
             return  # from a run that was stopped before this one began
         if isinstance(e, ev.RunStarted):
             self.state.set_starts(e.run_id, dict(e.starts))
@@ -227,7 +214,7 @@ class RunActions:
             self.state.add_records(e.run_id, e.records)
 
     def _on_run_ended(self, e: ev.RunEnded) -> None:
-        if e.run_id != self.run_id:
+        if e.run_id != self.state.run_id:
             return
         self.state.end_runs(e.run_id, e.results)
         if e.error:
@@ -238,7 +225,6 @@ class RunActions:
         self._end(self._summary(e.results))
 
     def _end(self, status: str) -> None:
-        self.run_id = None
         self.state.set_busy("")
         self.state.set_status(status)
 

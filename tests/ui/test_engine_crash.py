@@ -52,7 +52,7 @@ def test_a_killed_engine_is_one_line_the_text_stays_and_the_next_run_is_a_fresh_
     assert w.actions.generate.isEnabled()  # Generate loads the model again
     w.state.set_run_settings(max_tokens=24)
     w.playground.runs.generate()
-    qtbot.waitUntil(lambda: w.state.model is not None and not w.state.busy and w.playground.runs.run_id is None,
+    qtbot.waitUntil(lambda: w.state.model is not None and not w.state.busy and w.state.run_id is None,
                     timeout=120_000)
     again = tokens_of(w)
     assert len(w.state.lane().tree.branches) == branches + 1  # the cut run is kept as a branch
