@@ -22,6 +22,7 @@ from app.engine.face.model_info import LoadRequest, ModelInfo
 from app.engine.face.records import StepRecord
 from app.ab.taste.session import TasteSession
 from app.forks import RadarState
+from app.jobs import JobsState
 from app.lane_text import LaneText, LaneTextState
 from sampler import SamplerSettings
 
@@ -42,7 +43,7 @@ class ModelForm:
     recent: tuple[str, ...] = ()
 
 
-class PlaygroundState(ChatTokensState, LaneTextState, RadarState):
+class PlaygroundState(ChatTokensState, LaneTextState, JobsState, RadarState):
     """Prompt, lanes, run options, selection, model and engine status; emits a Change per edit."""
 
     def __init__(self, prompt: str = "", first_lane: SamplerSettings | None = None, preset: str | None = None):
@@ -74,6 +75,7 @@ class PlaygroundState(ChatTokensState, LaneTextState, RadarState):
         self.ab = ABSession()
         #: The taste tuner: its plan, its votes (kept with the session) and the round on show.
         self.taste = TasteSession()
+        self._init_jobs()  # the fan on show and the sweep on show (app/jobs.py)
         self._init_radar()  # fork radar, the lookahead on show, manual mode (app/forks.py)
 
     # -- listeners ---------------------------------------------------------------

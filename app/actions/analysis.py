@@ -5,52 +5,15 @@ never on the window's.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from functools import partial
 
-from app.changes import Changed
 from app.analysis import match_entropy
 from app.engine.face import commands as cmd, events as ev
 from app.actions.runs import start_parts
 from app.engine.face.options import LaneConfig
 from app.engine.face.records import StepRecord
+from app.jobs import FanState
 from app.state import PlaygroundState
-
-
-@dataclass
-class FanResult:
-    lane: int
-    seed: int
-    text: str
-    records: tuple = ()
-    adopted: bool = False
-
-
-@dataclass
-class FanState:
-    """A fan in progress or done: where it branched, its continuations, how it ended."""
-
-    fan_id: int
-    step: int | None  # the step it continues after (None: the end of the text)
-    labels: list[str]
-    count: int
-    prefixes: list[str] = field(default_factory=list)  # each lane's text up to the branch point
-    points: list[tuple[int, int]] = field(default_factory=list)  # each lane's (branch, own index) it goes on from
-    results: list[FanResult] = field(default_factory=list)
-    done: bool = False
-    message: str = ""
-
-    def apply(self, e) -> bool:
-        """Take one fan event; True when the fan has ended."""
-        if isinstance(e, ev.FanProduced):
-            self.results.append(FanResult(e.lane, e.seed, e.text, e.records))
-            return False
-        self.done = True
-        if e.error:
-            self.message = f"stopped by an error: {e.error}"
-        else:
-            self.message = f"{e.count} continuations" + (" (stopped)" if e.cancelled else "")
-        return True
 
 
 def _match_task(target, baseline, settings, model):
@@ -72,7 +35,6 @@ class AnalysisActions:
         self.runs = runs
         self.lanes = lanes
         self.history = history
-        self.fan: FanState | None = None
         self._tasks: dict[int, object] = {}  # task id -> what to do with its result
         self.handlers = {
             ev.FanProduced: self._on_fan, ev.FanEnded: self._on_fan, ev.TaskEnded: self._on_task,
@@ -102,14 +64,13 @@ class AnalysisActions:
             return
         fan_id = self.engine.next_id()
         labels = [f"Lane {i + 1}: {self.lanes.label(i)}" for i in range(len(configs))]
-        self.fan = FanState(fan_id, step, labels, count, prefixes, points)
         self.state.set_busy("fan")
-        self.state.emit(Changed.FAN)
+        self.state.begin_fan(FanState(fan_id, step, labels, count, prefixes, points))
         self.engine.submit(cmd.Fan(fan_id, tuple(configs), count, options))
 
     def adopt(self, index: int) -> None:
         """Continuation ``index`` of the fan becomes a branch of its lane, with its step records."""
-        fan = self.fan
+        fan = self.state.fan
         if fan is None or not 0 <= index < len(fan.results) or self.state.busy:
             return
         result = fan.results[index]
@@ -119,16 +80,12 @@ class AnalysisActions:
             self.state.report("That lane's text was replaced since the fan; its branch point is gone.")
             return
         self.history.checkpoint()
-        result.adopted = True
         self.state.graft(result.lane, holder, own, result.records)
-        self.state.emit(Changed.FAN)
+        self.state.mark_adopted(index)
 
     def _on_fan(self, e) -> None:
-        if self.fan is None or e.fan_id != self.fan.fan_id:
-            return
-        if self.fan.apply(e):
+        if self.state.take_fan_event(e):
             self.state.set_busy("")
-        self.state.emit(Changed.FAN)
 
     def match_entropy(self) -> None:
         """Give the baseline lane the temperature whose mean entropy matches the scatter lane's."""

@@ -4,13 +4,12 @@ The sweep's work runs on the engine thread (``app.sweep.runner``); its events
 reach :attr:`SweepActions.handlers` through the playground, on the window's
 thread.  While it runs the state is busy (``"sweep"``), so the window's own
 runs wait, and Stop stops the sweep too.  Every change is announced as the
-state's ``"sweep"`` change; the sweep window redraws from :attr:`rows`.
+state's ``Changed.SWEEP``; the sweep window redraws from ``state.sweep`` (:class:`app.jobs.SweepShown`).
 """
 from __future__ import annotations
 
 from pathlib import Path
 
-from app.changes import Changed
 from app.engine.face import events as ev
 from app.state import PlaygroundState
 from app.sweep import output
@@ -22,11 +21,7 @@ from sampler import FlagError, parse_flags
 class SweepActions:
     def __init__(self, state: PlaygroundState, engine, runs, lanes):
         self.state, self.engine, self.runs, self.lanes = state, engine, runs, lanes
-        self.runner: SweepRunner | None = None
-        self.path: Path | None = None
-        self.header: dict | None = None
-        self.rows: list[dict] = []
-        self.message = ""
+        self.runner: SweepRunner | None = None  # the sweep running or run last (what it shows: state.sweep)
         self._out = None
         self.handlers = {kind: self._on_event for kind in (ev.StepsProduced, ev.RunEnded, ev.TaskEnded)}
 
@@ -51,8 +46,8 @@ class SweepActions:
         except (OSError, ValueError) as exc:
             self.state.report(str(exc) if isinstance(exc, ValueError) else f"{path}: {exc.strerror or exc}")
             return False
-        self.runner, self._out, self.path, self.header, self.rows = runner, out, path, header, list(rows)
-        self.message = "running ..."
+        self.runner, self._out = runner, out
+        self.state.show_sweep(path, header, rows, "running ...")
         self.state.report("")
         self.state.set_busy("sweep")
         runner.start()
@@ -71,15 +66,14 @@ class SweepActions:
         except (OSError, ValueError) as exc:
             self.state.report(str(exc) if isinstance(exc, ValueError) else f"{path}: {exc.strerror or exc}")
             return False
-        self.runner, self.path, self.header, self.rows = None, Path(path), header, rows
-        self.message = f"{len(rows)} samples from {Path(path).name}"
-        self.state.emit(Changed.SWEEP)
+        self.runner = None
+        self.state.show_sweep(path, header, rows, f"{len(rows)} samples from {Path(path).name}")
         return True
 
     def open_point(self, flags: str, index: int | None = None) -> bool:
         """The lane (the edited one by default) takes a point's settings, with the sweep's first seed."""
         index = self.state.current_lane if index is None else index
-        seeds = (self.header or {}).get("plan", {}).get("seeds") or [self.state.lanes[index].settings.seed]
+        seeds = (self.state.sweep.header or {}).get("plan", {}).get("seeds") or [self.state.lanes[index].settings.seed]
         try:
             settings, rest = parse_flags(flags)
         except FlagError as exc:
@@ -97,19 +91,22 @@ class SweepActions:
 
     def _write(self, rows: list[dict]) -> None:
         self._out.write_rows(rows)
-        self.rows += rows
+        self.state.add_sweep_rows(rows)
 
     def _changed(self) -> None:
         runner = self.runner
-        if runner is not None and runner.finished and self.state.busy == "sweep":
-            p = runner.progress
-            if runner.error:
-                self.message = f"stopped by an error: {runner.error}"
-                self.state.report(f"Sweep stopped: {runner.error}")
-            elif runner.cancelled:
-                self.message = f"stopped: {p.skipped + p.written} of {p.total} samples in the file (Resume goes on)"
-            else:
-                self.message = f"done: {p.total} samples"
-            self.state.set_busy("")
-            self.state.set_status(f"Sweep {self.message}")
-        self.state.emit(Changed.SWEEP)
+        if runner is None or not runner.finished or self.state.busy != "sweep":
+            self.state.sweep_changed()  # its progress
+            return
+        p = runner.progress
+        if runner.error:
+            message = f"stopped by an error: {runner.error}"
+        elif runner.cancelled:
+            message = f"stopped: {p.skipped + p.written} of {p.total} samples in the file (Resume goes on)"
+        else:
+            message = f"done: {p.total} samples"
+        self.state.sweep_changed(message)
+        if runner.error:
+            self.state.report(f"Sweep stopped: {runner.error}")
+        self.state.set_busy("")
+        self.state.set_status(f"Sweep {message}")

@@ -91,7 +91,7 @@ def test_a_chat_run_and_a_fan_start_from_the_formatted_chat(pg):
     pg.engine.submit = lambda command: (sent.append(command), submit(command))
     pg.analysis.fan_out(2, 3)
     pump(pg, lambda: not state.busy)
-    assert pg.analysis.fan.done and len(pg.analysis.fan.results) == 2
+    assert pg.state.fan.done and len(pg.state.fan.results) == 2
     fans = [c for c in sent if isinstance(c, Fan)]
     chat_tokens = pg.engine.model.vocab.tokenize(expected.encode(), add_special=True, parse_special=True)
     # the formatted chat's tokens, then the lane's own

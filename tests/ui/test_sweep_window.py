@@ -49,7 +49,7 @@ def test_a_sweep_fills_the_plots_and_a_point_opens_as_a_lane(qtbot, window, tmp_
 def test_cancel_leaves_a_partial_csv_and_resume_finishes_it(qtbot, window, tmp_path):
     sw = open_sweep(window, tmp_path, tokens=40, seeds=3)
     sw.start_button.click()
-    qtbot.waitUntil(lambda: len(window.playground.sweep.rows) >= 3, timeout=60_000)
+    qtbot.waitUntil(lambda: len(window.state.sweep.rows) >= 3, timeout=60_000)
     sw.cancel_button.click()
     qtbot.waitUntil(lambda: not window.state.busy, timeout=60_000)
     _, rows = output.read_sweep(tmp_path / "sweep.csv")
@@ -74,9 +74,9 @@ def test_an_earlier_sweep_can_be_shown_and_its_plan_fills_the_form(qtbot, window
     sw.start_button.click()
     qtbot.waitUntil(lambda: not window.state.busy, timeout=60_000)
     sw.close()
-    window.playground.sweep.rows = []
+    window.state.show_sweep(tmp_path / "none.csv", None, [], "")
     sw.form.range1.setText("0.1")
     sw.open_file(str(tmp_path / "sweep.csv"))
-    assert len(window.playground.sweep.rows) == 16 and sw.form.range1.text() == "0,0.3"
+    assert len(window.state.sweep.rows) == 16 and sw.form.range1.text() == "0,0.3"
     assert sw.form.extra.text() == "--scatter-strength 0.18"
     sw.close()

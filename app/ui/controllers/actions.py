@@ -159,7 +159,7 @@ class ActionsController:
                 return
             count, tokens = setup.count.value(), setup.tokens.value()
         self.playground.analysis.fan_out(count, tokens)
-        if self.playground.analysis.fan is not None and self.state.busy == "fan":
+        if self.state.fan is not None and self.state.busy == "fan":
             self.fan_dialog = FanDialog(self.state, self.playground.analysis, self.window)
             self.fan_dialog.show()
 

@@ -109,7 +109,7 @@ class SweepWindow(QWidget):
         if path is None:
             path, _ = QFileDialog.getOpenFileName(self, "A sweep's CSV", self.form.output.text(), "CSV (*.csv)")
         if path and self.sweep.show_file(path):
-            self.form.fill(self.sweep.header["plan"])
+            self.form.fill(self.state.sweep.header["plan"])
             self.form.output.setText(str(path))
         elif path:
             self.message.setText(f"<span style='color:#b00'>{self.state.problem}</span>")
@@ -140,12 +140,13 @@ class SweepWindow(QWidget):
             done = p.skipped + p.done
             self.eta.setText(f"{done}/{p.total} samples, ETA {clock(p.eta_s)}" if running else f"{done}/{p.total}")
         if not self.message.text().startswith("<span") or running:
-            self.message.setText(sweep.message)
-        if len(sweep.rows) != self._drawn_rows and (not running or time.monotonic() - self._drawn_at >= REDRAW_S):
+            self.message.setText(self.state.sweep.message)
+        rows = len(self.state.sweep.rows)
+        if rows != self._drawn_rows and (not running or time.monotonic() - self._drawn_at >= REDRAW_S):
             self.redraw()
 
     def redraw(self) -> None:
-        sweep = self.sweep
+        sweep = self.state.sweep
         self._drawn_rows, self._drawn_at = len(sweep.rows), time.monotonic()
         if sweep.header is None or not sweep.rows:
             return
