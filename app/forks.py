@@ -61,6 +61,19 @@ class RadarState:
         self.lookahead = None
         self.manual = False
 
+    def show_lookahead(self, view) -> None:
+        """The lookahead on show (None: none)."""
+        self.lookahead = view
+        self.emit(Changed.LOOKAHEAD)
+
+    def set_manual(self, on: bool) -> bool:
+        """Manual mode on or off; False when it already was."""
+        if on == self.manual:
+            return False
+        self.manual = on
+        self.emit(Changed.MANUAL)
+        return True
+
     def set_fork_rule(self, **changes) -> None:
         """Change the fork radar's rule (checked first; ValueError names a bad value and changes nothing)."""
         new = dataclasses.replace(self.forks, **changes)

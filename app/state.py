@@ -116,8 +116,10 @@ class PlaygroundState(ChatTokensState, LaneTextState, JobsState, RadarState):
         if self.problem:
             self.report("")
 
-    def set_status(self, status: str) -> None:
+    def set_status(self, status: str, *, tokens_per_s: float | None = None) -> None:
+        """The status line; ``tokens_per_s``: the speed of the run that just ended (kept otherwise)."""
         self.status = status
+        self.tokens_per_s = self.tokens_per_s if tokens_per_s is None else tokens_per_s
         self.emit(Changed.STATUS)
 
     # -- lanes -------------------------------------------------------------------------

@@ -17,7 +17,6 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from app.changes import Changed
 from app.engine.face import commands as cmd, events as ev
 from app.engine.face.options import LaneConfig
 from app.engine.face.records import StepRecord
@@ -51,8 +50,7 @@ class LookaheadActions:
                          ev.RunEnded: self._on_run_ended}
 
     def _show(self, view: LookaheadView | None) -> None:
-        self.state.lookahead = view
-        self.state.emit(Changed.LOOKAHEAD)
+        self.state.show_lookahead(view)
 
     def preview(self, index: int | None = None, step: int | None = None, count: int | None = None,
                 length: int | None = None) -> bool:
@@ -122,12 +120,10 @@ class LookaheadActions:
 
     def set_manual(self, on: bool) -> None:
         """Manual mode on or off (off also closes the lookahead on show; every branch stays)."""
-        if on != self.state.manual:
-            self.state.manual = on
+        if self.state.set_manual(on):
             self._fork = None
             if not on:
                 self.dismiss()
-            self.state.emit(Changed.MANUAL)
 
     def _on_steps(self, e: ev.StepsProduced) -> None:
         if not self.state.manual or self._fork is not None or e.run_id != self.state.run_id:

@@ -221,12 +221,11 @@ class RunActions:
             self._end("stopped by an error" if e.results else "did not start")
             self.state.report(f"Generation stopped: {e.error}" if e.results else e.error)
             return
-        self.state.tokens_per_s = e.tokens_per_s
-        self._end(self._summary(e.results))
+        self._end(self._summary(e.results), e.tokens_per_s)
 
-    def _end(self, status: str) -> None:
+    def _end(self, status: str, tokens_per_s: float | None = None) -> None:
         self.state.set_busy("")
-        self.state.set_status(status)
+        self.state.set_status(status, tokens_per_s=tokens_per_s)
 
     def _summary(self, results) -> str:
         if not results:
