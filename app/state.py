@@ -1,12 +1,16 @@
 """The playground's state, free of Qt: the one truth every widget binds to.
 
-It holds the prompt, the lanes (each with its settings, seed included, the
-preset it came from and the records of its runs), the run options, the
-selected step, the model, what the engine is busy with and the blind A/B test
-(``ab``, an :class:`app.ab.ABSession`).  Every change is
-announced to subscribers as a :class:`Change`; widgets redraw from the state
-and hold nothing of their own.  Methods that take user values check them and
-raise ValueError (naming the value) before anything changes.
+It holds the prompt, the lanes (:class:`app.lane_text.LaneText`: settings,
+seed included, the preset they came from and the text tree of their runs), the
+run options, the selected step, the model and the Model page's fields
+(:class:`ModelForm`), what the engine is busy with and the ids of its run and
+load, the blind A/B test (``ab``) and the taste tuner (``taste``).  Its parts
+live beside it: chat mode and special tokens (app/chat.py), every change of a
+lane's text (app/lane_text.py), the fan and the sweep on show (app/jobs.py),
+the fork radar (app/forks.py).  Every change is announced to subscribers as a
+:class:`app.changes.Change` of a :class:`app.changes.Changed` kind; widgets
+redraw from the state and hold nothing of their own.  Methods that take user
+values check them and raise ValueError (naming the value) before anything changes.
 """
 from __future__ import annotations
 
