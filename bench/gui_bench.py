@@ -14,6 +14,7 @@ import sys
 import tempfile
 import time
 
+from app.changes import Changed
 from app.presets import find_builtin
 from app.engine.face.cores import physical_cores
 from app.engine.face.options import LaneConfig, RunOptions
@@ -67,7 +68,7 @@ class TokenClock:
         self._pane = pane
 
         def on_change(change) -> None:
-            if change.what == "records" and change.lane == 0 and state.busy:
+            if change.what == Changed.RECORDS and change.lane == 0 and state.busy:
                 n = len(state.lane().records)
                 self.arrived += [time.perf_counter()] * max(0, n - len(self.arrived))
 
@@ -104,7 +105,7 @@ def _windowed(window, settings) -> tuple[float, float, TokenClock, float]:
     playground.lanes.set_settings(0, settings)
     state.set_run_settings(max_tokens=N_TOKENS)
     loop = QEventLoop()
-    unsubscribe = state.subscribe(lambda c: c.what == "busy" and not state.busy and loop.quit())
+    unsubscribe = state.subscribe(lambda c: c.what == Changed.BUSY and not state.busy and loop.quit())
     clock = TokenClock(window)
     t0 = time.perf_counter()
     playground.runs.generate()

@@ -51,7 +51,8 @@ def _string_kinds(tree: ast.AST):
 
 def test_no_source_names_a_kind_by_string():
     found = []
-    for path in sorted((ROOT / "app").rglob("*.py")):
+    sources = (p for folder in ("app", "bench", "tests") for p in (ROOT / folder).rglob("*.py"))
+    for path in sorted(p for p in sources if p != Path(__file__).resolve()):  # this file emits strings on purpose
         found += [f"{path.relative_to(ROOT)}:{line}" for line in _string_kinds(ast.parse(path.read_text()))]
     assert found == []
 
