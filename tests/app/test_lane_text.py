@@ -99,5 +99,6 @@ def test_nothing_but_the_state_writes_a_lanes_tree():
         name = path.relative_to(ROOT).as_posix()
         if name in WRITERS or name.startswith("app/engine/"):  # the engine's lanes are its own (LaneRun)
             continue
-        outside += [f"{name}:{i}" for i, line in enumerate(path.read_text().splitlines(), 1) if TREE_WRITES.search(line)]
+        lines = enumerate(path.read_text().splitlines(), 1)
+        outside += [f"{name}:{i}" for i, line in lines if TREE_WRITES.search(line)]
     assert outside == []

@@ -143,7 +143,8 @@ class SettingsPanel(QToolBox):
         if change.what == Changed.PROBLEM:
             self.error.setText(self.state.problem)
             self.error.setVisible(bool(self.state.problem))
-        elif change.what == Changed.CURRENT_LANE or (change.what == Changed.LANE_SETTINGS and change.lane == self.state.current_lane):
+        elif change.what == Changed.CURRENT_LANE or (change.what == Changed.LANE_SETTINGS
+                                                     and change.lane == self.state.current_lane):
             self.refresh()
 
     def refresh(self) -> None:
