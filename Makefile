@@ -1,7 +1,9 @@
 # Scatter Playground: every target sets up .venv on first use.
 #
 #   make run                  the window (creates .venv and installs everything first)
-#   make test                 the same set-up, then the import contracts and the test suite
+#   make test                 the same set-up, then the linters, the import contracts and the test suite
+#   make check                the quick tier between edits (about a minute): linters, sampler, core, fake-backend UI
+#   make test-full            make test at full strength (every property example, every long run): nightly
 #   make run GPU=cuda         ... with llama.cpp built for CUDA (or GPU=metal, GPU=vulkan, GPU=cpu)
 #   make package              a one-folder app in dist/scatter-playground (PyInstaller), smoke-tested
 #
@@ -18,7 +20,7 @@ GPU ?=
 NATIVE ?=
 LLAMA_WHEEL := $(PYTHON) packaging/llama_wheel.py
 
-.PHONY: run test bench screenshot package venv lint-imports desktop-entry clean-venv xvfb llamacpp-programs
+.PHONY: run test test-full check lint bench screenshot package venv lint-imports desktop-entry clean-venv xvfb llamacpp-programs
 
 # The venv, llama-cpp-python for the requested backend (a no-op when the venv has it),
 # then the project itself.  Any step that fails stops make.
@@ -35,9 +37,29 @@ $(STAMP): pyproject.toml setup.py
 run: venv
 	$(PY) -m app
 
-test: venv xvfb llamacpp-programs
+# The suite runs on every core (pytest-xdist; TEST_WORKERS=1 runs it in one process).  Many tests wait on
+# a child process, a window or a model rather than compute, so two workers a core pay.
+TEST_WORKERS ?= $(shell n=$$(nproc 2>/dev/null || sysctl -n hw.ncpu 2>/dev/null || echo 2); echo $$((n * 2)))
+PYTEST := QT_QPA_PLATFORM=offscreen $(PY) -m pytest -n $(TEST_WORKERS)
+
+# Linters first: they take seconds and name the line.
+lint: venv
 	$(VENV)/bin/lint-imports
-	QT_QPA_PLATFORM=offscreen $(PY) -m pytest
+	$(VENV)/bin/ruff check --quiet .
+
+test: venv xvfb llamacpp-programs lint
+	$(PYTEST)
+
+# The same suite at full strength: every property at its whole example count, every long run at its whole
+# length (tests/tiers.py); a nightly run.
+test-full: venv xvfb llamacpp-programs lint
+	SCATTER_TESTS=full $(PYTEST)
+
+# The quick tier between edits: the linters, then the sampler, the Qt-free core and the window on the
+# fake backend (no Gemma, no llama.cpp programs, no real window, nothing marked slow).
+QUICK_TESTS := tests/sampler tests/app tests/ui tests/test_layers.py
+check: venv lint
+	$(PYTEST) -q -m "not gemma and not slow and not xvfb and not llamacpp_programs" $(QUICK_TESTS)
 
 # llama.cpp's own llama-completion, llama-cli and llama-server, built once per machine from the sources our
 # llama-cpp-python vendors with the wheel's GGML flags (about 10-15 min on 2 cores, -j2; cached beside the

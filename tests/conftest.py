@@ -15,11 +15,18 @@ import pytest  # noqa: E402
 from hypothesis import settings as hypothesis_settings  # noqa: E402
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-# Hypothesis keeps no example database (it would write .hypothesis/ into the repository).
-hypothesis_settings.register_profile("suite", database=None)
+from tiers import FULL, examples  # noqa: E402
+
+# Hypothesis keeps no example database (it would write .hypothesis/ into the repository).  A property
+# without its own count gets Hypothesis's 100 examples in the full tier, a fifth by default (tiers.py).
+hypothesis_settings.register_profile("suite", database=None, max_examples=examples(100))
 hypothesis_settings.load_profile("suite")
 
 GEMMA_FIXTURES = {"default_model", "model_path", "gemma_window"}
+
+
+def pytest_report_header(config):
+    return "tier: full (SCATTER_TESTS=full)" if FULL else "tier: default (make test-full runs the full one)"
 
 
 def pytest_collection_modifyitems(items):

@@ -1,6 +1,8 @@
 """llama.cpp command lines: export, import, quoting and escapes (``app.llamacpp``)."""
 from __future__ import annotations
 
+from tiers import examples
+
 import re
 import shlex
 from pathlib import Path
@@ -153,7 +155,7 @@ from strategies import as_stock_export, sampler_settings  # noqa: E402
 
 
 
-PROPERTY = hyp_settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+PROPERTY = hyp_settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @PROPERTY

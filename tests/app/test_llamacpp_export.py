@@ -6,6 +6,8 @@ Checks against llama.cpp's own sources read the sources that llama-cpp-python
 """
 from __future__ import annotations
 
+from tiers import examples
+
 import inspect
 import json
 import os
@@ -284,7 +286,7 @@ def test_an_existing_different_file_is_never_replaced(tmp_path):
 # Round trip: the exported command imports back to the settings
 # --------------------------------------------------------------------------
 
-PROPERTY = hyp_settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+PROPERTY = hyp_settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @PROPERTY

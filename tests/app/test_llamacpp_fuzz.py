@@ -9,6 +9,8 @@
 """
 from __future__ import annotations
 
+from tiers import examples
+
 import shlex
 
 from hypothesis import HealthCheck, example, given, settings as hyp_settings, strategies as st
@@ -87,7 +89,7 @@ def as_input(tokens, form):
     return " ".join(tokens)  # raw: quotes and backslashes left for the splitter
 
 
-FUZZ = hyp_settings(max_examples=2000, derandomize=True, deadline=None,
+FUZZ = hyp_settings(max_examples=examples(2000), derandomize=True, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 
 
@@ -139,7 +141,7 @@ def expressible_settings(draw):
     return s
 
 
-ROUND = hyp_settings(max_examples=120, derandomize=True, deadline=None,
+ROUND = hyp_settings(max_examples=examples(120), derandomize=True, deadline=None,
                      suppress_health_check=[HealthCheck.too_slow])
 
 

@@ -12,6 +12,8 @@ For arbitrary bytes, arbitrary JSON structures and mutated valid files:
 """
 from __future__ import annotations
 
+from tiers import examples
+
 import json
 import tempfile
 from pathlib import Path
@@ -30,7 +32,7 @@ SCATTER_KEYS = sorted(SamplerSettings().scatter.__dataclass_fields__)
 ENTRY_KEYS = ["name", "description", "settings", "flags", "key"]
 
 FUZZ = hyp_settings(
-    max_examples=150, deadline=None, database=None,  # no example database: nothing written outside tmp_path
+    max_examples=examples(150), deadline=None, database=None,  # no example database: nothing written outside tmp_path
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 

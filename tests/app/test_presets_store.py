@@ -6,6 +6,8 @@ their own (``test_presets_*.py``).
 """
 from __future__ import annotations
 
+from tiers import examples
+
 import json
 import os
 from pathlib import Path
@@ -172,7 +174,7 @@ def any_settings(draw):
     )
 
 
-@hyp_settings(max_examples=60, deadline=None, database=None,
+@hyp_settings(max_examples=examples(60), deadline=None, database=None,
               suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(s=any_settings(), description=st.text(max_size=30))
 def test_round_trip_property(tmp_path, s, description):

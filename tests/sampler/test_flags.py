@@ -7,6 +7,8 @@ llama-cpp-python 0.3.36.
 """
 from __future__ import annotations
 
+from tiers import examples
+
 import dataclasses
 import shlex
 
@@ -626,7 +628,7 @@ from strategies import sampler_settings  # noqa: E402
 
 
 
-ROUND_TRIP = hyp_settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+ROUND_TRIP = hyp_settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @ROUND_TRIP

@@ -13,6 +13,8 @@ prefix of the medium; fewer than two finite candidates is a no-op.
 """
 from __future__ import annotations
 
+from tiers import examples
+
 import math
 from collections import Counter
 
@@ -28,8 +30,8 @@ NEG_INF = float("-inf")
 P_FLOOR = 1e-10
 FLOAT_BELOW_ONE = float(np.nextafter(np.float32(1.0), np.float32(0.0)))
 
-PROPS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-FEW = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+PROPS = settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FEW = settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 # -- strategies ---------------------------------------------------------------
 
@@ -801,7 +803,7 @@ def test_tiny_sets(k, is_sorted):
     np.testing.assert_allclose(np.exp(cur.logits.astype(np.float64)), [0.5, 0.5], rtol=1e-6)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(n=st.integers(3, 60), k=st.integers(2, 40), seed=st.integers(0, 2**16))
 def test_mass_outside_is_the_softmax_mass_beyond_the_medium(n, k, seed):
     """Not in the spec's report list, but shown in the window: the mass the medium drops."""

@@ -9,6 +9,8 @@ earlier stage can hand over: float32's whole range, ``-inf`` (banned), and
 """
 from __future__ import annotations
 
+from tiers import examples
+
 import contextlib
 import math
 import warnings
@@ -28,7 +30,7 @@ from strategies import any_scatter_params, any_settings, sampler_orders
 NEG_INF, POS_INF, NAN = float("-inf"), float("inf"), float("nan")
 FLOAT_BELOW_ONE = float(np.nextafter(np.float32(1.0), np.float32(0.0)))
 INT32_MAX = 2**31 - 1
-PROPS = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+PROPS = settings(max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 TRACE_ARRAYS = ("p_before", "q", "p_diffused", "absorption_factors", "p_final")
 
 
@@ -143,7 +145,7 @@ def vocab_logits(data) -> np.ndarray:
     return logits
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(120), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(s=any_settings(), order=sampler_orders, data=st.data())
 def test_any_accepted_chain_values_feed_scatter_safely(s, order, data):
     """Whatever the other stages (llama.cpp's, exact down to their inf and NaN) hand over,

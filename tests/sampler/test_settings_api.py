@@ -1,6 +1,8 @@
 """Settings by field path (``get``/``with_value``) and the JSON codec (``sampler.codec``)."""
 from __future__ import annotations
 
+from tiers import examples
+
 import dataclasses
 import json
 import pickle
@@ -16,7 +18,7 @@ from strategies import any_settings
 
 DEFAULT = SamplerSettings()
 PATHS = list(ROW_BY_FIELD)
-PROPS = hyp_settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+PROPS = hyp_settings(max_examples=examples(80), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 #: A valid value different from the default, for every field (written here, not taken from the table).
 OTHER = {
