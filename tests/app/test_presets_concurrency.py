@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
+from tiers import length
 
 import app.presets.store as store_module
 from app.presets import PresetFileError, PresetStore
@@ -66,9 +67,9 @@ SAVER = """
 
 
 @pytest.mark.slow
-def test_two_processes_saving_200_presets_each_lose_none(tmp_path):
+def test_two_processes_saving_many_presets_each_lose_none(tmp_path):
     path = tmp_path / "cfg" / "presets.json"
-    count = 200
+    count = length(200, 60)
     procs = [start_python(SAVER, [str(path), str(tmp_path), tag, str(count)], tmp_path) for tag in ("a", "b")]
     try:
         for tag in ("a", "b"):
@@ -99,7 +100,7 @@ def test_two_stores_on_two_threads_both_survive_every_round(path_in):
 
     A lost update would show one preset still holding the previous round.
     """
-    path, rounds = path_in, 200
+    path, rounds = path_in, length(200, 60)
     stores = {"left": PresetStore(path), "right": PresetStore(path)}
     start, done = threading.Barrier(3, timeout=60), threading.Barrier(3, timeout=60)
     errors: list[BaseException] = []
