@@ -86,7 +86,12 @@ def test_a_named_pipe_with_a_reader_gets_the_trace(tmp_path):
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
     got = []
-    reader = threading.Thread(target=lambda: got.append(open(fifo, "rb").read()), daemon=True)
+
+    def read_all() -> None:
+        with open(fifo, "rb") as pipe:
+            got.append(pipe.read())
+
+    reader = threading.Thread(target=read_all, daemon=True)
     reader.start()
     trace = TraceFile(str(fifo))
     for _ in range(200):  # until the reader has the pipe open
