@@ -130,6 +130,5 @@ def chain_stages(settings: SamplerSettings, vocab=None, n_vocab: int | None = No
         pick = make_stage("mirostat" if settings.mirostat == 1 else "mirostat_v2", settings, {N_VOCAB: n_vocab})
     if vocab is not None:
         for stage in stages:
-            if isinstance(stage, Dry):
-                stage.bind(vocab)
+            stage.bind(vocab)
     return stages, pick

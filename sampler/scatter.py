@@ -38,7 +38,7 @@ from .rng import DEFAULT_SEED, Mt19937, resolve_seed
 from .scatter_math import absorb, diffusion_matrix, exp_sum, softmax_entropy
 from .settings import ScatterParams
 from .sorting import top_order
-from .stage import Stage
+from .stage import RandomStage
 
 __all__ = ["Scatter", "ScatterParams", "ScatterTrace", "diffusion_matrix"]
 
@@ -101,9 +101,8 @@ def _medium(cur: Candidates, m: int, clean: bool = False) -> tuple[np.ndarray | 
     return order, medium, live
 
 
-class Scatter(Stage):
+class Scatter(RandomStage):
     name = "scatter"
-    letter = "r"
 
     def __init__(self, params: ScatterParams | None = None, seed: int = DEFAULT_SEED):
         self.params = params or ScatterParams()
@@ -145,13 +144,21 @@ class Scatter(Stage):
 
     # -- one step ----------------------------------------------------------
 
+    def skip(self) -> None:
+        """A step with scatter off still counts (the trace's ``step``), and its trace says it was off."""
+        self.last_trace = self._noop(self._step, gate_drawn=False, gate_u=None)
+        self._step += 1
+
+    def noted(self) -> tuple[str, ScatterTrace | None]:
+        return "scatter", self.last_trace
+
     def apply(self, cur: Candidates) -> None:
+        if not self.enabled:
+            self.skip()
+            return
         step = self._step
         self._step += 1
         prm = self.params
-        if not self.enabled:
-            self.last_trace = self._noop(step, gate_drawn=False, gate_u=None)
-            return
         gate_u = None
         if prm.collision < 1:
             gate_u = self.rng.uniform_float()

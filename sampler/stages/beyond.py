@@ -51,7 +51,6 @@ class TopA(Stage):
     """Top-A (KoboldCpp): drop tokens with probability below ``a * p_max**2``.  Not in llama.cpp."""
 
     name = "top_a"
-    letter = "A"
 
     def __init__(self, a: float = 0.0, min_keep: int = 0):
         self.a = F32(check("top_a", a))
@@ -77,7 +76,6 @@ class TailFree(Stage):
     """Tail-free sampling, llama.cpp's own implementation.  Not in llama.cpp (removed from it)."""
 
     name = "tfs_z"
-    letter = "f"
 
     def __init__(self, z: float = 1.0, min_keep: int = 0):
         self.z = F32(check("tfs_z", z))
@@ -111,7 +109,6 @@ class Smoothing(Stage):
     define it.  Not in llama.cpp."""
 
     name = "smoothing"
-    letter = "Q"
 
     def __init__(self, factor: float = 0.0, curve: float = 1.0):
         self.factor = F32(check("smoothing_factor", factor))

@@ -69,7 +69,6 @@ def process_breakers(vocab: Vocabulary, breakers: tuple[str, ...]) -> dict[int, 
 
 class Dry(Stage):
     name = "dry"
-    letter = "d"
 
     def __init__(
         self,

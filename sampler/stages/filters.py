@@ -29,7 +29,6 @@ class TopNSigma(Stage):
     """Keep logits within ``n`` standard deviations of the maximum."""
 
     name = "top_n_sigma"
-    letter = "s"
 
     def __init__(self, n: float = -1.0):
         self.n = F32(check("top_n_sigma", n))
@@ -58,7 +57,6 @@ class TopNSigma(Stage):
 
 class TopK(Stage):
     name = "top_k"
-    letter = "k"
 
     def __init__(self, k: int = 40):
         self.k = check("top_k", k)
@@ -82,7 +80,6 @@ class Typical(Stage):
     """Locally typical sampling."""
 
     name = "typ_p"
-    letter = "y"
 
     def __init__(self, p: float = 1.0, min_keep: int = 0):
         self.p = F32(check("typ_p", p))
@@ -111,7 +108,6 @@ class Typical(Stage):
 
 class TopP(Stage):
     name = "top_p"
-    letter = "p"
 
     def __init__(self, p: float = 0.95, min_keep: int = 0):
         self.p = F32(check("top_p", p))
@@ -150,7 +146,6 @@ class TopP(Stage):
 
 class MinP(Stage):
     name = "min_p"
-    letter = "m"
 
     def __init__(self, p: float = 0.05, min_keep: int = 0):
         self.p = F32(check("min_p", p))

@@ -15,7 +15,6 @@ F32 = np.float32
 
 class Penalties(Stage):
     name = "penalties"
-    letter = "e"
 
     def __init__(self, last_n: int = 64, repeat: float = 1.0, freq: float = 0.0, present: float = 0.0):
         self.last_n = check("penalty_last_n", last_n)
