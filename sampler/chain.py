@@ -10,7 +10,7 @@ import numpy as np
 
 from .candidates import Candidates
 from .nonfinite import check_logits, check_probabilities
-from .chainbuild import CONSTRUCTORS, build_stages, chain_stages, make_stage  # noqa: F401  (part of this API)
+from .chainbuild import chain_stages
 from .scatter import ScatterTrace
 from .settings import SamplerSettings
 from .stage import Stage, StageState
@@ -54,8 +54,9 @@ class Applied(NamedTuple):
 
     def trace(self, cur: Candidates, token: int, index: int) -> StepTrace:
         """The step's trace: ``token`` taken, at ``index`` among the final candidates ``cur`` (-1: not there)."""
-        p = 0.0 if index < 0 or cur.p is None else float(cur.p[index])
-        return StepTrace(token, index, p, self.counts, self.scatter, cur.ids, cur.p, self.temperature)
+        final_p = cur.p if cur.p is not None else np.zeros(0, np.float32)  # None: no candidate was left
+        p = 0.0 if index < 0 or not len(final_p) else float(final_p[index])
+        return StepTrace(token, index, p, self.counts, self.scatter, cur.ids, final_p, self.temperature)
 
 
 class SamplerChain:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import partial
 
-from app.analysis import match_entropy
+from app.analysis import match_entropy_task
 from app.engine.face import commands as cmd, events as ev
 from app.actions.runs import start_parts
 from app.engine.face.options import LaneConfig
@@ -50,10 +50,6 @@ class FanState:
         else:
             self.message = f"{e.count} continuations" + (" (stopped)" if e.cancelled else "")
         return True
-
-
-def _match_task(target, baseline, settings, model):
-    return match_entropy(target, baseline, settings, vocab=model.vocab if model is not None else None)
 
 
 def branch_point(tree, at: int, length: int) -> tuple[int, int]:
@@ -149,7 +145,7 @@ class AnalysisActions:
         if self.state.busy:
             return
         task_id = self.engine.next_id()
-        fn = partial(_match_task, tuple(lanes[target].records), tuple(lanes[base].records), lanes[base].settings)
+        fn = partial(match_entropy_task, tuple(lanes[target].records), tuple(lanes[base].records), lanes[base].settings)
         self._tasks[task_id] = partial(self._matched, target, base)
         self.state.set_busy("task")
         self.state.set_status("matching entropy ...")

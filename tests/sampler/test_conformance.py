@@ -12,7 +12,7 @@ import pytest
 
 from app.engine.native.sampler import NativeSampler, native_chain, native_stage
 from sampler import Candidates, SamplerChain, SamplerSettings
-from sampler.chain import build_stages
+from sampler.chainbuild import build_stages
 from sampler.sorting import top_order
 
 VOCAB = 262_144

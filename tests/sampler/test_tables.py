@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from sampler.chain import make_stage
+from sampler.chainbuild import make_stage
 from sampler.flagtable import FLAG_BY_NAME, FLAGS, KINDS, ROW_BY_FIELD, ROWS, SCATTER_ROWS
 from sampler.settings import SamplerSettings, ScatterParams
 from sampler.stageargs import arg_paths, scatter_ext_args, stage_args

@@ -16,7 +16,7 @@ from app.engine.run.logsumexp import LogSumExp
 from app.engine.llama.model import LoadedModel
 from app.engine.face.records import LaneResult, StepRecord, StopReason
 from app.engine.run.rewind import rewind, settled_records, stop_reason
-from app.engine.run.starts import PromptTooLong, assign_sequences, expand_parts, lane_starts, tokenize_prompt  # noqa: F401
+from app.engine.run.starts import assign_sequences, lane_starts
 from app.engine.run.workspace import Workspace, common_prefix
 
 class Generation:
