@@ -18,7 +18,7 @@ GPU ?=
 NATIVE ?=
 LLAMA_WHEEL := $(PYTHON) packaging/llama_wheel.py
 
-.PHONY: run test bench screenshot package venv lint-imports desktop-entry clean-venv xvfb llamacpp-programs
+.PHONY: run test bench screenshot package venv lint-imports typecheck desktop-entry clean-venv xvfb llamacpp-programs
 
 # The venv, llama-cpp-python for the requested backend (a no-op when the venv has it),
 # then the project itself.  Any step that fails stops make.
@@ -37,7 +37,12 @@ run: venv
 
 test: venv xvfb llamacpp-programs
 	$(VENV)/bin/lint-imports
+	@$(MAKE) --no-print-directory typecheck
 	QT_QPA_PLATFORM=offscreen $(PY) -m pytest
+
+# mypy over the packages [tool.mypy] names in pyproject.toml (sampler/ for now); errors stop make test.
+typecheck: venv
+	$(VENV)/bin/mypy
 
 # llama.cpp's own llama-completion, llama-cli and llama-server, built once per machine from the sources our
 # llama-cpp-python vendors with the wheel's GGML flags (about 10-15 min on 2 cores, -j2; cached beside the

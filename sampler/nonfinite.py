@@ -25,10 +25,10 @@ def check_logits(logits: np.ndarray) -> None:
                             "backend failed; try another model file or -ngl 0")
 
 
-def check_probabilities(p: np.ndarray, stages, temperatures: Sequence[float] = ()) -> None:
+def check_probabilities(p: np.ndarray | None, stages, temperatures: Sequence[float] = ()) -> None:
     """NonFiniteStep naming the stage settings that overflowed, if ``p`` holds NaN (``temperatures``: what
-    the step's temperature stages used)."""
-    if len(p) == 0 or not np.isnan(np.min(p)):
+    the step's temperature stages used; ``p`` None: no candidate was left, nothing to check)."""
+    if p is None or len(p) == 0 or not np.isnan(np.min(p)):
         return
     for last in temperatures:
         if 0 < last < MIN_SCALE:

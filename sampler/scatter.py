@@ -91,6 +91,7 @@ def _medium(cur: Candidates, m: int, clean: bool = False) -> tuple[np.ndarray | 
     with NaN among them as sorted).
     """
     logits = cur.logits
+    order: np.ndarray | None
     if clean:
         logits = np.where(np.isnan(logits), F32(-np.inf), logits)
         order = np.argsort(-logits[:m], kind="stable") if cur.sorted else top_order(logits, m)

@@ -121,9 +121,9 @@ class AdaptiveP(RandomStage):
             return
         softmax(cur, False)
         if self.target < 0:
-            cur.selected = discrete_pick(cur.p, self.rng)  # no-op sampler: plain pick
+            cur.selected = discrete_pick(cur.probs, self.rng)  # no-op sampler: plain pick
             return
-        self.original_probs = cur.p
+        self.original_probs = cur.probs
         target = _clamp(self.target, F32(0.0), F32(1.0))
         if self.total_weight == 0:
             adapted = target
@@ -131,12 +131,12 @@ class AdaptiveP(RandomStage):
             adapted = F32(F32(F32(2.0) * target) - F32(self.weighted_sum / self.total_weight))
         adapted = _clamp(adapted, F32(0.0), F32(1.0))
         self.last_adapted_target = float(adapted)
-        d = np.abs((cur.p - adapted) * INV_WIDTH)
+        d = np.abs((cur.probs - adapted) * INV_WIDTH)
         transformed = PEAK_LOGIT_VALUE - SHARPNESS * d * d / (F32(1.0) + d)
         cur.logits = np.where(cur.logits == NEG_INF, cur.logits, transformed).astype(F32, copy=False)
         cur.top_hint = None
         softmax(cur, False)
-        idx = discrete_pick(cur.p, self.rng)
+        idx = discrete_pick(cur.probs, self.rng)
         cur.selected = idx
         self.pending_token_id = int(cur.ids[idx])
         self.pending_token_idx = idx

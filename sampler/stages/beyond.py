@@ -61,10 +61,10 @@ class TopA(Stage):
         if self.a <= 0 or len(cur) <= 1:
             return
         softmax(cur, True)
-        max_p = cur.p[0]
+        max_p = cur.probs[0]
         threshold = F32(F32(self.a * max_p) * max_p)  # C: a * maxprob * maxprob, left to right
         index = np.arange(len(cur))
-        stop = _first_index((cur.p < threshold) & (index >= self.min_keep))
+        stop = _first_index((cur.probs < threshold) & (index >= self.min_keep))
         if stop >= 0:
             cur.take(slice(0, stop), sorted=True)
 
@@ -86,7 +86,7 @@ class TailFree(Stage):
         if self.z >= 1 or len(cur) <= 2:
             return
         softmax(cur, True)
-        p = cur.p
+        p = cur.probs
         first = (p[:-1] - p[1:]).astype(F32)
         second = np.abs((first[:-1] - first[1:]).astype(F32))
         total = seq_sum_f32(second)  # std::accumulate(..., 0.0f): in order, in float

@@ -90,7 +90,7 @@ class Typical(Stage):
         if self.p >= 1:
             return
         softmax(cur, True)
-        p = cur.p
+        p = cur.probs
         with np.errstate(invalid="ignore"):
             neg_plogp = -p * logf(p)
             entropy = seq_sum_f32(neg_plogp)
@@ -120,18 +120,18 @@ class TopP(Stage):
         softmax(cur, False)
         n = len(cur)
         if cur.sorted:
-            last = self._cutoff(cur.p, n)
+            last = self._cutoff(cur.probs, n)
             cur.take(slice(0, last), sorted=True)
             return
         if n > 1024:
             order = top_order(cur.logits, _TOP_P_PARTIAL)
-            last = self._cutoff(cur.p[order], None)
+            last = self._cutoff(cur.probs[order], None)
             if last is None:
                 order = desc_order(cur.logits)
-                last = self._cutoff(cur.p[order], n)
+                last = self._cutoff(cur.probs[order], n)
         else:
             order = desc_order(cur.logits)
-            last = self._cutoff(cur.p[order], n)
+            last = self._cutoff(cur.probs[order], n)
         cur.take(order[:last], sorted=True)
 
     def _cutoff(self, p_sorted: np.ndarray, default):

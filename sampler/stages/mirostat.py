@@ -140,9 +140,9 @@ class _MirostatBase(RandomStage):
     def _finish(self, cur: Candidates) -> None:
         """Renormalise, pick, update mu (the common tail of both versions)."""
         softmax(cur, True)
-        idx = discrete_pick(cur.p, self.rng)
+        idx = discrete_pick(cur.probs, self.rng)
         cur.selected = idx
-        self.mu = _update_mu(self.mu, cur.p[idx], self.tau, self.eta)
+        self.mu = _update_mu(self.mu, cur.probs[idx], self.tau, self.eta)
 
     def reset(self) -> None:
         self.mu = _initial_mu(self.tau)
@@ -177,7 +177,7 @@ class Mirostat(_MirostatBase):
         if not self._softmax(cur):
             return
         with np.errstate(all="ignore"):
-            p = cur.p
+            p = cur.probs
             count = min(self.m - 1, n - 1)
             if count > 0:
                 t, t_sq = _t_terms(count)
@@ -214,7 +214,7 @@ class MirostatV2(_MirostatBase):
         if not self._softmax(cur):
             return
         with np.errstate(all="ignore"):
-            above = neg_log2f_above(cur.p, self.mu)
+            above = neg_log2f_above(cur.probs, self.mu)
         first = int(np.argmax(above)) if above.any() else n
         keep = max(first, 1)
         if keep < n:

@@ -48,7 +48,7 @@ class Temperature(Stage):
         max_temp = F32(self.temp + self.delta)
         max_entropy = -logf_scalar(F32(1.0) / F32(len(cur)))
         softmax(cur, True)
-        p = cur.p[cur.p > 0]
+        p = cur.probs[cur.probs > 0]
         entropy = -seq_sum_f32(p * logf(p))  # C: entropy -= p * logf(p), in order
         normalized = F32(entropy / max_entropy)
         dyn_temp = F32(min_temp + F32((max_temp - min_temp) * powf_scalar(normalized, self.exponent)))

@@ -29,7 +29,7 @@ class Xtc(RandomStage):
         if self.rng.uniform_float() > self.probability:
             return
         softmax(cur, True)
-        above = cur.p >= self.threshold
+        above = cur.probs >= self.threshold
         if not above[0]:
             pos_last = 0
         else:
