@@ -27,7 +27,6 @@ Gaussian kernel over rank distance.  Decisions where the spec is silent
 """
 from __future__ import annotations
 
-from collections import Counter, deque
 from typing import NamedTuple
 
 import numpy as np
@@ -39,6 +38,7 @@ from .scatter_math import absorb, diffusion_matrix, exp_sum, softmax_entropy
 from .settings import ScatterParams
 from .sorting import top_order
 from .stage import RandomStage
+from .stages.window import TokenWindow
 
 __all__ = ["Scatter", "ScatterParams", "ScatterTrace", "diffusion_matrix"]
 
@@ -110,8 +110,7 @@ class Scatter(RandomStage):
         self.seed = check("seed", seed)
         self.enabled = self.params.enabled
         self.rng = Mt19937(resolve_seed(self.seed))
-        self._history: deque[int] = deque(maxlen=self.params.absorption_last_n or None)
-        self._counts: Counter[int] = Counter()
+        self._window = TokenWindow(self.params.absorption_last_n)  # what absorption counts
         self._step = 0
         #: The trace of the most recent ``apply``.
         self.last_trace: ScatterTrace | None = None
@@ -119,27 +118,17 @@ class Scatter(RandomStage):
     # -- history -----------------------------------------------------------
 
     def accept(self, token: int) -> None:
-        if self.params.absorption_last_n == 0:
-            return
-        if len(self._history) == self._history.maxlen:
-            old = self._history[0]
-            self._counts[old] -= 1
-            if not self._counts[old]:
-                del self._counts[old]
-        self._history.append(int(token))
-        self._counts[int(token)] += 1
+        self._window.add(token)
 
     def reset(self) -> None:
-        self._history.clear()
-        self._counts.clear()
+        self._window.clear()
         self.rng.reseed(resolve_seed(self.seed))
         self._step = 0
 
     def clone(self) -> "Scatter":
         other = Scatter(self.params, self.seed)
         other.rng = self.rng.clone()
-        other._history.extend(self._history)
-        other._counts.update(self._counts)
+        other._window = self._window.copy()
         other._step = self._step
         return other
 
@@ -220,7 +209,8 @@ class Scatter(RandomStage):
         diffused = (1.0 - s) * p + s * q
         diffused /= diffused.sum()
         if prm.absorption > 0:
-            counts = [self._counts.get(t, 0) for t in ids[:live].tolist()]
+            seen = self._window.counts
+            counts = [seen.get(t, 0) for t in ids[:live].tolist()]
             factors, final = absorb(diffused, np.array(counts, dtype=np.float64), prm.absorption, min(counts))
         else:
             factors = _ones(live)

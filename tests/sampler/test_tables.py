@@ -177,7 +177,7 @@ BY_HAND = {
 
 
 def _state(stage) -> dict:
-    skip = {"rng", "_history", "_counts", "seed_cur", "_breaker_map"}
+    skip = {"rng", "_history", "_window", "seed_cur", "_breaker_map"}
     return {k: (v.tolist() if isinstance(v, np.generic) else v) for k, v in vars(stage).items() if k not in skip}
 
 
