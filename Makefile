@@ -20,7 +20,7 @@ GPU ?=
 NATIVE ?=
 LLAMA_WHEEL := $(PYTHON) packaging/llama_wheel.py
 
-.PHONY: run test test-full check lint bench screenshot package venv lint-imports desktop-entry clean-venv xvfb llamacpp-programs
+.PHONY: run test test-full check lint typecheck bench screenshot package venv lint-imports desktop-entry clean-venv xvfb llamacpp-programs
 
 # The venv, llama-cpp-python for the requested backend (a no-op when the venv has it),
 # then the project itself.  Any step that fails stops make.
@@ -47,12 +47,12 @@ lint: venv
 	$(VENV)/bin/lint-imports
 	$(VENV)/bin/ruff check --quiet .
 
-test: venv xvfb llamacpp-programs lint
+test: venv xvfb llamacpp-programs lint typecheck
 	$(PYTEST)
 
 # The same suite at full strength: every property at its whole example count, every long run at its whole
 # length (tests/tiers.py); a nightly run.
-test-full: venv xvfb llamacpp-programs lint
+test-full: venv xvfb llamacpp-programs lint typecheck
 	SCATTER_TESTS=full $(PYTEST)
 
 # The quick tier between edits: the linters, then the sampler, the Qt-free core and the window on the
@@ -60,6 +60,10 @@ test-full: venv xvfb llamacpp-programs lint
 QUICK_TESTS := tests/sampler tests/app tests/ui tests/test_layers.py
 check: venv lint
 	$(PYTEST) -q -m "not gemma and not slow and not xvfb and not llamacpp_programs" $(QUICK_TESTS)
+
+# mypy over the packages [tool.mypy] names in pyproject.toml (sampler/ and the Qt-free core); errors stop make test.
+typecheck: venv
+	$(VENV)/bin/mypy
 
 # llama.cpp's own llama-completion, llama-cli and llama-server, built once per machine from the sources our
 # llama-cpp-python vendors with the wheel's GGML flags (about 10-15 min on 2 cores, -j2; cached beside the

@@ -207,6 +207,13 @@ def match_entropy(
     return EntropyMatch(a if target - h_a <= h_b - target else b, False)
 
 
+def match_entropy_task(target_records: Sequence, baseline_records: Sequence, baseline_settings: SamplerSettings,
+                       model) -> EntropyMatch:
+    """:func:`match_entropy` as an engine task (``RunTask`` calls it with the loaded model last; None: no model)."""
+    return match_entropy(target_records, baseline_records, baseline_settings,
+                         vocab=model.vocab if model is not None else None)
+
+
 def distinct_n(tokens: Sequence[int], n: int = 2) -> float:
     """Distinct token n-grams / n-grams; NaN when there is no n-gram."""
     grams = [tuple(tokens[i:i + n]) for i in range(len(tokens) - n + 1)]

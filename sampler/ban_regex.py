@@ -26,8 +26,8 @@ import re
 try:  # Python 3.11 and later
     from re import _constants as _sc, _parser as _sp  # type: ignore[attr-defined]
 except ImportError:  # Python 3.10
-    import sre_constants as _sc  # type: ignore[no-redef]
-    import sre_parse as _sp  # type: ignore[no-redef]
+    import sre_constants as _sc
+    import sre_parse as _sp
 
 _REPEATS = {_sc.MAX_REPEAT, _sc.MIN_REPEAT} | ({_sc.POSSESSIVE_REPEAT} if hasattr(_sc, "POSSESSIVE_REPEAT") else set())
 _REFS = {_sc.GROUPREF, _sc.GROUPREF_EXISTS} | ({_sc.GROUPREF_IGNORE} if hasattr(_sc, "GROUPREF_IGNORE") else set())

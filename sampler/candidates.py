@@ -52,6 +52,13 @@ class Candidates:
             return self.top_hint[:k]
         return None
 
+    @property
+    def probs(self) -> np.ndarray:
+        """``p``, for a stage that reads what a softmax (or the selector) just filled in."""
+        if self.p is None:
+            raise RuntimeError("the candidates have no probabilities yet: a softmax must come first")
+        return self.p
+
     def __len__(self) -> int:
         return len(self.logits)
 

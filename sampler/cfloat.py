@@ -86,7 +86,7 @@ def logf(x: np.ndarray) -> np.ndarray:
     return _round_like_libm(x, y64, _LIBM.logf if _LIBM else None)
 
 
-def logf_scalar(x: float) -> np.float32:
+def logf_scalar(x: float | np.floating) -> np.float32:
     """C ``logf`` of one float32 value."""
     if _LIBM is not None:
         return F32(_LIBM.logf(float(F32(x))))
@@ -110,7 +110,7 @@ def seq_cumsum_f64(x: np.ndarray) -> np.ndarray:
     return np.cumsum(x, dtype=F64)
 
 
-def powf_scalar(x: float, y: float) -> np.float32:
+def powf_scalar(x: float | np.floating, y: float | np.floating) -> np.float32:
     """C ``powf`` of two float32 values."""
     if _LIBM is not None and hasattr(_LIBM, "powf"):
         f = _LIBM.powf

@@ -2,6 +2,7 @@
 per-step trace.  :mod:`sampler.chainbuild` puts the stages together as llama.cpp does."""
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from typing import Iterable, NamedTuple
 
@@ -9,11 +10,10 @@ import numpy as np
 
 from .candidates import Candidates
 from .nonfinite import check_logits, check_probabilities
-from .chainbuild import CONSTRUCTORS, build_stages, chain_stages, make_stage  # noqa: F401  (part of this API)
-from .scatter import Scatter, ScatterTrace
+from .chainbuild import chain_stages
+from .scatter import ScatterTrace
 from .settings import SamplerSettings
-from .stage import Stage
-from .stages import AdaptiveP, Dry, Mirostat, MirostatV2
+from .stage import Stage, StageState
 from .stages.dry import Vocabulary
 
 
@@ -37,47 +37,39 @@ class StepTrace:
     scatter: ScatterTrace | None
     final_ids: np.ndarray
     final_p: np.ndarray
+    temperature: float = 1.0  # the one the (first) temperature stage used; 1 without one
 
 
-F32 = np.float32
+class Applied(NamedTuple):
+    """What one pass of the stages left besides the candidates: the counts, and what the stages noted
+    (:meth:`Stage.noted`)."""
 
+    counts: tuple[StageCount, ...]
+    scatter: ScatterTrace | None  # the last scatter stage's trace
+    temperatures: tuple[float, ...]  # what each temperature stage used, in order
 
-def _bits(x) -> int:
-    return int(np.asarray(x, dtype=F32).view(np.uint32))
+    @property
+    def temperature(self) -> float:
+        return self.temperatures[0] if self.temperatures else 1.0
 
-
-def _float(bits: int) -> np.float32:
-    return np.array([int(bits) & 0xFFFFFFFF], dtype=np.uint32).view(F32)[0]
-
-
-def _state_pairs(stage) -> tuple[tuple[int, int], ...]:
-    """A stage's own state beyond its history, as pairs of ints (float32 values by their bits)."""
-    if isinstance(stage, (Mirostat, MirostatV2)):
-        return ((_bits(stage.mu), 0),)
-    if isinstance(stage, AdaptiveP):
-        return ((_bits(stage.weighted_sum), _bits(stage.total_weight)),)
-    return ()
-
-
-def _set_state_pairs(stage, pairs) -> None:
-    if isinstance(stage, (Mirostat, MirostatV2)):
-        stage.mu = _float(pairs[0][0])
-    elif isinstance(stage, AdaptiveP):
-        stage.weighted_sum, stage.total_weight = _float(pairs[0][0]), _float(pairs[0][1])
-        stage.pending_token_id, stage.pending_token_idx = -1, -1
+    def trace(self, cur: Candidates, token: int, index: int) -> StepTrace:
+        """The step's trace: ``token`` taken, at ``index`` among the final candidates ``cur`` (-1: not there)."""
+        final_p = cur.p if cur.p is not None else np.zeros(0, np.float32)  # None: no candidate was left
+        p = 0.0 if index < 0 or not len(final_p) else float(final_p[index])
+        return StepTrace(token, index, p, self.counts, self.scatter, cur.ids, final_p, self.temperature)
 
 
 class SamplerChain:
     """Stages applied in order, then the stage that picks, like ``llama_sampler_chain``.
 
-    The picking stage is ``dist`` (the attribute keeps that name whatever it is):
-    :class:`~sampler.stages.Dist`, :class:`~sampler.stages.AdaptiveP`,
-    :class:`~sampler.stages.Mirostat` or :class:`~sampler.stages.MirostatV2`.
+    The picking stage is the ``selector``: :class:`~sampler.stages.Dist`,
+    :class:`~sampler.stages.AdaptiveP`, :class:`~sampler.stages.Mirostat` or
+    :class:`~sampler.stages.MirostatV2`.
     """
 
-    def __init__(self, stages: Iterable[Stage], dist: Stage):
+    def __init__(self, stages: Iterable[Stage], selector: Stage):
         self.stages = list(stages)
-        self.dist = dist
+        self.selector = selector
 
     @classmethod
     def from_settings(cls, settings: SamplerSettings, vocab: Vocabulary | None = None,
@@ -85,7 +77,7 @@ class SamplerChain:
         """The chain ``common_sampler_init`` builds (:mod:`sampler.chainbuild`).  ``vocab``: the model's
         vocabulary, when the settings need it; ``n_vocab``: its size when there is no ``vocab`` (Mirostat 1)."""
         stages, pick = chain_stages(settings, vocab, n_vocab)
-        missing = [s.name for s in stages if isinstance(s, Dry) and s.needs_vocab]
+        missing = [s.name for s in stages if s.needs_vocab]
         if missing:
             raise ValueError("--dry-multiplier: DRY with sequence breakers needs the model's vocabulary")
         return cls(stages, pick)
@@ -93,23 +85,31 @@ class SamplerChain:
     @property
     def seed(self) -> int:
         """The seed in use (a random one when the settings asked for the default)."""
-        return self.dist.seed_cur
+        return self.selector.state()[0][0]  # every selector draws: its state starts with its generator's
 
-    def apply(self, cur: Candidates) -> tuple[tuple[StageCount, ...], ScatterTrace | None]:
+    def apply(self, cur: Candidates) -> Applied:
+        """Run every stage, then the selector, on ``cur`` (``cur.selected``: the pick)."""
         counts = []
-        scatter_trace = None
+        scatter: ScatterTrace | None = None
+        temperatures: list[float] = []
         for stage in self.stages:
             n_in = len(cur)
-            if isinstance(stage, Scatter):
-                stage.apply(cur)  # a disabled scatter still records its no-op step
-                scatter_trace = stage.last_trace
-            elif stage.enabled:
+            if stage.enabled:
                 stage.apply(cur)
+            else:
+                stage.skip()
             counts.append(StageCount(stage.name, n_in, len(cur), stage.enabled))
+            note = stage.noted()
+            if note is not None:
+                what, value = note
+                if what == "scatter":
+                    scatter = value
+                elif what == "temperature":
+                    temperatures.append(value)
         n_in = len(cur)
-        self.dist.apply(cur)
-        counts.append(StageCount(self.dist.name, n_in, len(cur), True))
-        return tuple(counts), scatter_trace
+        self.selector.apply(cur)
+        counts.append(StageCount(self.selector.name, n_in, len(cur), True))
+        return Applied(tuple(counts), scatter, tuple(temperatures))
 
     def sample(self, logits: np.ndarray, *, accept: bool = True, top_hint: np.ndarray | None = None) -> StepTrace:
         """Pick a token from one step's logits (and accept it, as llama_sampler_sample does).
@@ -120,27 +120,19 @@ class SamplerChain:
         check_logits(logits)
         cur = Candidates.from_logits(logits, top_hint)
         with np.errstate(over="ignore", invalid="ignore"):  # an overflow is named below, not warned of
-            counts, scatter_trace = self.apply(cur)
-        check_probabilities(cur.p, self.stages)
+            applied = self.apply(cur)
+        check_probabilities(cur.p, self.stages, applied.temperatures)
         if cur.selected < 0:
             raise ValueError("no candidate left to sample from")
         token = int(cur.ids[cur.selected])
         if accept:
             self.accept(token)
-        return StepTrace(
-            token=token,
-            chosen_index=cur.selected,
-            chosen_p=float(cur.p[cur.selected]),
-            stages=counts,
-            scatter=scatter_trace,
-            final_ids=cur.ids,
-            final_p=cur.p,
-        )
+        return applied.trace(cur, token, cur.selected)
 
     def accept(self, token: int) -> None:
         for stage in self.stages:
             stage.accept(token)
-        self.dist.accept(token)
+        self.selector.accept(token)
 
     def accept_prompt(self, tokens: Iterable[int]) -> None:
         """Feed prompt tokens to the history, as llama-cli does."""
@@ -150,45 +142,63 @@ class SamplerChain:
     def reset(self) -> None:
         for stage in self.stages:
             stage.reset()
-        self.dist.reset()
+        self.selector.reset()
 
     def clone(self) -> "SamplerChain":
-        return SamplerChain([s.clone() for s in self.stages], self.dist.clone())
+        return SamplerChain([s.clone() for s in self.stages], self.selector.clone())
 
-    def _generators(self) -> list:
-        return [stage.rng for stage in [*self.stages, self.dist] if getattr(stage, "rng", None) is not None]
+    def position(self) -> StageState:
+        """Where the chain stands: every stage's :meth:`~sampler.stage.Stage.state`, in stage order,
+        the selector's last.
 
-    def _stateful(self) -> list[tuple[Stage, tuple]]:
-        return [(s, pairs) for s in [*self.stages, self.dist] if (pairs := _state_pairs(s))]
-
-    def position(self) -> tuple[tuple[int, int], ...]:
-        """Where the chain stands: pairs of ints, in stage order.
-
-        First every random generator, (seed, words drawn) each; then the state
-        of the stages that steer themselves: mirostat's ``mu`` as ``(bits, 0)``
-        and adaptive-p's running average as ``(bits of weighted_sum, bits of
-        total_weight)`` (float32 bit patterns: exact).  With the tokens accepted
-        so far (the history every stage keeps), this is the chain's whole
-        state, so a step can be taken again later from a new chain built with
-        the same settings: see :meth:`set_position`.  (Adaptive-p's pending
-        pick is not part of it: every ``accept`` clears it, so it is empty
-        between steps.)
+        That is each random generator's ``(seed, words drawn)``, then mirostat's
+        ``mu`` as ``(bits, 0)`` or adaptive-p's running average as ``(bits of
+        weighted_sum, bits of total_weight)`` (only selectors carry more than a
+        generator, so these come last, as session files have always held them).
+        With the tokens accepted so far (the history every stage keeps), this is
+        the chain's whole state, so a step can be taken again later from a new
+        chain built with the same settings: see :meth:`set_position`.
         """
-        pairs = tuple(rng.position() for rng in self._generators())
-        return pairs + tuple(pair for _, state in self._stateful() for pair in state)
+        return tuple(pair for stage in [*self.stages, self.selector] for pair in stage.state())
 
     def set_position(self, position) -> None:
-        """Put the chain where :meth:`position` said (same settings, same stage order)."""
-        generators = self._generators()
-        stateful = self._stateful()
-        expected = len(generators) + sum(len(state) for _, state in stateful)
-        if len(position) != expected:
-            raise ValueError(f"chain position: {len(position)} entries given, the chain has {expected} "
-                             f"({len(generators)} generators)")
-        for rng, (seed, drawn) in zip(generators, position):
-            rng.set_position(seed, drawn)
-        at = len(generators)
-        for stage, state in stateful:
-            _set_state_pairs(stage, position[at:at + len(state)])
-            at += len(state)
-        self.dist.seed_cur = generators[-1].seed
+        """Put the chain where :meth:`position` said (same settings, same stage order); ValueError, and
+        the chain untouched, if ``position`` does not fit it."""
+        stages = [*self.stages, self.selector]
+        sizes = [len(stage.state()) for stage in stages]
+        if len(position) != sum(sizes) or any(len(pair) != 2 for pair in position):
+            raise ValueError(f"chain position: {len(position)} entries given, the chain has {sum(sizes)}")
+        at = 0
+        for stage, n in zip(stages, sizes):
+            stage.set_state(position[at:at + n])
+            at += n
+
+    def carry_state(self, old: "SamplerChain") -> None:
+        """Continue ``old``'s state here: this chain was built for other settings with the same seed, and
+        shown the same tokens.
+
+        Each stage takes the state of the stage of the same name and the same
+        occurrence in ``old`` (the random streams of XTC and scatter go on);
+        the selector takes the old selector's, or only its random stream when
+        it is another kind (Mirostat's ``mu`` means nothing to dist).  Stages
+        ``old`` has no match for start from their settings.
+        """
+        olds = _by_occurrence(old.stages)
+        for key, stage in _by_occurrence(self.stages).items():
+            if key in olds:
+                stage.set_state(olds[key].state())
+        new, was = self.selector, old.selector
+        if new.name == was.name:
+            new.set_state(was.state())
+        elif new.draws and was.draws:
+            new.set_state((was.state()[0],) + new.state()[1:])
+
+
+def _by_occurrence(stages: list[Stage]) -> dict[tuple[str, int], Stage]:
+    """Stages by (name, how many of that name came before)."""
+    seen: Counter[str] = Counter()
+    out = {}
+    for stage in stages:
+        out[(stage.name, seen[stage.name])] = stage
+        seen[stage.name] += 1
+    return out

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import functools
 import math
-from typing import Sequence
+from typing import Callable, Sequence
 
 from .phrases import vocab_plan
 from .settings import SamplerSettings, ScatterParams
@@ -47,7 +47,7 @@ def _scatter(*args):
 
 #: The NumPy class of each stage; each takes its stage-table arguments without the markers,
 #: except those of :data:`NUMPY_MARKERS`.
-CONSTRUCTORS = {
+CONSTRUCTORS: dict[str, Callable[..., Stage]] = {
     "penalties": Penalties, "dry": Dry, "top_n_sigma": TopNSigma, "top_k": TopK, "typ_p": Typical,
     "top_p": TopP, "min_p": MinP, "xtc": Xtc, "scatter": _scatter, "temperature": Temperature, "dist": Dist,
     "adaptive_p": AdaptiveP, "logit_bias": LogitBias, "temp_plain": Temperature, "mirostat": Mirostat,
@@ -130,6 +130,5 @@ def chain_stages(settings: SamplerSettings, vocab=None, n_vocab: int | None = No
         pick = make_stage("mirostat" if settings.mirostat == 1 else "mirostat_v2", settings, {N_VOCAB: n_vocab})
     if vocab is not None:
         for stage in stages:
-            if isinstance(stage, Dry):
-                stage.bind(vocab)
+            stage.bind(vocab)
     return stages, pick

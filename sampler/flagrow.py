@@ -175,8 +175,9 @@ class Flag:
             return self.check(cparse.stoi(name, raw), name)
         if self.cparse in ("stof", "stof_clamp"):
             value = cparse.stof(name, raw)
-            if self.cparse == "stof_clamp" and value == value:  # std::clamp; NaN stays for the check to refuse
-                value = min(max(value, self.lo), self.hi)
+            lo, hi = self.lo, self.hi
+            if self.cparse == "stof_clamp" and value == value and lo is not None and hi is not None:
+                value = min(max(value, lo), hi)  # std::clamp (its rows have both bounds); NaN stays for the check
             return self.check(value, name)
         return self.check(raw, name)
 

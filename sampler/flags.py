@@ -13,6 +13,7 @@ from typing import Iterable, Sequence
 
 from .biasvalues import bias_text
 from .flagtable import FLAG_BY_NAME, FLAGS, Flag  # noqa: F401  (re-exported: part of this API)
+from .numbers import is_number_word
 from .settings import SamplerSettings
 from .stagetable import STAGE_ALIASES, STAGES
 
@@ -129,19 +130,16 @@ def _other_word(tokens, i, tok, name, eq, passthrough, rest, problems) -> int:
     elif name in UNSUPPORTED:
         problems.append(f"{name}: not supported by the playground")
         i += 0 if eq else UNSUPPORTED[name]
-    elif tok.startswith("-") and len(tok) > 1 and not _is_number(tok):
+    elif looks_like_flag(tok):
         problems.append(f"{name}: unknown flag")
     else:
         rest.append(tok)
     return i
 
 
-def _is_number(tok: str) -> bool:
-    try:
-        float(tok)
-        return True
-    except ValueError:
-        return False
+def looks_like_flag(word: str) -> bool:
+    """A word that starts with ``-`` and is not a (negative) number: a flag's name."""
+    return word.startswith("-") and len(word) > 1 and not is_number_word(word)
 
 
 def _format(value) -> str:
@@ -209,6 +207,6 @@ def needs_scatter_build(args: Sequence[str]) -> bool:
     return False
 
 
-def quote(args: Sequence[str]) -> str:
-    """Shell-quote a list of arguments into one line."""
-    return " ".join(shlex.quote(a) for a in args)
+def quote(args: Iterable[object]) -> str:
+    """Shell-quote a list of arguments into one line (each as its ``str``)."""
+    return " ".join(shlex.quote(str(a)) for a in args)

@@ -60,6 +60,8 @@ Decisions where llama.cpp and the spec are silent:
 """
 from __future__ import annotations
 
+from typing import Any
+
 from .flagrow import (  # noqa: F401  (re-exported: the table's vocabulary)
     DEFAULT_BREAKERS, KINDS, MIN_REPEAT_PENALTY, MIN_SCALE, PY_TYPES, REPEATED_KINDS, Flag,
 )
@@ -67,16 +69,20 @@ from .rng import DEFAULT_SEED
 from .stagetable import DEFAULT_ORDER
 
 
-def _slider(lo, hi, step, decimals=2) -> dict:
+#: Keyword arguments of :class:`Flag` that many rows share (values of several types).
+Kwargs = dict[str, Any]
+
+
+def _slider(lo, hi, step, decimals=2) -> Kwargs:
     return dict(slider_lo=lo, slider_hi=hi, step=step, decimals=decimals)
 
 
-UNIT = dict(lo=0.0, hi=1.0)
-F32 = dict(kind="float", ctype="float32")
-I32 = dict(kind="int", ctype="int32")
-SCATTER = dict(stage="scatter", upstream=False)
-S_F = dict(kind="float", ctype="double", **SCATTER)
-S_I = dict(kind="int", ctype="int32", lo=0, **SCATTER)
+UNIT: Kwargs = dict(lo=0.0, hi=1.0)
+F32: Kwargs = dict(kind="float", ctype="float32")
+I32: Kwargs = dict(kind="int", ctype="int32")
+SCATTER: Kwargs = dict(stage="scatter", upstream=False)
+S_F: Kwargs = dict(kind="float", ctype="double", **SCATTER)
+S_I: Kwargs = dict(kind="int", ctype="int32", lo=0, **SCATTER)
 
 #: Every row, in the order ``to_flags`` prints them.
 ROWS: tuple[Flag, ...] = (

@@ -16,6 +16,7 @@ import numpy as np
 
 from .candidates import Candidates
 from .chainbuild import make_stage
+from .stage import StageState
 
 QUIET = 0.01
 NEEDS_HISTORY = ("penalties", "dry")
@@ -53,15 +54,15 @@ def _run(stages, cur: Candidates, u: float, states: list | None = None) -> tuple
     return np.sort(cur.ids[e > 0]).tobytes(), int(cur.ids[pick])
 
 
-def _positions(stages) -> dict[str, tuple[int, int]]:
-    """Where each stage's own generator stands (XTC, scatter), by stage name."""
-    return {st.name: st.rng.position() for st in stages if getattr(st, "rng", None) is not None}
+def _positions(stages) -> dict[str, StageState]:
+    """Each stage's state (XTC's and scatter's generators), by stage name."""
+    return {st.name: st.state() for st in stages}
 
 
-def _set_positions(stages, positions: dict[str, tuple[int, int]]) -> None:
+def _set_positions(stages, positions: dict[str, StageState]) -> None:
     for st in stages:
-        if st.name in positions and getattr(st, "rng", None) is not None:
-            st.rng.set_position(*positions[st.name])
+        if st.name in positions:
+            st.set_state(positions[st.name])
 
 
 def knob_effects(settings, steps: Sequence[np.ndarray], seed: int = 1) -> list[KnobEffect]:

@@ -6,6 +6,8 @@ that step is an error instead, whose message says which of the two it was.
 """
 from __future__ import annotations
 
+from typing import Sequence
+
 import numpy as np
 
 from .flagrow import MIN_SCALE
@@ -23,15 +25,15 @@ def check_logits(logits: np.ndarray) -> None:
                             "backend failed; try another model file or -ngl 0")
 
 
-def check_probabilities(p: np.ndarray, stages) -> None:
-    """NonFiniteStep naming the stage settings that overflowed, if ``p`` holds NaN."""
-    if len(p) == 0 or not np.isnan(np.min(p)):
+def check_probabilities(p: np.ndarray | None, stages, temperatures: Sequence[float] = ()) -> None:
+    """NonFiniteStep naming the stage settings that overflowed, if ``p`` holds NaN (``temperatures``: what
+    the step's temperature stages used; ``p`` None: no candidate was left, nothing to check)."""
+    if p is None or len(p) == 0 or not np.isnan(np.min(p)):
         return
-    for stage in stages:
-        last = getattr(stage, "last_temp", None)
-        if last is not None and 0 < last < MIN_SCALE:
+    for last in temperatures:
+        if 0 < last < MIN_SCALE:
             raise NonFiniteStep(f"the dynamic temperature went down to {last:g}: the logits divided by it overflow "
                                 "float32 (NaN probabilities); raise --temp or lower --dynatemp-range")
-    names = ", ".join(s.name for s in stages if getattr(s, "enabled", True))
+    names = ", ".join(s.name for s in stages if s.enabled)
     raise NonFiniteStep(f"the logits overflowed float32 in the sampler chain ({names}): the probabilities are "
                         "NaN; a temperature or penalty this close to 0 cannot be sampled")

@@ -104,3 +104,13 @@ def check_value(flag: str, value, *, integer: bool, lo=None, hi=None, ctype: str
         if not c_lo <= number <= c_hi:
             raise ValueError(f"{flag}: out of range for {c_name} ({c_lo!r} to {c_hi!r}), got {got}")
     return number
+
+
+def is_number_word(word: str) -> bool:
+    """Whether a command-line word reads as a number (Python's ``float``: ``-1``, ``1e5``, ``-inf``), so that
+    a leading ``-`` makes it a value, not a flag."""
+    try:
+        float(word)
+        return True
+    except ValueError:
+        return False

@@ -27,7 +27,6 @@ Gaussian kernel over rank distance.  Decisions where the spec is silent
 """
 from __future__ import annotations
 
-from collections import Counter, deque
 from typing import NamedTuple
 
 import numpy as np
@@ -38,7 +37,8 @@ from .rng import DEFAULT_SEED, Mt19937, resolve_seed
 from .scatter_math import absorb, diffusion_matrix, exp_sum, softmax_entropy
 from .settings import ScatterParams
 from .sorting import top_order
-from .stage import Stage
+from .stage import RandomStage
+from .stages.window import TokenWindow
 
 __all__ = ["Scatter", "ScatterParams", "ScatterTrace", "diffusion_matrix"]
 
@@ -91,6 +91,7 @@ def _medium(cur: Candidates, m: int, clean: bool = False) -> tuple[np.ndarray | 
     with NaN among them as sorted).
     """
     logits = cur.logits
+    order: np.ndarray | None
     if clean:
         logits = np.where(np.isnan(logits), F32(-np.inf), logits)
         order = np.argsort(-logits[:m], kind="stable") if cur.sorted else top_order(logits, m)
@@ -101,17 +102,15 @@ def _medium(cur: Candidates, m: int, clean: bool = False) -> tuple[np.ndarray | 
     return order, medium, live
 
 
-class Scatter(Stage):
+class Scatter(RandomStage):
     name = "scatter"
-    letter = "r"
 
     def __init__(self, params: ScatterParams | None = None, seed: int = DEFAULT_SEED):
         self.params = params or ScatterParams()
         self.seed = check("seed", seed)
         self.enabled = self.params.enabled
         self.rng = Mt19937(resolve_seed(self.seed))
-        self._history: deque[int] = deque(maxlen=self.params.absorption_last_n or None)
-        self._counts: Counter[int] = Counter()
+        self._window = TokenWindow(self.params.absorption_last_n)  # what absorption counts
         self._step = 0
         #: The trace of the most recent ``apply``.
         self.last_trace: ScatterTrace | None = None
@@ -119,39 +118,37 @@ class Scatter(Stage):
     # -- history -----------------------------------------------------------
 
     def accept(self, token: int) -> None:
-        if self.params.absorption_last_n == 0:
-            return
-        if len(self._history) == self._history.maxlen:
-            old = self._history[0]
-            self._counts[old] -= 1
-            if not self._counts[old]:
-                del self._counts[old]
-        self._history.append(int(token))
-        self._counts[int(token)] += 1
+        self._window.add(token)
 
     def reset(self) -> None:
-        self._history.clear()
-        self._counts.clear()
+        self._window.clear()
         self.rng.reseed(resolve_seed(self.seed))
         self._step = 0
 
     def clone(self) -> "Scatter":
         other = Scatter(self.params, self.seed)
         other.rng = self.rng.clone()
-        other._history.extend(self._history)
-        other._counts.update(self._counts)
+        other._window = self._window.copy()
         other._step = self._step
         return other
 
     # -- one step ----------------------------------------------------------
 
+    def skip(self) -> None:
+        """A step with scatter off still counts (the trace's ``step``), and its trace says it was off."""
+        self.last_trace = self._noop(self._step, gate_drawn=False, gate_u=None)
+        self._step += 1
+
+    def noted(self) -> tuple[str, ScatterTrace | None]:
+        return "scatter", self.last_trace
+
     def apply(self, cur: Candidates) -> None:
+        if not self.enabled:
+            self.skip()
+            return
         step = self._step
         self._step += 1
         prm = self.params
-        if not self.enabled:
-            self.last_trace = self._noop(step, gate_drawn=False, gate_u=None)
-            return
         gate_u = None
         if prm.collision < 1:
             gate_u = self.rng.uniform_float()
@@ -212,7 +209,8 @@ class Scatter(Stage):
         diffused = (1.0 - s) * p + s * q
         diffused /= diffused.sum()
         if prm.absorption > 0:
-            counts = [self._counts.get(t, 0) for t in ids[:live].tolist()]
+            seen = self._window.counts
+            counts = [seen.get(t, 0) for t in ids[:live].tolist()]
             factors, final = absorb(diffused, np.array(counts, dtype=np.float64), prm.absorption, min(counts))
         else:
             factors = _ones(live)

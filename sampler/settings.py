@@ -14,25 +14,13 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import field, make_dataclass
-from typing import Mapping
+from typing import TYPE_CHECKING, Any, ClassVar, Mapping
 
-from .flagtable import (  # noqa: F401  (DEFAULT_BREAKERS: re-exported for older imports)
-    DEFAULT_BREAKERS,
-    PY_TYPES,
-    SCATTER_ROWS,
-    SETTINGS_ROWS,
-    Flag,
-    row_for,
-)
-from .stagetable import (  # noqa: F401  (re-exported for older imports)
-    DEFAULT_ORDER,
-    LETTERS,
-    STAGE_ALIASES,
-    STAGE_BY_LETTER,
-    UNSUPPORTED_STAGES,
-    sampler_seq,
-    stage_name,
-)
+from .flagtable import PY_TYPES, SCATTER_ROWS, SETTINGS_ROWS, Flag, row_for
+from .stagetable import sampler_seq
+
+if TYPE_CHECKING:
+    from typing_extensions import Self  # typing.Self from Python 3.11; only the type checker reads it
 
 
 def _fields(rows: tuple[Flag, ...]) -> list:
@@ -45,7 +33,19 @@ def _check_rows(obj, rows: tuple[Flag, ...]) -> None:
         object.__setattr__(obj, row.attr, row.check(getattr(obj, row.attr)))
 
 
-class _ScatterMethods:
+class _Fields:
+    """For the type checker: the fields of the two classes below are made from the flag table when this
+    module runs (one per row), so it sees them as attributes of any type; the methods are checked."""
+
+    if TYPE_CHECKING:
+        __dataclass_fields__: ClassVar[dict[str, Any]]
+
+        def __init__(self, *args: Any, **kwargs: Any) -> None: ...
+
+        def __getattr__(self, name: str) -> Any: ...
+
+
+class _ScatterMethods(_Fields):
     """What ScatterParams has besides its fields."""
 
     def __post_init__(self):
@@ -84,14 +84,18 @@ def _dataclass(name: str, fields: list, methods: type) -> type:
     return cls
 
 
-ScatterParams = _dataclass("ScatterParams", _fields(SCATTER_ROWS), _ScatterMethods)
-ScatterParams.__doc__ = (
-    "The scatter flags (one field per ``scatter.*`` row of the flag table), checked when built.\n\n"
-    "Fields: " + ", ".join(row.attr for row in SCATTER_ROWS) + "."
-)
+if TYPE_CHECKING:
+    class ScatterParams(_ScatterMethods):
+        """The scatter flags (the type checker's view: see :class:`_Fields`)."""
+else:
+    ScatterParams = _dataclass("ScatterParams", _fields(SCATTER_ROWS), _ScatterMethods)
+    ScatterParams.__doc__ = (
+        "The scatter flags (one field per ``scatter.*`` row of the flag table), checked when built.\n\n"
+        "Fields: " + ", ".join(row.attr for row in SCATTER_ROWS) + "."
+    )
 
 
-class _SettingsMethods:
+class _SettingsMethods(_Fields):
     """What SamplerSettings has besides its fields."""
 
     def __post_init__(self):
@@ -105,11 +109,11 @@ class _SettingsMethods:
         owner = self.scatter if row.group == "scatter" else self
         return getattr(owner, row.attr)
 
-    def with_value(self, path: str, value) -> "SamplerSettings":
+    def with_value(self, path: str, value) -> Self:
         """A checked copy with one setting changed; ValueError names the flag."""
         return self.with_values({path: value})
 
-    def with_values(self, changes: Mapping[str, object]) -> "SamplerSettings":
+    def with_values(self, changes: Mapping[str, object]) -> Self:
         """A checked copy with several settings changed at once (by field path)."""
         top: dict[str, object] = {}
         scatter: dict[str, object] = {}
@@ -120,7 +124,7 @@ class _SettingsMethods:
             top["scatter"] = dataclasses.replace(self.scatter, **scatter)
         return dataclasses.replace(self, **top)
 
-    def replace(self, **changes) -> "SamplerSettings":
+    def replace(self, **changes) -> Self:
         """A copy with some fields changed (and checked); ``scatter_k=...`` changes ``scatter.k``."""
         scatter_changes = {k[len("scatter_"):]: changes.pop(k) for k in list(changes) if k.startswith("scatter_")}
         if scatter_changes:
@@ -133,12 +137,18 @@ class _SettingsMethods:
         return sampler_seq(self.samplers)
 
 
-SamplerSettings = _dataclass(
-    "SamplerSettings",
-    _fields(SETTINGS_ROWS) + [("scatter", ScatterParams, field(default_factory=ScatterParams))],
-    _SettingsMethods,
-)
-SamplerSettings.__doc__ = (
-    "All flags of one chain (one field per top-level row of the flag table, plus ``scatter``), "
-    "checked when built.\n\nFields: " + ", ".join(row.attr for row in SETTINGS_ROWS) + ", scatter."
-)
+if TYPE_CHECKING:
+    class SamplerSettings(_SettingsMethods):
+        """All flags of one chain (the type checker's view: see :class:`_Fields`)."""
+
+        scatter: ScatterParams
+else:
+    SamplerSettings = _dataclass(
+        "SamplerSettings",
+        _fields(SETTINGS_ROWS) + [("scatter", ScatterParams, field(default_factory=ScatterParams))],
+        _SettingsMethods,
+    )
+    SamplerSettings.__doc__ = (
+        "All flags of one chain (one field per top-level row of the flag table, plus ``scatter``), "
+        "checked when built.\n\nFields: " + ", ".join(row.attr for row in SETTINGS_ROWS) + ", scatter."
+    )

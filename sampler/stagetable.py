@@ -101,8 +101,8 @@ STAGE_BY_NAME = {row.name: row for row in STAGES + (DIST,) + EXTRA_STAGES}
 DEFAULT_ORDER = tuple(row.name for row in STAGES if row.default)
 #: Every stage an order may name, in table order (the default order, then adaptive-p).
 ORDERABLE = tuple(row.name for row in STAGES)
-LETTERS = {row.name: row.letter for row in STAGES}
-STAGE_BY_LETTER = {row.letter: row.name for row in STAGES}
+LETTERS = {row.name: row.letter for row in STAGES if row.letter}  # every stage of an order has one
+STAGE_BY_LETTER = {row.letter: row.name for row in STAGES if row.letter}
 #: Every accepted ``--samplers`` spelling (lower case) -> canonical name.
 STAGE_ALIASES = {spelling: row.name for row in STAGES for spelling in row.spellings}
 

@@ -69,7 +69,7 @@ def targets_from_settings(settings, logits: np.ndarray) -> np.ndarray:
     for s, row in enumerate(logits):
         cur = Candidates.from_logits(row.astype(np.float32))
         chain.apply(cur)  # the stages, then the picking stage's probabilities
-        np.add.at(out[s], cur.ids, cur.p.astype(F64))
+        np.add.at(out[s], cur.ids, cur.probs.astype(F64))
     return out
 
 

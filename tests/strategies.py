@@ -6,7 +6,7 @@ from hypothesis import strategies as st
 
 from sampler import DEFAULT_ORDER, SamplerSettings, ScatterParams
 from sampler.flagrow import MIN_SCALE
-from sampler.settings import DEFAULT_BREAKERS
+from sampler.flagtable import DEFAULT_BREAKERS
 from sampler.stagetable import ORDERABLE
 
 DEFAULT = SamplerSettings()

@@ -20,7 +20,7 @@ from app.changes import Changed
 from app.ab import ABDraw, ABPhase, ABPlan, ABRound, ABSession, ABSide, Pick, PromptChoice
 from app.ab.csv_export import write_csv
 from app.actions.lanes import BASELINE_PRESET
-from app.analysis import match_entropy
+from app.analysis import match_entropy_task
 from app.engine.face import commands as cmd, events as ev
 from app.engine.face.options import MAX_LANES, LaneConfig
 from app.engine.face.records import StopReason
@@ -31,10 +31,6 @@ BUSY = "ab"
 
 def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
-
-
-def _calibration_task(target, baseline, settings, model):
-    return match_entropy(target, baseline, settings, vocab=model.vocab if model is not None else None)
 
 
 def _failed(e: ev.RunEnded) -> str:
@@ -148,7 +144,7 @@ class ABActions:
             self._phase(ABPhase.SETUP, "Finding the matched baseline: a side wrote nothing to measure.")
             return
         self._task_id = self.engine.next_id()
-        fn = partial(_calibration_task, tuple(target), tuple(baseline), self._base)
+        fn = partial(match_entropy_task, tuple(target), tuple(baseline), self._base)
         self.engine.submit(cmd.RunTask(self._task_id, fn, "matched baseline"))
 
     def _on_task(self, e: ev.TaskEnded) -> None:

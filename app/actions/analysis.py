@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from functools import partial
 
-from app.analysis import match_entropy
+from app.analysis import match_entropy_task
 from app.engine.face import commands as cmd, events as ev
 from app.actions.runs import start_parts
 from app.engine.face.options import LaneConfig
@@ -16,8 +16,6 @@ from app.jobs import FanState
 from app.state import PlaygroundState
 
 
-def _match_task(target, baseline, settings, model):
-    return match_entropy(target, baseline, settings, vocab=model.vocab if model is not None else None)
 
 
 def branch_point(tree, at: int, length: int) -> tuple[int, int]:
@@ -103,7 +101,7 @@ class AnalysisActions:
         if self.state.busy:
             return
         task_id = self.engine.next_id()
-        fn = partial(_match_task, tuple(lanes[target].records), tuple(lanes[base].records), lanes[base].settings)
+        fn = partial(match_entropy_task, tuple(lanes[target].records), tuple(lanes[base].records), lanes[base].settings)
         self._tasks[task_id] = partial(self._matched, target, base)
         self.state.set_busy("task")
         self.state.set_status("matching entropy ...")

@@ -21,14 +21,14 @@ from __future__ import annotations
 import os
 
 from sampler.emulated import active_stages_not_in_llamacpp, fields_of_stage
-from sampler.flags import needs_scatter_build as _args_need_scatter_build, to_flags
+from sampler.flags import needs_scatter_build as _args_need_scatter_build, quote, to_flags
 from sampler.flagtable import FLAG_BY_NAME, ROW_BY_FIELD
 from sampler.settings import SamplerSettings
 from sampler.stageargs import scatter_ext_args
 
 from .options import BREAKER
 from .phrases import phrase_notes, resolve_phrases
-from .shell import escape, quote
+from .shell import escape
 
 #: Stands for the model file when the caller gives none.
 MODEL_PLACEHOLDER = "MODEL.gguf"
@@ -189,7 +189,3 @@ def scatter_ext_call(settings: SamplerSettings) -> str:
     ``LLAMA_DEFAULT_SEED`` (a random one)."""
     values = [c_literal(value, ROW_BY_FIELD[path].ctype) for path, value in scatter_ext_args(settings)]
     return "llama_sampler_init_scatter_ext(" + ", ".join(values) + ")"
-
-
-# The command that reproduces a run (re-exported: part of this module's API).
-from .run_export import RunExport, export_run, reproducing_flags  # noqa: E402,F401

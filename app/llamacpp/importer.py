@@ -21,16 +21,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable
 
-from sampler.flags import FLAG_BY_NAME, UNSUPPORTED, FlagError, _is_number, parse_flags
+from sampler.flags import FLAG_BY_NAME, UNSUPPORTED, FlagError, looks_like_flag, parse_flags
 from sampler.settings import SamplerSettings
 
 from .off_values import OFF_VALUES, resolve
 from .options import BREAKER, ESCAPE_OFF, ESCAPE_ON, NON_SAMPLING_OPTIONS, SWITCH_VALUES
 from .shell import process_escapes, split_command, strip_program
-
-
-def _looks_like_flag(word: str) -> bool:
-    return word.startswith("-") and len(word) > 1 and not _is_number(word)
 
 
 class _Reader:
@@ -58,9 +54,9 @@ class _Reader:
                 self._sampling(name, eq, inline)
             elif name in NON_SAMPLING_OPTIONS:
                 self._other(name, eq, inline)
-            elif _looks_like_flag(word):
+            elif looks_like_flag(word):
                 self.problems.append(f"{name}: unknown flag")
-                if self.i < len(self.words) and not _looks_like_flag(self.words[self.i]) and not eq:
+                if self.i < len(self.words) and not looks_like_flag(self.words[self.i]) and not eq:
                     self.i += 1  # most likely its value: one problem is enough
             else:
                 self.problems.append(f"unexpected argument {word!r}")

@@ -61,7 +61,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from sampler.flags import FLAG_BY_NAME, to_flags
+from sampler.flags import FLAG_BY_NAME, quote, to_flags
 from sampler.rng import DEFAULT_SEED
 from sampler.settings import SamplerSettings
 
@@ -73,7 +73,7 @@ from .export import (
 from .phrases import phrase_notes, resolve_phrases
 from .prompt_file import PROMPT_STEM, SYSTEM_STEM, PromptFile, pick_path, prompt_file_text, system_file_text
 from .run import RunSpec
-from .shell import _HEX_ESCAPED, escape, quote
+from .shell import _HEX_ESCAPED, escape
 
 
 # --------------------------------------------------------------------------

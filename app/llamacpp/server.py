@@ -42,13 +42,13 @@ import dataclasses
 import json
 from dataclasses import dataclass
 
-from sampler.flags import FLAG_BY_NAME
+from sampler.flags import FLAG_BY_NAME, quote
 from sampler.settings import SamplerSettings
 
-from .export import MODEL_PLACEHOLDER, SERVER_PROGRAM, flag_units, reproducing_flags
+from .export import MODEL_PLACEHOLDER, SERVER_PROGRAM, flag_units
+from .run_export import reproducing_flags
 from .phrases import phrase_notes, resolve_phrases
 from .run import RunSpec
-from .shell import quote
 
 COMPLETION_ENDPOINT = "/completion"
 CHAT_ENDPOINT = "/v1/chat/completions"

@@ -9,7 +9,8 @@ from __future__ import annotations
 import re
 import shlex
 
-from sampler.flags import FlagError, _is_number
+from sampler.flags import FlagError
+from sampler.numbers import is_number_word
 
 _ENV_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 _CONTINUATION_CHARS = "\\^`"  # sh, cmd.exe, PowerShell
@@ -95,7 +96,7 @@ def strip_program(words: list[str]) -> tuple[list[str], bool]:
         i = 1
     while i < len(words) and _ENV_ASSIGNMENT.match(words[i]):
         i += 1
-    has_program = i < len(words) and not words[i].startswith("-") and not _is_number(words[i])
+    has_program = i < len(words) and not words[i].startswith("-") and not is_number_word(words[i])
     if has_program:
         i += 1
     return words[i:], has_program or i > 0
@@ -175,6 +176,3 @@ def escape_for_file(text: str) -> str:
     return _FILE_HEX_ESCAPED.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
 
 
-def quote(args) -> str:
-    """Shell-quote a list of arguments into one line."""
-    return " ".join(shlex.quote(str(a)) for a in args)

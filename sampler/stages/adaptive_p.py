@@ -64,7 +64,7 @@ import numpy as np
 
 from ..candidates import Candidates
 from ..rng import DEFAULT_SEED, Mt19937, resolve_seed
-from ..stage import Stage
+from ..stage import RandomStage, StageState, bits_float, float_bits
 from .checks import check_number
 from .pick import discrete_pick
 from .softmax import softmax
@@ -88,11 +88,10 @@ def _clamp(x: np.float32, lo: np.float32, hi: np.float32) -> np.float32:
     return lo if x < lo else (hi if hi < x else x)
 
 
-class AdaptiveP(Stage):
+class AdaptiveP(RandomStage):
     """``llama_sampler_init_adaptive_p(target, decay, seed)``."""
 
     name = "adaptive_p"
-    letter = "a"
 
     def __init__(self, target: float = DEFAULT_TARGET, decay: float = DEFAULT_DECAY, seed: int = DEFAULT_SEED):
         self.target = F32(check_number("--adaptive-target", target))  # above 1: clamped at each step
@@ -102,8 +101,7 @@ class AdaptiveP(Stage):
             raise ValueError(f"--adaptive-decay: must be between 0 and 0.99, got {decay!r}")
         self.decay = _clamp(raw_decay, F32(0.0), F32(0.99))  # llama.cpp clamps; a no-op after the check
         self.seed = check_number("--seed", seed, lo=0, hi=0xFFFFFFFF, integer=True)
-        self.seed_cur = resolve_seed(self.seed)
-        self.rng = Mt19937(self.seed_cur)
+        self.rng = Mt19937(resolve_seed(self.seed))
         self._reset_average()
         self.original_probs = np.empty(0, dtype=F32)
         #: The target used by the last transforming step (NaN before any).
@@ -123,9 +121,9 @@ class AdaptiveP(Stage):
             return
         softmax(cur, False)
         if self.target < 0:
-            cur.selected = discrete_pick(cur.p, self.rng)  # no-op sampler: plain pick
+            cur.selected = discrete_pick(cur.probs, self.rng)  # no-op sampler: plain pick
             return
-        self.original_probs = cur.p
+        self.original_probs = cur.probs
         target = _clamp(self.target, F32(0.0), F32(1.0))
         if self.total_weight == 0:
             adapted = target
@@ -133,12 +131,12 @@ class AdaptiveP(Stage):
             adapted = F32(F32(F32(2.0) * target) - F32(self.weighted_sum / self.total_weight))
         adapted = _clamp(adapted, F32(0.0), F32(1.0))
         self.last_adapted_target = float(adapted)
-        d = np.abs((cur.p - adapted) * INV_WIDTH)
+        d = np.abs((cur.probs - adapted) * INV_WIDTH)
         transformed = PEAK_LOGIT_VALUE - SHARPNESS * d * d / (F32(1.0) + d)
         cur.logits = np.where(cur.logits == NEG_INF, cur.logits, transformed).astype(F32, copy=False)
         cur.top_hint = None
         softmax(cur, False)
-        idx = discrete_pick(cur.p, self.rng)
+        idx = discrete_pick(cur.probs, self.rng)
         cur.selected = idx
         self.pending_token_id = int(cur.ids[idx])
         self.pending_token_idx = idx
@@ -153,8 +151,16 @@ class AdaptiveP(Stage):
 
     def reset(self) -> None:
         self._reset_average()
-        self.seed_cur = resolve_seed(self.seed)
-        self.rng.reseed(self.seed_cur)
+        self.rng.reseed(resolve_seed(self.seed))
+
+    def steering(self) -> StageState:
+        """The running average: ``(bits of weighted_sum, bits of total_weight)``.  The pending pick is not
+        part of it: every ``accept`` clears it, so it is empty between steps."""
+        return ((float_bits(self.weighted_sum), float_bits(self.total_weight)),)
+
+    def set_steering(self, pairs) -> None:
+        self.weighted_sum, self.total_weight = bits_float(pairs[0][0]), bits_float(pairs[0][1])
+        self.pending_token_id, self.pending_token_idx = LLAMA_TOKEN_NULL, -1
 
     def clone(self) -> "AdaptiveP":
         other = AdaptiveP(float(self.target), 0.0, self.seed)  # fresh generator, as llama.cpp

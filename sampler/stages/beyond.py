@@ -51,7 +51,6 @@ class TopA(Stage):
     """Top-A (KoboldCpp): drop tokens with probability below ``a * p_max**2``.  Not in llama.cpp."""
 
     name = "top_a"
-    letter = "A"
 
     def __init__(self, a: float = 0.0, min_keep: int = 0):
         self.a = F32(check("top_a", a))
@@ -62,10 +61,10 @@ class TopA(Stage):
         if self.a <= 0 or len(cur) <= 1:
             return
         softmax(cur, True)
-        max_p = cur.p[0]
+        max_p = cur.probs[0]
         threshold = F32(F32(self.a * max_p) * max_p)  # C: a * maxprob * maxprob, left to right
         index = np.arange(len(cur))
-        stop = _first_index((cur.p < threshold) & (index >= self.min_keep))
+        stop = _first_index((cur.probs < threshold) & (index >= self.min_keep))
         if stop >= 0:
             cur.take(slice(0, stop), sorted=True)
 
@@ -77,7 +76,6 @@ class TailFree(Stage):
     """Tail-free sampling, llama.cpp's own implementation.  Not in llama.cpp (removed from it)."""
 
     name = "tfs_z"
-    letter = "f"
 
     def __init__(self, z: float = 1.0, min_keep: int = 0):
         self.z = F32(check("tfs_z", z))
@@ -88,7 +86,7 @@ class TailFree(Stage):
         if self.z >= 1 or len(cur) <= 2:
             return
         softmax(cur, True)
-        p = cur.p
+        p = cur.probs
         first = (p[:-1] - p[1:]).astype(F32)
         second = np.abs((first[:-1] - first[1:]).astype(F32))
         total = seq_sum_f32(second)  # std::accumulate(..., 0.0f): in order, in float
@@ -111,7 +109,6 @@ class Smoothing(Stage):
     define it.  Not in llama.cpp."""
 
     name = "smoothing"
-    letter = "Q"
 
     def __init__(self, factor: float = 0.0, curve: float = 1.0):
         self.factor = F32(check("smoothing_factor", factor))

@@ -7,18 +7,17 @@ from ..candidates import Candidates
 from ..cfloat import expf, seq_cumsum_f64
 from ..rng import DEFAULT_SEED, Mt19937, resolve_seed
 from ..flagtable import check
-from ..stage import Stage
+from ..stage import RandomStage
 
 F32 = np.float32
 
 
-class Dist(Stage):
+class Dist(RandomStage):
     name = "dist"
 
     def __init__(self, seed: int = DEFAULT_SEED):
         self.seed = check("seed", seed)
-        self.seed_cur = resolve_seed(self.seed)
-        self.rng = Mt19937(self.seed_cur)
+        self.rng = Mt19937(resolve_seed(self.seed))
 
     def apply(self, cur: Candidates) -> None:
         n = len(cur)
@@ -39,11 +38,9 @@ class Dist(Stage):
         cur.p = (e.astype(np.float64) / total).astype(F32)
 
     def reset(self) -> None:
-        self.seed_cur = resolve_seed(self.seed)
-        self.rng.reseed(self.seed_cur)
+        self.rng.reseed(resolve_seed(self.seed))
 
     def clone(self) -> "Dist":
         other = Dist(self.seed)
-        other.seed_cur = self.seed_cur
         other.rng = self.rng.clone()
         return other

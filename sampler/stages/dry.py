@@ -36,6 +36,9 @@ class Vocabulary(Protocol):
     def tokenize_plain(self, text: bytes) -> list[int]:
         """Tokens of ``text`` without BOS and without parsing special tokens."""
 
+    def __hash__(self) -> int:
+        """Hashable: the breakers processed over a vocabulary are cached by it."""
+
 
 @functools.lru_cache(maxsize=8)
 def process_breakers(vocab: Vocabulary, breakers: tuple[str, ...]) -> dict[int, tuple[tuple[int, ...], ...]]:
@@ -69,7 +72,6 @@ def process_breakers(vocab: Vocabulary, breakers: tuple[str, ...]) -> dict[int, 
 
 class Dry(Stage):
     name = "dry"
-    letter = "d"
 
     def __init__(
         self,

@@ -29,7 +29,6 @@ class TopNSigma(Stage):
     """Keep logits within ``n`` standard deviations of the maximum."""
 
     name = "top_n_sigma"
-    letter = "s"
 
     def __init__(self, n: float = -1.0):
         self.n = F32(check("top_n_sigma", n))
@@ -58,7 +57,6 @@ class TopNSigma(Stage):
 
 class TopK(Stage):
     name = "top_k"
-    letter = "k"
 
     def __init__(self, k: int = 40):
         self.k = check("top_k", k)
@@ -82,7 +80,6 @@ class Typical(Stage):
     """Locally typical sampling."""
 
     name = "typ_p"
-    letter = "y"
 
     def __init__(self, p: float = 1.0, min_keep: int = 0):
         self.p = F32(check("typ_p", p))
@@ -93,7 +90,7 @@ class Typical(Stage):
         if self.p >= 1:
             return
         softmax(cur, True)
-        p = cur.p
+        p = cur.probs
         with np.errstate(invalid="ignore"):
             neg_plogp = -p * logf(p)
             entropy = seq_sum_f32(neg_plogp)
@@ -111,7 +108,6 @@ class Typical(Stage):
 
 class TopP(Stage):
     name = "top_p"
-    letter = "p"
 
     def __init__(self, p: float = 0.95, min_keep: int = 0):
         self.p = F32(check("top_p", p))
@@ -124,18 +120,18 @@ class TopP(Stage):
         softmax(cur, False)
         n = len(cur)
         if cur.sorted:
-            last = self._cutoff(cur.p, n)
+            last = self._cutoff(cur.probs, n)
             cur.take(slice(0, last), sorted=True)
             return
         if n > 1024:
             order = top_order(cur.logits, _TOP_P_PARTIAL)
-            last = self._cutoff(cur.p[order], None)
+            last = self._cutoff(cur.probs[order], None)
             if last is None:
                 order = desc_order(cur.logits)
-                last = self._cutoff(cur.p[order], n)
+                last = self._cutoff(cur.probs[order], n)
         else:
             order = desc_order(cur.logits)
-            last = self._cutoff(cur.p[order], n)
+            last = self._cutoff(cur.probs[order], n)
         cur.take(order[:last], sorted=True)
 
     def _cutoff(self, p_sorted: np.ndarray, default):
@@ -150,7 +146,6 @@ class TopP(Stage):
 
 class MinP(Stage):
     name = "min_p"
-    letter = "m"
 
     def __init__(self, p: float = 0.05, min_keep: int = 0):
         self.p = F32(check("min_p", p))

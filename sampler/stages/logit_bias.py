@@ -168,7 +168,6 @@ class LogitBias(Stage):
     """
 
     name = "logit_bias"
-    letter = ""  # always first in llama.cpp's chain; no --sampler-seq letter
 
     def __init__(self, n_vocab: int, biases: Iterable[tuple[int, float]] = (), *, flag: str = FLAG):
         self.n_vocab = check_number("logit bias n_vocab", n_vocab, lo=0, hi=INT32_MAX, integer=True)

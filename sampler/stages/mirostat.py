@@ -61,7 +61,7 @@ import numpy as np
 from ..candidates import Candidates
 from ..cfloat import logf, seq_sum_f32
 from ..rng import DEFAULT_SEED, Mt19937, resolve_seed
-from ..stage import Stage
+from ..stage import RandomStage, StageState, bits_float, float_bits
 from .checks import check_number
 from .pick import discrete_pick, float_to_int, log2f, neg_log2f_above, powf
 from .softmax import softmax
@@ -112,15 +112,13 @@ def _initial_mu(tau: np.float32) -> np.float32:
         return F32(F32(2.0) * tau)
 
 
-class _MirostatBase(Stage):
-    letter = ""  # no --sampler-seq letter: chosen with --mirostat
+class _MirostatBase(RandomStage):
 
     def _init_common(self, seed, tau, eta) -> None:
         self.seed = _check_seed(seed)
         self.tau = F32(check_number("--mirostat-ent", tau))
         self.eta = F32(check_number("--mirostat-lr", eta))
-        self.seed_cur = resolve_seed(self.seed)
-        self.rng = Mt19937(self.seed_cur)
+        self.rng = Mt19937(resolve_seed(self.seed))
         self.mu = _initial_mu(self.tau)
 
     @staticmethod
@@ -142,14 +140,20 @@ class _MirostatBase(Stage):
     def _finish(self, cur: Candidates) -> None:
         """Renormalise, pick, update mu (the common tail of both versions)."""
         softmax(cur, True)
-        idx = discrete_pick(cur.p, self.rng)
+        idx = discrete_pick(cur.probs, self.rng)
         cur.selected = idx
-        self.mu = _update_mu(self.mu, cur.p[idx], self.tau, self.eta)
+        self.mu = _update_mu(self.mu, cur.probs[idx], self.tau, self.eta)
 
     def reset(self) -> None:
         self.mu = _initial_mu(self.tau)
-        self.seed_cur = resolve_seed(self.seed)
-        self.rng.reseed(self.seed_cur)
+        self.rng.reseed(resolve_seed(self.seed))
+
+    def steering(self) -> StageState:
+        """``mu`` as ``(bits, 0)``."""
+        return ((float_bits(self.mu), 0),)
+
+    def set_steering(self, pairs) -> None:
+        self.mu = bits_float(pairs[0][0])
 
 
 class Mirostat(_MirostatBase):
@@ -173,7 +177,7 @@ class Mirostat(_MirostatBase):
         if not self._softmax(cur):
             return
         with np.errstate(all="ignore"):
-            p = cur.p
+            p = cur.probs
             count = min(self.m - 1, n - 1)
             if count > 0:
                 t, t_sq = _t_terms(count)
@@ -210,7 +214,7 @@ class MirostatV2(_MirostatBase):
         if not self._softmax(cur):
             return
         with np.errstate(all="ignore"):
-            above = neg_log2f_above(cur.p, self.mu)
+            above = neg_log2f_above(cur.probs, self.mu)
         first = int(np.argmax(above)) if above.any() else n
         keep = max(first, 1)
         if keep < n:

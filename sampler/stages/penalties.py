@@ -1,21 +1,19 @@
 """Repeat, frequency and presence penalties over the last N accepted tokens."""
 from __future__ import annotations
 
-from collections import Counter, deque
-
 import numpy as np
 
 from ..candidates import Candidates
 from ..flagtable import check
 from ..stage import Stage
 from .positions import positions_of
+from .window import TokenWindow
 
 F32 = np.float32
 
 
 class Penalties(Stage):
     name = "penalties"
-    letter = "e"
 
     def __init__(self, last_n: int = 64, repeat: float = 1.0, freq: float = 0.0, present: float = 0.0):
         self.last_n = check("penalty_last_n", last_n)
@@ -24,26 +22,18 @@ class Penalties(Stage):
         self.freq = F32(check("penalty_freq", freq))
         self.present = F32(check("penalty_present", present))
         self.enabled = not (self.last_n == 0 or (self.repeat == 1 and self.freq == 0 and self.present == 0))
-        self._history: deque[int] = deque(maxlen=max(self.last_n, 1))
-        self._counts: Counter[int] = Counter()
+        self._window = TokenWindow(self.last_n)
 
     def accept(self, token: int) -> None:
-        if self.last_n == 0:
-            return
-        if len(self._history) == self.last_n:
-            old = self._history[0]
-            self._counts[old] -= 1
-            if self._counts[old] == 0:
-                del self._counts[old]
-        self._history.append(int(token))
-        self._counts[int(token)] += 1
+        self._window.add(token)
 
     def apply(self, cur: Candidates) -> None:
         if not self.enabled:
             return
-        if self._counts:
-            tokens = np.fromiter(self._counts.keys(), dtype=np.int32, count=len(self._counts))
-            counts = np.fromiter(self._counts.values(), dtype=np.int32, count=len(self._counts))
+        seen = self._window.counts
+        if seen:
+            tokens = np.fromiter(seen.keys(), dtype=np.int32, count=len(seen))
+            counts = np.fromiter(seen.values(), dtype=np.int32, count=len(seen))
             pos, which = positions_of(cur.ids, tokens)
             if len(pos):
                 logits = cur.logits.copy()
@@ -56,11 +46,9 @@ class Penalties(Stage):
         cur.sorted = False
 
     def reset(self) -> None:
-        self._history.clear()
-        self._counts.clear()
+        self._window.clear()
 
     def clone(self) -> "Penalties":
         other = Penalties(self.last_n, float(self.repeat), float(self.freq), float(self.present))
-        other._history.extend(self._history)
-        other._counts.update(self._counts)
+        other._window = self._window.copy()
         return other

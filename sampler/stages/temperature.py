@@ -28,7 +28,6 @@ def scale_by_temperature(cur: Candidates, temp: np.float32) -> None:
 
 class Temperature(Stage):
     name = "temperature"
-    letter = "t"
 
     def __init__(self, temp: float = 0.8, dynatemp_range: float = 0.0, dynatemp_exponent: float = 1.0):
         self.temp = F32(check("temp", temp))
@@ -49,7 +48,7 @@ class Temperature(Stage):
         max_temp = F32(self.temp + self.delta)
         max_entropy = -logf_scalar(F32(1.0) / F32(len(cur)))
         softmax(cur, True)
-        p = cur.p[cur.p > 0]
+        p = cur.probs[cur.probs > 0]
         entropy = -seq_sum_f32(p * logf(p))  # C: entropy -= p * logf(p), in order
         normalized = F32(entropy / max_entropy)
         dyn_temp = F32(min_temp + F32((max_temp - min_temp) * powf_scalar(normalized, self.exponent)))
@@ -57,6 +56,9 @@ class Temperature(Stage):
         scale_by_temperature(cur, dyn_temp)
         shifted = np.exp(cur.logits.astype(np.float64) - float(cur.logits[0]))
         cur.p = (shifted.astype(F32) / shifted.sum()).astype(F32)
+
+    def noted(self) -> tuple[str, float]:
+        return "temperature", self.last_temp
 
     def clone(self) -> "Temperature":
         return Temperature(float(self.temp), float(self.delta), float(self.exponent))

@@ -6,15 +6,14 @@ import numpy as np
 from ..candidates import Candidates
 from ..rng import DEFAULT_SEED, Mt19937, resolve_seed
 from ..flagtable import check
-from ..stage import Stage
+from ..stage import RandomStage
 from .softmax import softmax
 
 F32 = np.float32
 
 
-class Xtc(Stage):
+class Xtc(RandomStage):
     name = "xtc"
-    letter = "x"
 
     def __init__(self, probability: float = 0.0, threshold: float = 0.1, min_keep: int = 0, seed: int = DEFAULT_SEED):
         self.probability = F32(check("xtc_probability", probability))
@@ -30,7 +29,7 @@ class Xtc(Stage):
         if self.rng.uniform_float() > self.probability:
             return
         softmax(cur, True)
-        above = cur.p >= self.threshold
+        above = cur.probs >= self.threshold
         if not above[0]:
             pos_last = 0
         else:

@@ -21,7 +21,7 @@ from app.config import CONFIG_ENV
 from app.presets import PresetFileError, PresetNotFound, PresetStore, builtin_presets, default_path
 from app.presets.codec import FILE_FORMAT
 from sampler import SamplerSettings, ScatterParams
-from sampler.settings import DEFAULT_ORDER
+from sampler.stagetable import DEFAULT_ORDER
 
 #: A settings value with every field away from its default.
 ODD = SamplerSettings(

@@ -186,14 +186,14 @@ def test_a_branch_is_exact_with_mirostat_and_adaptive_p(tmp_path, name, step):
         assert branched[:step] == original[:step] and branched[step] == other
         assert len(branched) == step + 30  # a branch makes max_tokens new tokens
         assert branched == fresh_run(pg.engine.model, settings, step + 30, force=(step, other))
-        assert len(lane.records[step].chain_state) > len(SamplerChainPositionPairs(settings))  # and the steering
+        assert len(lane.records[step].chain_state) > len(_generators(settings))  # and the steering
     finally:
         assert engine.shutdown(10)
 
 
-def SamplerChainPositionPairs(settings):
-    """The random generators alone (the position holds more: mu, or adaptive-p's average)."""
+def _generators(settings):
+    """The stages with a random generator (the position holds more: mu, or adaptive-p's average)."""
     from sampler import SamplerChain
 
     chain = SamplerChain.from_settings(settings, FakeVocab())
-    return [s for s in [*chain.stages, chain.dist] if getattr(s, "rng", None) is not None]
+    return [s for s in [*chain.stages, chain.selector] if s.draws]

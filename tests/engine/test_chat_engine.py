@@ -10,7 +10,7 @@ from app.engine.face.options import LaneConfig, RunOptions
 from app.engine.engine import Engine
 from engine_events import collect
 from app.engine.fake import BOS, EOS, SPECIAL, FakeModel, fake_loader
-from app.engine.run.generation import tokenize_prompt
+from app.engine.run.starts import tokenize_prompt
 from app.engine.face.model_info import LoadRequest
 from sampler import SamplerSettings
 

@@ -16,7 +16,8 @@ import pytest
 from app.presets import find_builtin
 from app.engine.face.options import MAX_LANES, TOP_N, LaneConfig, RunOptions
 from app.engine.run.detok import TextStream
-from app.engine.run.generation import Generation, PromptTooLong, tokenize_prompt
+from app.engine.run.generation import Generation
+from app.engine.run.starts import PromptTooLong, tokenize_prompt
 from app.engine.native.loop import native_generate
 from app.engine.face.records import LaneResult, StepRecord, StopReason
 from app.engine.llama.vocab import ModelVocabulary

@@ -19,7 +19,8 @@ import pytest
 
 from app.engine.run.context import DecodeContext
 from app.engine.face.options import LaneConfig, RunOptions
-from app.engine.run.generation import Generation, tokenize_prompt
+from app.engine.run.generation import Generation
+from app.engine.run.starts import tokenize_prompt
 from app.engine.llama.model import LoadedModel
 from app.engine.rpc.endpoints import PROTOCOL, RpcUnreachable, probe
 from sampler import SamplerSettings

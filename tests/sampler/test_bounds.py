@@ -17,7 +17,7 @@ import pytest
 
 from sampler.stagetable import NOT_IN_LLAMACPP
 
-from sampler.chain import CONSTRUCTORS
+from sampler.chainbuild import CONSTRUCTORS
 from sampler.codec import settings_from_dict
 from sampler.cparse import stoi, stoul_uint32
 from sampler.flagtable import ROWS, Flag

@@ -12,7 +12,7 @@ import pytest
 
 from app.engine.native.sampler import NativeSampler, native_chain, native_stage
 from sampler import Candidates, SamplerChain, SamplerSettings
-from sampler.chain import build_stages
+from sampler.chainbuild import build_stages
 from sampler.sorting import top_order
 
 VOCAB = 262_144
@@ -176,7 +176,7 @@ def test_dist_matches_native_picks():
             ids = rng.permutation(VOCAB)[:n].astype(np.int32)
             r = native.apply(ids, logits)
             cur = Candidates(ids=ids, logits=logits)
-            ours.dist.apply(cur)
+            ours.selector.apply(cur)
             assert r.selected == cur.selected, f"seed {seed} step {step} n={n}"
         native.close()
 

@@ -88,7 +88,7 @@ def test_whole_chain_picks_equal_native(flags):
 
 def test_the_chain_is_built_as_common_sampler_init_builds_it():
     names = lambda s, **kw: [x.name for x in SamplerChain.from_settings(s, n_vocab=100, **kw).stages] + [
-        SamplerChain.from_settings(s, n_vocab=100, **kw).dist.name]
+        SamplerChain.from_settings(s, n_vocab=100, **kw).selector.name]
     assert names(_settings("")) == ["penalties", "dry", "top_n_sigma", "top_k", "typ_p", "top_p", "min_p", "xtc",
                                     "scatter", "temperature", "dist"]
     assert names(_settings("-l 3+1 --samplers top_k;adaptive_p;min_p;adaptive-p")) == [
@@ -147,7 +147,7 @@ def test_gemma_adaptive_p(default_model):
     s = _settings("--samplers penalties;min_p;adaptive_p;temperature --min-p 0.02 --temp 1.0 "
                   "--adaptive-target 0.35 --adaptive-decay 0.9 --repeat-penalty 1.1 -s 97531")
     chain = SamplerChain.from_settings(s, default_model.vocab)
-    assert [x.name for x in chain.stages] + [chain.dist.name] == ["penalties", "min_p", "temperature", "adaptive_p"]
+    assert [x.name for x in chain.stages] + [chain.selector.name] == ["penalties", "min_p", "temperature", "adaptive_p"]
     tokens = decode_both(default_model, s)
     assert len(tokens) == N_TOKENS and len(set(tokens)) > 30
 

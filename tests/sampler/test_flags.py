@@ -27,7 +27,9 @@ from sampler.flags import (
 )
 from sampler.rng import DEFAULT_SEED
 from sampler.scatter import ScatterParams
-from sampler.settings import DEFAULT_BREAKERS, DEFAULT_ORDER, LETTERS, SamplerSettings
+from sampler.flagtable import DEFAULT_BREAKERS
+from sampler.settings import SamplerSettings
+from sampler.stagetable import DEFAULT_ORDER, LETTERS
 
 DEFAULT = SamplerSettings()
 

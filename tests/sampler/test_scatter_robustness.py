@@ -164,7 +164,7 @@ def test_any_accepted_chain_values_feed_scatter_safely(s, order, data):
                 with np.errstate(all="ignore"):  # C float semantics, as in llama.cpp
                     stage.apply(cur)
         with np.errstate(all="ignore"):
-            chain.dist.apply(cur)
+            chain.selector.apply(cur)
         if cur.selected >= 0:
             chain.accept(int(cur.ids[cur.selected]))
 
@@ -215,7 +215,7 @@ def test_huge_absorption_from_the_command_line():
                 assert_robust_step(stage, cur)
             elif stage.enabled:
                 stage.apply(cur)
-        chain.dist.apply(cur)
+        chain.selector.apply(cur)
         chain.accept(int(cur.ids[cur.selected]))
     assert chain.stages[DEFAULT_SCATTER_INDEX].last_trace.fired
 

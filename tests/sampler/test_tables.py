@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from sampler.chain import make_stage
+from sampler.chainbuild import make_stage
 from sampler.flagtable import FLAG_BY_NAME, FLAGS, KINDS, ROW_BY_FIELD, ROWS, SCATTER_ROWS
 from sampler.settings import SamplerSettings, ScatterParams
 from sampler.stageargs import arg_paths, scatter_ext_args, stage_args
@@ -177,7 +177,7 @@ BY_HAND = {
 
 
 def _state(stage) -> dict:
-    skip = {"rng", "_history", "_counts", "seed_cur", "_breaker_map"}
+    skip = {"rng", "_history", "_window", "seed_cur", "_breaker_map"}
     return {k: (v.tolist() if isinstance(v, np.generic) else v) for k, v in vars(stage).items() if k not in skip}
 
 

@@ -9,7 +9,7 @@ from sampler import SamplerSettings
 
 from app.engine.run.context import DecodeContext
 from app.engine.face.options import RunOptions
-from app.engine.run.generation import tokenize_prompt
+from app.engine.run.starts import tokenize_prompt
 from app.engine.llama.model import LoadedModel
 from app.engine.native.sampler import native_chain
 

@@ -16,7 +16,7 @@ from app.engine.run.logsumexp import LogSumExp
 from app.engine.llama.model import LoadedModel
 from app.engine.face.records import LaneResult, StepRecord, StopReason
 from app.engine.run.rewind import rewind, settled_records, stop_reason
-from app.engine.run.starts import PromptTooLong, assign_sequences, expand_parts, lane_starts, tokenize_prompt  # noqa: F401
+from app.engine.run.starts import assign_sequences, lane_starts
 from app.engine.run.workspace import Workspace, common_prefix
 
 class Generation:
@@ -227,7 +227,6 @@ class Generation:
         if back is None and stop is not None:
             lane.stop_at = stop[2]
             lane.stop(stop[0], stop[1])
-        temp_stage = next((s for s in lane.chain.stages if s.name == "temperature"), None)
         lane.held.append(StepRecord(
             lane=lane.key, step=lane.step - 1, token=token, piece=piece, text=text, raw_rank=raw_rank,
             chosen_index=trace.chosen_index, chosen_p=trace.chosen_p,
@@ -236,7 +235,7 @@ class Generation:
             final_ids=trace.final_ids.copy(), final_p=trace.final_p.copy(),
             decode_ms=self._last_decode_ms, chain_ms=chain_ms, settings=lane.config.settings, forced=forced,
             chain_state=lane.position,
-            temperature=temp_stage.last_temp if temp_stage is not None else 1.0,
+            temperature=trace.temperature,
             banned=lane.bans.banned_at(index),
             raw_logit=float(chosen),
             raw_logsumexp=self._logsumexp(logits, top_logits[0]) if self._logsumexp else float("nan"),

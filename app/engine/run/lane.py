@@ -89,7 +89,7 @@ class LaneRun:
         old = self.chain
         chain = self.new_chain(pending, self.history)
         if pending.seed == self.config.settings.seed:
-            _carry_rng_state(old, chain)
+            chain.carry_state(old)  # only non-seed settings changed: the random streams go on
         self.chain = chain
         if pending.banned_phrases != self.config.settings.banned_phrases:
             self.bans.matcher = _matcher(pending, self.vocab)
@@ -102,22 +102,6 @@ class LaneRun:
             self.stop_reason = reason
             self.stop_detail = detail
             self.stream.flush()
-
-
-def _carry_rng_state(old: SamplerChain, new: SamplerChain) -> None:
-    """Keep the random streams going when only non-seed settings changed (and mirostat's mu and
-    adaptive-p's average, when the picking stage stays the same kind)."""
-    new.dist.rng = old.dist.rng.clone()
-    new.dist.seed_cur = old.dist.seed_cur
-    if type(new.dist) is type(old.dist):
-        for name in ("mu", "weighted_sum", "total_weight"):
-            if hasattr(old.dist, name):
-                setattr(new.dist, name, getattr(old.dist, name))
-    for name in ("xtc", "scatter"):
-        src = next((s for s in old.stages if s.name == name), None)
-        dst = next((s for s in new.stages if s.name == name), None)
-        if src is not None and dst is not None:
-            dst.rng = src.rng.clone()
 
 
 def _matcher(settings: SamplerSettings, vocab) -> BanMatcher:
@@ -149,9 +133,7 @@ def sample_forced(chain: SamplerChain, logits: np.ndarray, top: np.ndarray, toke
     the chain had dropped it).
     """
     cur = Candidates.from_logits(logits, top)
-    counts, scatter_trace = chain.apply(cur)
+    applied = chain.apply(cur)
     hits = np.flatnonzero(cur.ids == token)
-    index = int(hits[0]) if len(hits) else -1
     chain.accept(int(token))
-    p = 0.0 if index < 0 or cur.p is None else float(cur.p[index])
-    return StepTrace(int(token), index, p, counts, scatter_trace, cur.ids, cur.p)
+    return applied.trace(cur, int(token), int(hits[0]) if len(hits) else -1)
