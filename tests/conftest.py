@@ -83,7 +83,7 @@ def model_path() -> str:
 # -- the suite never writes into the repository -------------------------------------------
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SKIP_DIRS = {".git", ".venv", "__pycache__", ".gl", ".whl", "build", "dist", ".mypy_cache"}
+SKIP_DIRS = {".git", ".venv", "__pycache__", ".gl", ".whl", "build", "dist", ".mypy_cache", ".ruff_cache"}
 
 
 def _repo_files() -> dict[str, tuple[int, int]]:
