@@ -70,3 +70,11 @@ class Change:
     def __post_init__(self):
         if not isinstance(self.what, Changed):
             raise TypeError(f"a change is a Changed member, got {self.what!r}")
+
+
+class StatePart:
+    """A part of the one state (a mixin of ``app.state.PlaygroundState``): what it changes, it announces
+    through the state's :meth:`emit`, which the state defines."""
+
+    def emit(self, what: Changed, lane: int | None = None) -> None:
+        raise NotImplementedError("a state part announces through PlaygroundState.emit")

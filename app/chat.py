@@ -15,9 +15,14 @@ import dataclasses
 import os
 from dataclasses import dataclass
 
-from app.changes import Changed
+from typing import TYPE_CHECKING
+
+from app.changes import Changed, StatePart
 from app.engine.face.chat import ChatRequest, ChatTemplate, no_template_message
 from app.engine.face.token_kinds import kind_of
+
+if TYPE_CHECKING:
+    from app.engine.face.model_info import ModelInfo
 
 
 @dataclass(frozen=True)
@@ -39,8 +44,12 @@ class ChatSettings:
         return ChatRequest(self.system, self.user)
 
 
-class ChatTokensState:
+class ChatTokensState(StatePart):
     """Mixed into PlaygroundState (which provides ``emit``, ``model`` and ``prompt``)."""
+
+    if TYPE_CHECKING:  # PlaygroundState's
+        model: ModelInfo | None
+        prompt: str
 
     def _init_chat_tokens(self) -> None:
         self.token_kinds: bytes = b""

@@ -65,7 +65,7 @@ def atomic_write(path: str | os.PathLike, data: bytes, *, mode: int | None = Non
 def remove_stale_temps(path: str | os.PathLike) -> list[Path]:
     """Remove the temporary files an interrupted :func:`atomic_write` of ``path`` left; return them."""
     path = Path(path)
-    removed = []
+    removed: list[Path] = []
     try:
         candidates = list(path.parent.glob(f".{path.name}.*.tmp"))
     except OSError:

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from app.changes import Changed
+from app.changes import Changed, StatePart
 from app.analysis import final_entropy
 
 DEFAULT_BITS = 1.0
@@ -51,7 +51,7 @@ class ForkRule:
         return self.bits > 0
 
 
-class RadarState:
+class RadarState(StatePart):
     """The playground state's part for forks (a mixin of :class:`app.state.PlaygroundState`): the rule
     (``forks``), the lookahead on show (``lookahead``, app/actions/lookahead.py; None: none) and manual
     mode (``manual``: runs pause at forks and offer their lookaheads)."""

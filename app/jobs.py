@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from app.changes import Changed
+from app.changes import Changed, StatePart
 from app.engine.face import events as ev
 
 
@@ -60,7 +60,7 @@ class SweepShown:
     message: str = ""
 
 
-class JobsState:
+class JobsState(StatePart):
     """Mixed into PlaygroundState (which provides ``emit``)."""
 
     def _init_jobs(self) -> None:
@@ -83,6 +83,8 @@ class JobsState:
 
     def mark_adopted(self, index: int) -> None:
         """The fan's continuation ``index`` became a branch of its lane."""
+        if self.fan is None:
+            return
         self.fan.results[index].adopted = True
         self.emit(Changed.FAN)
 

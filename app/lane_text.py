@@ -10,9 +10,9 @@ change and call these; none of them touches ``lane.tree`` or emits for it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable
 
-from app.changes import Changed
+from app.changes import Changed, StatePart
 from app.engine.face.records import LaneResult, StepRecord
 from app.text_tree import Branch, Piece, TextTree
 from sampler import SamplerSettings
@@ -56,10 +56,13 @@ class LaneText:
         return None if branch is None else branch.result
 
 
-class LaneTextState:
+class LaneTextState(StatePart):
     """Mixed into PlaygroundState (which provides ``lanes``, ``emit``, ``accepted`` and ``select``)."""
 
     lanes: list[LaneText]
+    if TYPE_CHECKING:  # PlaygroundState's
+        def accepted(self) -> None: ...
+        def select(self, step: int | None) -> None: ...
 
     # -- runs --------------------------------------------------------------------------------
 
@@ -87,7 +90,7 @@ class LaneTextState:
         if not 0 <= index < len(self.lanes) or self.lanes[index].run_id != run_id:
             return None
         lane = self.lanes[index]
-        return lane.tree.branches.get(lane.run_branch)
+        return None if lane.run_branch is None else lane.tree.branches.get(lane.run_branch)
 
     def set_starts(self, run_id: int, starts: dict[int, tuple[int, ...]]) -> None:
         """The tokens each lane's run started from (a new root learns its prompt's tokens)."""

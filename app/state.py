@@ -14,6 +14,8 @@ values check them and raise ValueError (naming the value) before anything change
 """
 from __future__ import annotations
 
+from types import EllipsisType
+
 import dataclasses
 from dataclasses import dataclass
 from typing import Callable
@@ -179,7 +181,7 @@ class PlaygroundState(ChatTokensState, LaneTextState, JobsState, RadarState):
             self.current_lane = index
             self.emit(Changed.CURRENT_LANE)
 
-    def set_lane_settings(self, index: int, settings: SamplerSettings, preset: str | None | type = ...) -> None:
+    def set_lane_settings(self, index: int, settings: SamplerSettings, preset: str | None | EllipsisType = ...) -> None:
         """New settings for a lane; ``preset`` names the preset they came from (kept if omitted)."""
         if not isinstance(settings, SamplerSettings):
             raise TypeError(f"settings: expected SamplerSettings, got {type(settings).__name__}")

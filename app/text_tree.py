@@ -127,7 +127,7 @@ class TextTree:
     def branch_points(self) -> list[tuple[int, int | None, int]]:
         """Where the current path could go another way: (piece index on the path, branch, its own
         index), first to last.  ``branch`` None is the start, where every root is an alternative."""
-        points = []
+        points: list[tuple[int, int | None, int]] = []
         if sum(1 for b in self.branches.values() if b.parent is None) > 1:
             points.append((0, None, 0))
         seen = 0

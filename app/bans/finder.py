@@ -68,7 +68,7 @@ def _phrases(pieces: Sequence[tuple[str, float]]) -> dict[str, float]:
             key = " ".join(w for _, _, w in words[i:i + n])
             if key not in out:
                 a, b = words[i][0], words[i + n - 1][1]
-                held = np.unique(owner[a:b]) if len(owner) else []
+                held = np.unique(owner[a:b]) if len(owner) else np.zeros(0, dtype=np.intp)
                 out[key] = float(logps[held].sum()) if len(held) else math.nan
     return out
 

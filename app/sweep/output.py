@@ -70,7 +70,7 @@ def make_header(plan: SweepPlan, model: dict) -> dict:
 def sample_row(sample: Sample, axes: tuple[Axis, ...], metrics: dict, match, stop: str, text: str) -> dict:
     """A sample's row (``match``: an ``EntropyMatch`` or None)."""
     s = sample.settings
-    row = {"series": sample.point.series}
+    row: dict[str, object] = {"series": sample.point.series}
     for a in axes:
         row[a.column] = s.get(a.flag.field)
     row.setdefault("temp", s.temp)

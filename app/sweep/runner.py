@@ -20,7 +20,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 from app.analysis import match_entropy
 from app.engine.face import commands as cmd, events as ev
@@ -85,10 +85,10 @@ class SweepRunner:
         self.engine, self.plan, self.write = engine, plan, write
         self.on_change = on_change or (lambda: None)
         self.in_flight = in_flight
-        done = set(done)
+        done_keys = set(done)
         every = plan.samples()
-        self.samples = [s for s in every if s.key not in done]
-        _check_whole_groups(every, done)
+        self.samples = [s for s in every if s.key not in done_keys]
+        _check_whole_groups(every, done_keys)
         self.progress = Progress(len(every), len(every) - len(self.samples))
         self.options = RunOptions(max_tokens=plan.tokens, n_ctx=plan.n_ctx, n_threads=threads,
                                   raw_logsumexp=True)
@@ -104,7 +104,7 @@ class SweepRunner:
         self._t0: float | None = None
         self.started = self.finished = False
         self.error = ""
-        self.handlers = {ev.StepsProduced: self._on_steps, ev.RunEnded: self._on_run_ended, ev.TaskEnded: self._on_task}
+        self.handlers: dict[type, Callable[[Any], None]] = {ev.StepsProduced: self._on_steps, ev.RunEnded: self._on_run_ended, ev.TaskEnded: self._on_task}
 
     @property
     def cancelled(self) -> bool:
@@ -202,8 +202,9 @@ class SweepRunner:
         """Write every finished group that is next in plan order; see whether the sweep has ended."""
         while not self.cancelled and self._next_group < len(self._groups):
             group = self._groups[self._next_group]
-            results = [self._results.get(s.index) for s in group]
-            if any(r is None or (self._needs_match(s) and r.match is None) for s, r in zip(group, results)):
+            found = [self._results.get(s.index) for s in group]
+            results = [r for r in found if r is not None]
+            if len(results) < len(group) or any(self._needs_match(s) and r.match is None for s, r in zip(group, results)):
                 break
             bleu = group_self_bleu([r.tokens for r in results])
             rows = []

@@ -75,7 +75,7 @@ class TasteModel:
         self.thetas = grid(dims)
         self.log_post = np.zeros((len(BETAS), len(self.thetas)))
         self.votes = 0
-        self._cache: dict[str, object] = {}  # joint, estimate ...: cleared by every vote
+        self._cache: dict[str, np.ndarray] = {}  # joint, estimate ...: cleared by every vote
 
     def distances(self, z) -> np.ndarray:
         """Distance of the setting ``z`` (unit coordinates) to every theta."""

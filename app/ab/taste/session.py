@@ -49,20 +49,27 @@ class TasteSession:
     tokens: int = 0
     _model: tuple[int, TasteModel] | None = field(default=None, repr=False, compare=False)
 
+    def the_plan(self) -> TastePlan:
+        """The plan set up for this session (every phase after setup has one)."""
+        if self.plan is None:
+            raise RuntimeError("the taste session has no plan yet")
+        return self.plan
+
     def units(self, values) -> np.ndarray:
-        return np.array([k.unit(v) for k, v in zip(self.plan.knobs, values)])
+        return np.array([k.unit(v) for k, v in zip(self.the_plan().knobs, values)])
 
     def model(self) -> TasteModel:
         """The posterior given every vote so far (rebuilt only when a vote was added)."""
         if self._model is None or self._model[0] != len(self.rounds):
-            model = TasteModel(len(self.plan.knobs))
+            model = TasteModel(len(self.the_plan().knobs))
             for r in self.rounds:
-                model.add_vote(self.units(r.left), self.units(r.right), r.pick)
+                if r.pick is not None:  # every round in ``rounds`` was voted
+                    model.add_vote(self.units(r.left), self.units(r.right), r.pick)
             self._model = (len(self.rounds), model)
         return self._model[1]
 
     def result(self) -> TasteResult:
-        plan, model = self.plan, self.model()
+        plan, model = self.the_plan(), self.model()
         estimate = model.estimate()
         intervals = tuple((k.value(lo), k.value(hi)) for k, (lo, hi) in zip(plan.knobs, model.interval(plan.confidence)))
         return TasteResult(plan.values(estimate), intervals, model.certainty(plan.precision), len(self.rounds))
