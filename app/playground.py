@@ -26,7 +26,8 @@ from app.state import PlaygroundState
 class Playground:
     """``runs`` (model, generate, continue, branch, stop), ``text`` (edits, branches, undo),
     ``lanes`` (settings, presets, seeds), ``analysis`` (fan, match entropy), ``chat`` (chat mode,
-    special tokens), ``ab`` (blind A/B tests), ``taste`` (the taste tuner), ``lookahead`` (lookahead at a fork, manual mode), ``sweep`` (sweeps), over one state and one engine."""
+    special tokens), ``ab`` (blind A/B tests), ``taste`` (the taste tuner), ``lookahead`` (lookahead at a fork,
+    manual mode), ``sweep`` (sweeps), over one state and one engine."""
 
     def __init__(self, state: PlaygroundState, engine, presets: PresetStore, recent: RecentModels | None = None):
         self.state = state

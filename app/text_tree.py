@@ -132,7 +132,7 @@ class TextTree:
             points.append((0, None, 0))
         seen = 0
         path = self.path()
-        for depth, (branch, upto) in enumerate(path):
+        for branch, upto in path:
             forks = sorted({c.fork for c in self.branches.values() if c.parent == branch.id and c.fork <= upto})
             for fork in forks:
                 if len(self.options(branch.id, fork)) > 1:

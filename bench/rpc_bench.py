@@ -68,7 +68,7 @@ def run_all() -> dict[str, float]:
     finally:
         proc.terminate()
         proc.wait(timeout=30)
-    ratios = [r / l for r, l in rounds]
+    ratios = [rpc / local for rpc, local in rounds]
     return {
         "rpc_vs_local_tps_ratio": statistics.median(ratios),
         "rpc_vs_local_tps_ratio_min": min(ratios),

@@ -32,6 +32,7 @@ def main(argv=None) -> int:
     from PySide6.QtWidgets import QApplication
 
     from app.ab import ABDraw, ABPhase, Pick
+    from app.engine.engine import Engine
     from app.engine.fake import fake_loader
     from app.ui.main_window import MainWindow
 

@@ -35,7 +35,8 @@ def _offline_build_possible() -> bool:
 
 def _run(cmd, **kw) -> subprocess.CompletedProcess:
     proc = subprocess.run([str(c) for c in cmd], capture_output=True, text=True, **kw)
-    assert proc.returncode == 0, f"{' '.join(map(str, cmd))} failed ({proc.returncode}):\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
+    command = " ".join(map(str, cmd))
+    assert proc.returncode == 0, f"{command} failed ({proc.returncode}):\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
     return proc
 
 
@@ -70,7 +71,8 @@ def _env(target: Path) -> dict:
 @pytest.mark.slow
 def test_installed_wheel_finds_its_data_outside_the_repo(installed, tmp_path):
     code = ("import json, app, app.resources as r; print(app.__file__); "
-            "print(r.asset_path('presets', 'builtin.json')); print(len(json.loads(r.read_asset_text('presets', 'builtin.json'))))")
+            "print(r.asset_path('presets', 'builtin.json')); "
+            "print(len(json.loads(r.read_asset_text('presets', 'builtin.json'))))")
     out = _run([sys.executable, "-c", code], cwd=tmp_path, env=_env(installed), timeout=120).stdout.split("\n")
     assert Path(out[0]).is_relative_to(installed), f"imported the app from {out[0]}, not from the installed wheel"
     assert Path(out[1]) == installed / "app" / "assets" / "presets" / "builtin.json"

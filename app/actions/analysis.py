@@ -88,8 +88,8 @@ class AnalysisActions:
     def match_entropy(self) -> None:
         """Give the baseline lane the temperature whose mean entropy matches the scatter lane's."""
         lanes = self.state.lanes
-        scatter = [i for i, l in enumerate(lanes) if l.settings.scatter.enabled]
-        baseline = [i for i, l in enumerate(lanes) if not l.settings.scatter.enabled]
+        scatter = [i for i, lane in enumerate(lanes) if lane.settings.scatter.enabled]
+        baseline = [i for i, lane in enumerate(lanes) if not lane.settings.scatter.enabled]
         if not scatter or not baseline:
             self.state.report("Match entropy needs a lane with scatter on and a baseline lane with scatter off.")
             return

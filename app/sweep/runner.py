@@ -104,7 +104,9 @@ class SweepRunner:
         self._t0: float | None = None
         self.started = self.finished = False
         self.error = ""
-        self.handlers: dict[type, Callable[[Any], None]] = {ev.StepsProduced: self._on_steps, ev.RunEnded: self._on_run_ended, ev.TaskEnded: self._on_task}
+        self.handlers: dict[type, Callable[[Any], None]] = {
+            ev.StepsProduced: self._on_steps, ev.RunEnded: self._on_run_ended, ev.TaskEnded: self._on_task,
+        }
 
     @property
     def cancelled(self) -> bool:

@@ -55,8 +55,8 @@ transform; above 1, llama.cpp clamps it to 1 at each step but starts the
 average from the value given, and so does this port: llama-cli takes it, so
 an imported command must run), ``decay`` in [0, 0.99], the documented range
 (the flag's command-line reader clamps other values as llama.cpp's
-constructor does); llama-cli takes NaN and inf too, which we refuse.  Empty candidates: llama.cpp asserts; here ``selected`` is -1 and the
-state is untouched.
+constructor does); llama-cli takes NaN and inf too, which we refuse.  Empty candidates: llama.cpp
+asserts; here ``selected`` is -1 and the state is untouched.
 """
 from __future__ import annotations
 

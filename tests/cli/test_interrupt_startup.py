@@ -40,10 +40,10 @@ def _interrupt(argv, cwd, delay: float, twice: bool) -> tuple[int, str]:
             proc.send_signal(signal.SIGINT)
     try:
         _, err = proc.communicate(timeout=240)
-    except subprocess.TimeoutExpired:
+    except subprocess.TimeoutExpired as late:
         proc.kill()
         proc.communicate()
-        raise AssertionError(f"still running 240 s after Ctrl-C at {delay} s")
+        raise AssertionError(f"still running 240 s after Ctrl-C at {delay} s") from late
     return proc.returncode, err
 
 

@@ -61,7 +61,8 @@ def test_device_choice_follows_llama_cpp():
 
 
 def test_summaries():
-    assert info(METAL, backends=("Metal", "BLAS", "CPU", "RPC")).summary() == "Metal: Apple M3 (24 GiB) \u00b7 BLAS \u00b7 CPU \u00b7 RPC"
+    summary = info(METAL, backends=("Metal", "BLAS", "CPU", "RPC")).summary()
+    assert summary == "Metal: Apple M3 (24 GiB) \u00b7 BLAS \u00b7 CPU \u00b7 RPC"
     assert info(CUDA0, CUDA1, backends=("CUDA", "CPU")).summary() == (
         "CUDA: NVIDIA H200 (140 GiB) \u00b7 CUDA: NVIDIA H200 (140 GiB) \u00b7 CPU")
     assert info(backends=("CPU",)).summary() == "CPU only"

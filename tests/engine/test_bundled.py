@@ -229,7 +229,8 @@ def test_read_only_cache_is_one_clear_line(source, cache):
 def test_read_only_cache_message(cache):
     """The same message, checked without needing a non-root user."""
     err = bundled._os_error(OSError(30, "Read-only file system"), cache, 2**20)
-    assert str(err) == f"cannot write the bundled model into {cache}: Read-only file system (make the folder writable, or open a model file with -m)"
+    assert str(err) == (f"cannot write the bundled model into {cache}: Read-only file system "
+                        "(make the folder writable, or open a model file with -m)")
 
 
 def test_the_real_package_assembles_into_tmp(tmp_path, counted):

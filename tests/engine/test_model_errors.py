@@ -35,7 +35,8 @@ def test_a_directory(tmp_path):
     assert "not a file" in message
 
 
-@pytest.mark.parametrize("content", [b"", b"hello, world\n", b"GGU", b"PK\x03\x04" + b"\0" * 200], ids=["empty", "text", "short", "zip"])
+@pytest.mark.parametrize("content", [b"", b"hello, world\n", b"GGU", b"PK\x03\x04" + b"\0" * 200],
+                         ids=["empty", "text", "short", "zip"])
 def test_not_a_gguf_file(tmp_path, content):
     path = tmp_path / "model.gguf"
     path.write_bytes(content)

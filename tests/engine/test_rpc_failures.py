@@ -126,8 +126,9 @@ def test_generate_ends_with_one_line_when_its_server_dies_inside_llama_cpp():
                 proc.kill()
                 proc.communicate()
     assert proc.returncode == 1 and out == "\n"
-    assert err.splitlines() == [f"error: RPC server {server.endpoint} went away or stopped answering during a decode (llama.cpp: Remote RPC "
-                                "server crashed or returned malformed response); the text above is what was made"]
+    assert err.splitlines() == [f"error: RPC server {server.endpoint} went away or stopped answering during a decode "
+                                "(llama.cpp: Remote RPC server crashed or returned malformed response); "
+                                "the text above is what was made"]
 
 
 def test_rpc_server_ends_on_ctrl_c_with_one_line_and_frees_its_port():

@@ -87,8 +87,10 @@ def test_whole_chain_picks_equal_native(flags):
 
 
 def test_the_chain_is_built_as_common_sampler_init_builds_it():
-    names = lambda s, **kw: [x.name for x in SamplerChain.from_settings(s, n_vocab=100, **kw).stages] + [
-        SamplerChain.from_settings(s, n_vocab=100, **kw).selector.name]
+    def names(s, **kw):
+        chain = SamplerChain.from_settings(s, n_vocab=100, **kw)
+        return [x.name for x in chain.stages] + [chain.selector.name]
+
     assert names(_settings("")) == ["penalties", "dry", "top_n_sigma", "top_k", "typ_p", "top_p", "min_p", "xtc",
                                     "scatter", "temperature", "dist"]
     assert names(_settings("-l 3+1 --samplers top_k;adaptive_p;min_p;adaptive-p")) == [

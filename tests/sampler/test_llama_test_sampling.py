@@ -324,7 +324,8 @@ SAMPLER_QUEUE = [
 ]
 
 
-@pytest.mark.parametrize("n_vocab,seq,top_k,top_p,min_p", SAMPLER_QUEUE, ids=[f"{q[1]}-{q[2]}-{q[3]}-{q[4]:.4g}" for q in SAMPLER_QUEUE])
+@pytest.mark.parametrize("n_vocab,seq,top_k,top_p,min_p", SAMPLER_QUEUE,
+                         ids=[f"{q[1]}-{q[2]}-{q[3]}-{q[4]:.4g}" for q in SAMPLER_QUEUE])
 def test_sampler_queue(n_vocab, seq, top_k, top_p, min_p):
     run_sampler_queue(n_vocab, seq, top_k, top_p, min_p)
 

@@ -77,7 +77,8 @@ pump(lambda: w.state.model is not None, 120)
 w.state.set_run_settings(max_tokens=8, n_ctx=512)
 w.playground.runs.generate()
 pump(lambda: len(w.state.lane().records) == 8 and not w.state.busy, 120)
-print(json.dumps({"tokens": len(w.state.lane().records), "llama_cpp": sorted(m for m in sys.modules if m.split(".")[0] == "llama_cpp"),
+print(json.dumps({"tokens": len(w.state.lane().records),
+                  "llama_cpp": sorted(m for m in sys.modules if m.split(".")[0] == "llama_cpp"),
                   "engine": sorted(m for m in sys.modules if m.startswith("app.engine."))}))
 w.close()
 """

@@ -12,7 +12,7 @@ DOT = QTextCharFormat.UnderlineStyle.DotLine
 def dotted_steps(pane) -> list[int]:
     """The steps whose token the pane draws with a dotted underline."""
     out = []
-    for step, (start, end) in sorted(pane.spans.items()):
+    for step, (start, _end) in sorted(pane.spans.items()):
         cursor = QTextCursor(pane.document())
         cursor.setPosition(start + 1)
         if cursor.charFormat().underlineStyle() == DOT:

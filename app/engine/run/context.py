@@ -9,7 +9,9 @@ from app.engine.face.cores import physical_cores
 from app.engine.face.options import RunOptions
 from app.engine.llama.model import LoadedModel
 
-FLASH_ATTN = {"auto": ll.LLAMA_FLASH_ATTN_TYPE_AUTO, "on": ll.LLAMA_FLASH_ATTN_TYPE_ENABLED, "off": ll.LLAMA_FLASH_ATTN_TYPE_DISABLED}
+FLASH_ATTN = {
+    "auto": ll.LLAMA_FLASH_ATTN_TYPE_AUTO, "on": ll.LLAMA_FLASH_ATTN_TYPE_ENABLED, "off": ll.LLAMA_FLASH_ATTN_TYPE_DISABLED,
+}
 
 
 INT32_MAX = 2**31 - 1

@@ -102,8 +102,8 @@ class Generation:
 
     def results(self) -> list[LaneResult]:
         return [
-            LaneResult(l.key, l.stop_reason or StopReason.CANCELLED, l.text, tuple(l.tokens), l.stop_detail)
-            for l in self.lanes
+            LaneResult(lane.key, lane.stop_reason or StopReason.CANCELLED, lane.text, tuple(lane.tokens), lane.stop_detail)
+            for lane in self.lanes
         ]
 
     def _start(self) -> None:

@@ -10,7 +10,9 @@ import time
 import traceback
 
 from app.engine.face.commands import Fan, Generate, LoadModel
-from app.engine.face.events import FanEnded, FanProduced, ModelLoaded, ModelLoadFailed, ModelLoadProgress, RunEnded, RunStarted, StepsProduced
+from app.engine.face.events import (
+    FanEnded, FanProduced, ModelLoaded, ModelLoadFailed, ModelLoadProgress, RunEnded, RunStarted, StepsProduced,
+)
 from app.engine.run.context import DecodeError
 from app.engine.run.generation import Generation
 from app.engine.face.options import MAX_LANES, LaneConfig
