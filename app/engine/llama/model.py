@@ -14,6 +14,7 @@ import llama_cpp as ll
 from app.engine.llama import backend, llama_log
 from app.engine.llama.chat_template import choose_template, file_template, format_chat
 from app.engine.face.model_info import ModelInfo, ModelLoadError
+from app.engine.rpc.endpoints import tensor_split_problem
 from app.engine.rpc.link import RpcLink
 from app.engine.llama.vocab import ModelVocabulary
 
@@ -105,6 +106,9 @@ class LoadedModel:
             gpu_layers = 999 if supports_gpu_offload() or rpc else 0
         if gpu_layers < 0:
             raise ModelLoadError(f"{p}: GPU layers must be >= 0, got {gpu_layers}")
+        problem = tensor_split_problem(tensor_split, rpc, len(backend.backend_info().gpus))
+        if problem:
+            raise ModelLoadError(problem)
         params = ll.llama_model_default_params()
         params.n_gpu_layers = int(gpu_layers)
         params.use_extra_bufts = bool(repack)
@@ -155,6 +159,7 @@ class LoadedModel:
             offload=self.offload.summary(),
             note=self.backend_message or "",
             servers=self.rpc.servers() if self.rpc is not None else (),
+            local_gpus=len(backend.backend_info().gpus),
         )
         #: The chat template chat mode formats with (None: the model has none llama.cpp can apply).
         self.chat_template = choose_template(file_template(handle), self.info.architecture, self.vocab)

@@ -6,7 +6,7 @@ from pathlib import Path
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QComboBox, QFormLayout, QLabel, QLineEdit, QPushButton, QSpinBox, QWidget
 
-from app.engine.rpc.endpoints import parse_endpoints, parse_tensor_split
+from app.engine.rpc.endpoints import parse_endpoints, parse_tensor_split, tensor_split_problem
 from app.recent import RecentModels
 from app.state import Change
 
@@ -61,6 +61,11 @@ class ModelPage(QWidget):
             split = parse_tensor_split(self.tensor_split.text()) if self.tensor_split.text().strip() else ()
         except ValueError as exc:
             self.state.report(str(exc))
+            return
+        known_gpus = self.state.model.local_gpus if self.state.model is not None else None
+        problem = tensor_split_problem(split, rpc, known_gpus)  # before the load stops what runs
+        if problem:
+            self.state.report(problem)
             return
         self.path = path
         self.playground.runs.load_model(path, None if layers < 0 else layers, rpc, split)
