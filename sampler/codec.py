@@ -82,21 +82,27 @@ def _read(where: str, data, rows: tuple[Flag, ...], nested: tuple[str, ...] = ()
     if not isinstance(data, dict):
         raise ValueError(f"{where}: expected an object, got {show(data)}")
     by_attr = _BY_ATTR[id(rows)]
-    unknown = sorted(str(k) for k in data if k not in by_attr and k not in nested)
-    if unknown:
-        raise ValueError(f"{where}: unknown key(s) {', '.join(map(repr, unknown))}")
+    if not by_attr.keys() >= data.keys():  # set operations in C: this runs for every preset of a file
+        unknown = sorted(str(k) for k in data if k not in by_attr and k not in nested)
+        if unknown:
+            raise ValueError(f"{where}: unknown key(s) {', '.join(map(repr, unknown))}")
     memo = _CHECKED[id(rows)]
     out = {}
     for key, value in data.items():  # the loop of a presets file's load: plain look-ups only
-        if key in nested:
-            continue
         kind = type(value)
         if (kind is float and value) or kind is int or kind is bool:
             memo_key = (key, kind, value)
+            found = memo.get(memo_key, _MISSING)
+        elif key in nested:
+            continue
         else:
             memo_key = _slow_key(key, value)
-        found = memo.get(memo_key, _MISSING) if memo_key is not None else _MISSING
-        out[key] = _check_new(memo, by_attr[key], where, value, memo_key) if found is _MISSING else found
+            found = memo.get(memo_key, _MISSING) if memo_key is not None else _MISSING
+        if found is _MISSING:
+            if key in nested:  # "scatter": 5 -- the caller's read of it says what is wrong
+                continue
+            found = _check_new(memo, by_attr[key], where, value, memo_key)
+        out[key] = found
     return out
 
 

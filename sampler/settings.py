@@ -57,8 +57,8 @@ def from_checked(cls, values: Mapping[str, object]):
     defaults = _DEFAULT_FIELDS.get(cls)
     if defaults is None:
         defaults = _DEFAULT_FIELDS[cls] = dict(vars(cls()))
-    unknown = set(values) - set(defaults)
-    if unknown:
+    if not defaults.keys() >= values.keys():
+        unknown = set(values) - set(defaults)
         raise TypeError(f"{cls.__name__}: unknown field(s) {', '.join(sorted(unknown))}")
     obj = object.__new__(cls)
     vars(obj).update(defaults)
