@@ -125,7 +125,9 @@ See `bench/*.py` for exactly what each figure times.
   look-ups (its type, its value, a float's sign) and builds the settings from the checked values
   (`sampler.settings.from_checked`: the checks across fields still run), the int32 pre-check walks
   only the integer settings, and names are checked for control characters by one regular expression;
-  saving reads fields directly instead of by field path (half of a save).
+  saving reads fields directly instead of by field path (half of a save). Two runs at load average 8
+  (`python -m bench --only presets --no-doc`, 01:10 and 01:11): load 0.99 and 0.79 s CPU, save 0.50 and
+  0.45 s CPU; earlier the same day at load average 6 to 8: load 0.70, 0.75, 0.81, save 0.38 to 0.67.
 - **Session open**: `bench/session_apply_bench.py` (`python -m bench --only session`). A session of 4 lanes
   (the most a window holds) of 2048 tokens each (fake backend, 64 candidates a step) opened in a 1280 x 720
   window, median of 3 opens. The file is read and checked off the GUI thread (with progress and Cancel);
@@ -134,8 +136,9 @@ See `bench/*.py` for exactly what each figure times.
   Before this work the apply took about 2,000 ms for 4,763 records: each token was inserted into the
   text with a layout of its own, and each record's fork score computed there. Now the panes insert a
   lane's tokens in one edit block (one layout) and the reader thread scores the forks. What remains
-  (the tokens' formats and inserts, then the redraw, about 0.6 s together for the largest session a
-  window holds) is Qt widget work, which must run on the GUI thread.
+  (the tokens' formats and inserts, then the redraw: about 0.5 s together here, growing with the tokens
+  shown, about 35 us a token) is Qt widget work, which must run on the GUI thread. Two runs (01:10, 01:12): apply 283 and
+  260 ms, redraw 250 and 254 ms.
 - **RPC**: every layer on one `rpc-server` on 127.0.0.1, against the same 64 tokens run in-process
   (median of 5 interleaved rounds). The server shares the client's cores and each step pays a
   loopback round trip plus 1 MiB of logits, so `rpc_vs_local_tps_ratio` is a floor for two
