@@ -53,7 +53,6 @@ def sigbus_line(path, kept: str) -> str:
 
 _HANDLER = ctypes.CFUNCTYPE(None, ctypes.c_int)
 _said: list[bytes] = []  # the line the handler writes (the innermost sigbus_says)
-_handler_ref = None
 
 
 @_HANDLER
@@ -71,16 +70,19 @@ def sigbus_says(path, kept: str = "the text printed so far is kept"):
     the faulting instruction, which the kernel restarts, so it would never run.  It is a ctypes
     callback (as ggml's abort callback in app.engine.rpc.abort), taking the GIL the decode released.
     """
-    global _handler_ref
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.signal.restype = ctypes.c_void_p
-    libc.signal.argtypes = (ctypes.c_int, ctypes.c_void_p)
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.signal.restype = ctypes.c_void_p
+        libc.signal.argtypes = (ctypes.c_int, ctypes.c_void_p)
+        sigbus = signal.SIGBUS
+    except (OSError, AttributeError, TypeError):  # no libc to ask (Windows): no SIGBUS either
+        yield
+        return
     _said.append(sigbus_line(path, kept).encode("utf-8", "replace"))
-    _handler_ref = _on_sigbus
-    previous = libc.signal(signal.SIGBUS, ctypes.cast(_on_sigbus, ctypes.c_void_p))
+    previous = libc.signal(sigbus, ctypes.cast(_on_sigbus, ctypes.c_void_p))
     try:
         yield
     finally:
         _said.pop()
         if not _said:
-            libc.signal(signal.SIGBUS, previous)
+            libc.signal(sigbus, previous)
