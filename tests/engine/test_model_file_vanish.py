@@ -189,3 +189,37 @@ def test_token_texts_of_a_model_whose_file_was_deleted_come_from_the_loaded_mode
             LoadedModel(model_copy, gpu_layers=0)
     finally:
         model.close()
+
+
+def test_generate_and_continue_after_a_crash_with_the_model_file_gone_say_so_and_end(tmp_path):
+    """After an engine crash the window's next run loads the lost model again (state.lost_model): with its
+    file gone that load fails naming the file, the run ends at once (no model), and each later try says
+    the same; nothing waits.  The engine here is llama.cpp's, in-process, holding no model (as a new one
+    after a crash)."""
+    from app.engine.engine import Engine
+    from app.engine.face.model_info import LoadRequest
+    from app.playground import Playground
+    from app.presets import PresetStore
+    from app.state import PlaygroundState
+
+    gone = tmp_path / "gone.gguf"
+    state = PlaygroundState("once upon a time")
+    engine = Engine().start()
+    pg = Playground(state, engine, PresetStore(tmp_path / "presets.json"))
+    problems = []
+    state.subscribe(lambda change: change.what == "problem" and problems.append(state.problem))
+    try:
+        state.set_model(None, lost=LoadRequest(str(gone), 0))
+        for action in (pg.runs.generate, pg.runs.continue_run, pg.runs.generate):
+            problems.clear()
+            action()
+            deadline = time.monotonic() + 60
+            while (state.busy or pg.runs.load_id is not None) and time.monotonic() < deadline:
+                pg.handle_all()
+                time.sleep(0.01)
+            pg.handle_all()
+            assert not state.busy and pg.runs.load_id is None
+            assert any(str(gone) in p for p in problems if p), problems
+            assert state.lost_model is not None and state.lost_model.path == str(gone)  # the next try loads it again
+    finally:
+        engine.shutdown()
