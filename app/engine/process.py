@@ -238,7 +238,8 @@ class EngineProcess:
         message = f"The engine process {exit_description(code)}{said}; text kept, Generate loads the model again."
         changed = changed_in_place(*self._model_file) if self._model_file else None
         if changed:  # most likely a SIGBUS: the mapped weights were cut off
-            message = f"The engine process {exit_description(code).partition(' (')[0]}: {changed}."
+            how = exit_description(code).partition(" (")[0].removeprefix("was ended by ")
+            message = f"The engine process died ({how}): {changed}."  # short: the status bar shows it whole
         with self._lock:
             if self._closing or child is not self._child:
                 return  # asked to end (shutdown), or already replaced

@@ -33,10 +33,10 @@ def changed_in_place(path, loaded: Fingerprint | None) -> str | None:
     if loaded is None or now is None or (now.device, now.inode) != (loaded.device, loaded.inode):
         return None
     if now.size != loaded.size:
-        how = f"cut to {now.size:,} bytes (it had {loaded.size:,})" if now.size < loaded.size else \
-            f"rewritten ({now.size:,} bytes, it had {loaded.size:,})"
+        how = f"cut to {now.size:,} bytes (was {loaded.size:,})" if now.size < loaded.size else \
+            f"rewritten ({now.size:,} bytes, was {loaded.size:,})"
     elif now.mtime_ns != loaded.mtime_ns:
         how = "rewritten in place"
     else:
         return None
-    return f"the model file {path} was {how} during the run; the text so far is kept, load the model again"
+    return f"the model file {path} was {how} during the run; text kept, load it again"
