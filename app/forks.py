@@ -104,6 +104,14 @@ def fork_score(rec, min_mass: float = 0.10) -> tuple[float, int]:
     return score
 
 
+def score_all(records, min_mass: float) -> None:
+    """Fill the memo for ``records`` (any thread): a session's records are scored on the thread that
+    reads the file, so that drawing its text does not score thousands of them on the GUI thread."""
+    for rec in records:
+        if getattr(rec, "final_p", None) is not None:
+            fork_score(rec, min_mass)
+
+
 def is_fork(rec, rule: ForkRule) -> bool:
     if not rule.on or getattr(rec, "final_p", None) is None:
         return False

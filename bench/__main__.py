@@ -35,6 +35,7 @@ TARGETS = {
     "ban_rewind_ms": "(median per rewind)",
     "presets_load_10k_s": "<= 1.0",
     "presets_save_10k_s": "<= 1.0",
+    "session_apply_ms": "(GUI thread; 4 lanes x 2048 tokens)",
 }
 
 
@@ -115,8 +116,29 @@ See `bench/*.py` for exactly what each figure times.
   start); `presets_save_10k_s`: one more preset saved by a store that has the file loaded (the re-read
   under the lock is skipped when the file's signature is the store's own); `presets_save_cold_10k_s`:
   the same by a store that has not read it yet. Wall time, median of 3; `_cpu_s` is the process's CPU
-  time, the steadier figure on a shared machine. Before this work: 6.6 s CPU to load and 7.7 s CPU to
-  save 10,000 (30,000 took 45 s and 51 s of wall time).
+  time, the steadier figure on a shared machine (the target is read on it: wall time here is mostly
+  other processes'). Before the first round of work: 6.6 s CPU to load and 7.7 s CPU to save 10,000
+  (30,000 took 45 s and 51 s of wall time); before the second, 2.5 to 3.3 s CPU to load and 0.55 to
+  0.72 s to save. What the second did (cProfile of a load): each setting was checked twice, once as
+  read and again when SamplerSettings was built, through a memo whose key took `repr()` of the value
+  (1.9 of 2.6 s); now `sampler.codec` keeps each JSON value's checked result under a key of plain
+  look-ups (its type, its value, a float's sign) and builds the settings from the checked values
+  (`sampler.settings.from_checked`: the checks across fields still run), the int32 pre-check walks
+  only the integer settings, and names are checked for control characters by one regular expression;
+  saving reads fields directly instead of by field path (half of a save). Two runs at load average 8
+  (`python -m bench --only presets --no-doc`, 01:10 and 01:11): load 0.99 and 0.79 s CPU, save 0.50 and
+  0.45 s CPU; earlier the same day at load average 6 to 8: load 0.70, 0.75, 0.81, save 0.38 to 0.67.
+- **Session open**: `bench/session_apply_bench.py` (`python -m bench --only session`). A session of 4 lanes
+  (the most a window holds) of 2048 tokens each (fake backend, 64 candidates a step) opened in a 1280 x 720
+  window, median of 3 opens. The file is read and checked off the GUI thread (with progress and Cancel);
+  what stays on the GUI thread is `session_apply_ms` (the checked session put into the state, every text
+  pane drawn) and `session_redraw_ms` (the window's full redraw), in its CPU time (`time.thread_time`).
+  Before this work the apply took about 2,000 ms for 4,763 records: each token was inserted into the
+  text with a layout of its own, and each record's fork score computed there. Now the panes insert a
+  lane's tokens in one edit block (one layout) and the reader thread scores the forks. What remains
+  (the tokens' formats and inserts, then the redraw: about 0.5 s together here, growing with the tokens
+  shown, about 35 us a token) is Qt widget work, which must run on the GUI thread. Two runs (01:10, 01:12): apply 283 and
+  260 ms, redraw 250 and 254 ms.
 - **RPC**: every layer on one `rpc-server` on 127.0.0.1, against the same 64 tokens run in-process
   (median of 5 interleaved rounds). The server shares the client's cores and each step pays a
   loopback round trip plus 1 MiB of logits, so `rpc_vs_local_tps_ratio` is a floor for two
@@ -142,6 +164,12 @@ def _suites():
     from . import presets_bench
 
     yield "presets", presets_bench.run_all
+    try:
+        from . import session_apply_bench
+    except ImportError:
+        pass
+    else:
+        yield "session", session_apply_bench.run_all
     try:
         from . import engine_bench
     except ImportError:
@@ -177,7 +205,7 @@ def _suites():
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--only", choices=["sampler", "presets", "engine", "startup", "sweep", "lookahead", "rpc", "ipc", "bans", "gui", "frames"], help="run one suite")
+    parser.add_argument("--only", choices=["sampler", "presets", "session", "engine", "startup", "sweep", "lookahead", "rpc", "ipc", "bans", "gui", "frames"], help="run one suite")
     parser.add_argument("--no-doc", action="store_true", help="do not rewrite docs/benchmarks.md")
     args = parser.parse_args(argv)
     figures: dict[str, float] = {}

@@ -5,7 +5,7 @@ from app.engine.face import commands as cmd, events as ev
 from app.engine.face.options import LaneConfig, PromptText, RunOptions
 from app.engine.face.records import StepRecord
 from app.engine.face.model_info import LoadRequest
-from app.engine.rpc.endpoints import parse_endpoints, parse_tensor_split
+from app.engine.rpc.endpoints import parse_endpoints, parse_tensor_split, tensor_split_problem
 from app.recent import RecentModels
 from app.state import PlaygroundState
 from app.text_tree import TextTree
@@ -55,6 +55,11 @@ class RunActions:
             split = parse_tensor_split(form.tensor_split) if form.tensor_split.strip() else ()
         except ValueError as exc:
             self.state.report(str(exc))
+            return
+        known_gpus = self.state.model.local_gpus if self.state.model is not None else None
+        problem = tensor_split_problem(split, rpc, known_gpus)  # before the load stops what runs
+        if problem:
+            self.state.report(problem)
             return
         path = form.path if path is ... else path
         self.state.set_model_form(path=path)

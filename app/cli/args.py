@@ -22,7 +22,7 @@ import shlex
 from dataclasses import dataclass, field
 
 from app.engine.face.options import MAX_LANES
-from app.engine.rpc.endpoints import parse_endpoints, parse_tensor_split
+from app.engine.rpc.endpoints import parse_endpoints, parse_tensor_split, tensor_split_problem
 from app.fileio import read_prompt_file, same_file
 from app.llamacpp import process_escapes, strip_off_values
 from app.presets import builtin_presets, find_builtin
@@ -189,10 +189,9 @@ def check_tensor_split(args: argparse.Namespace, local_gpus: int) -> None:
 
     With fewer than two of them there is nothing to share, and llama.cpp would ignore it without a word.
     """
-    if args.tensor_split and not args.rpc and local_gpus < 2:
-        shown = ",".join(f"{x:g}" for x in args.tensor_split)
-        raise UsageError(f"-ts {shown}: without --rpc it splits among this machine's GPUs, and it has "
-                         f"{local_gpus}; add --rpc SERVERS, or leave -ts out")
+    problem = tensor_split_problem(args.tensor_split, args.rpc, local_gpus)
+    if problem:
+        raise UsageError(problem)
 
 
 def _unescape(text: str, where: str) -> str:

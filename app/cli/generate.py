@@ -74,11 +74,15 @@ def _run(parsed: GenerateArgs) -> int:
     except (ModelLoadError, OSError, ValueError) as exc:
         return fail(str(exc), EXIT_FAILED)
     interrupt = Interrupt()
-    with interrupt.installed(), exit_if_lost(bool(args.rpc)):  # from the load on: a server lost is one line
+    from app.engine.llama.model_file import sigbus_says
+
+    # from the load on: a server lost, or the model file cut short under a decode, is one line
+    with interrupt.installed(), exit_if_lost(bool(args.rpc)), sigbus_says(path):
         return _run_model(parsed, path, options, interrupt, say)
 
 
 def _run_model(parsed: GenerateArgs, path: str, options, interrupt: Interrupt, say) -> int:
+    from app.engine.llama.model_file import ModelFileChanged
     from app.engine.run.context import DecodeError
     from app.engine.run.generation import Generation
     from app.engine.face.options import LaneConfig
@@ -127,7 +131,7 @@ def _run_model(parsed: GenerateArgs, path: str, options, interrupt: Interrupt, s
         _close_quietly(trace)
         silence_stdout()
         return fail("stdout was closed before the run ended (broken pipe)", EXIT_FAILED)
-    except (ValueError, OSError, DecodeError) as exc:
+    except (ValueError, OSError, DecodeError, ModelFileChanged) as exc:
         _close_quietly(trace, create=False)
         return fail(str(exc), EXIT_FAILED)
     finally:

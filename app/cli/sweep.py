@@ -98,7 +98,10 @@ def _load_and_sweep(pump: _Pump, parsed: SweepArgs, interrupt: Interrupt, say) -
     except (OSError, ValueError) as exc:
         return fail(str(exc) if isinstance(exc, ValueError) else f"-o {args.output}: {exc.strerror or exc}",
                     EXIT_FAILED)
-    return _sweep(pump, parsed, out, done, interrupt, say)
+    from app.engine.llama.model_file import sigbus_says
+
+    with sigbus_says(info.path, f"the samples written so far are in {args.output}"):  # the model file cut short under a decode: one line naming it
+        return _sweep(pump, parsed, out, done, interrupt, say)
 
 
 def _load(pump: _Pump, args, interrupt: Interrupt, say):

@@ -37,6 +37,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Callable
 
+from app.engine.face.model_file import Fingerprint, changed_in_place
 from app.engine.face import commands as cmd, events as ev, queues
 
 #: How long a closed engine may take to end before it is killed (seconds).
@@ -138,6 +139,8 @@ class EngineProcess:
         self._child: _Child | None = None
         self._closing = False
         self.crashes = 0
+        #: The model file the engine has loaded and its fingerprint then: a crash names it if it changed.
+        self._model_file: tuple[str, Fingerprint | None] | None = None
 
     # -- the face ----------------------------------------------------------------------
 
@@ -220,6 +223,8 @@ class EngineProcess:
                 child.last_log = log_lines[-1]
             with self._lock:
                 for event in batch:
+                    if isinstance(event, ev.ModelLoaded):
+                        self._model_file = (event.info.path, Fingerprint.of(event.info.path))
                     key = _key(_ENDS, event)
                     if key is not None:
                         self._outstanding.pop(key, None)
@@ -231,6 +236,10 @@ class EngineProcess:
         code = child.process.exitcode
         said = f"; llama.cpp's last message: {child.last_log}" if child.last_log else ""
         message = f"The engine process {exit_description(code)}{said}; text kept, Generate loads the model again."
+        changed = changed_in_place(*self._model_file) if self._model_file else None
+        if changed:  # most likely a SIGBUS: the mapped weights were cut off
+            how = exit_description(code).partition(" (")[0].removeprefix("was ended by ")
+            message = f"The engine process died ({how}): {changed}."  # short: the status bar shows it whole
         with self._lock:
             if self._closing or child is not self._child:
                 return  # asked to end (shutdown), or already replaced

@@ -25,6 +25,7 @@ import math
 from typing import Iterable, NamedTuple
 
 from sampler import settings_from_dict, settings_to_dict
+from sampler.flagtable import SCATTER_ROWS, SETTINGS_ROWS
 from sampler.flags import FlagError, parse_flags
 
 from .entry_text import entry_texts
@@ -100,7 +101,7 @@ def parse_entry(entry, index: int) -> Preset:
     where = f"preset #{index + 1}"
     if not isinstance(entry, dict):
         raise ValueError(f"{where}: expected an object, got {type(entry).__name__}")
-    unknown = sorted(set(entry) - ENTRY_KEYS)
+    unknown = None if ENTRY_KEYS.issuperset(entry) else sorted(set(entry) - ENTRY_KEYS)
     if unknown:
         raise ValueError(f"{where}: unknown key(s) {', '.join(map(repr, unknown))}")
     if "name" not in entry:
@@ -135,9 +136,10 @@ def _check_list_sizes(where: str, data) -> None:
     if not isinstance(data, dict):
         return
     for key, value in data.items():
-        if isinstance(value, dict):
+        kind = type(value)  # JSON's own types: no subclasses
+        if kind is dict:
             _check_list_sizes(f"{where}: {key}", value)
-        elif isinstance(value, list) and len(value) > MAX_LIST_ITEMS:
+        elif kind is list and len(value) > MAX_LIST_ITEMS:
             raise ValueError(f"{where}: settings.{key}: {len(value)} items, at most {MAX_LIST_ITEMS}")
 
 
@@ -149,58 +151,33 @@ def _check_text(where: str, text: str) -> None:
         raise ValueError(f"{where}: not valid Unicode text (lone surrogate {text[exc.start]!r})") from None
 
 
-#: Settings already checked, by their JSON text: every save re-reads the file,
-#: and building SamplerSettings checks every stage (milliseconds per preset).
-_SETTINGS_CACHE: dict[str, object] = {}
-_SETTINGS_CACHE_SIZE = 4096
-_SETTINGS_CACHE_KEY_CHARS = 64 * 1024
+#: The integer settings (llama.cpp keeps them in int32), by group: checked before anything is built.
+_INT_ATTRS = {
+    "settings": tuple(row.attr for row in SETTINGS_ROWS if row.kind == "int"),
+    "scatter": tuple(row.attr for row in SCATTER_ROWS if row.kind == "int"),
+}
 
 
 def _settings_from(data, where: str):
-    try:
-        key = json.dumps(data, sort_keys=True)  # 1, 1.0 and true stay apart
-    except (TypeError, ValueError, RecursionError):
-        key = None
-    if key is not None and key in _SETTINGS_CACHE:
-        return _SETTINGS_CACHE[key]
     _check_int_range(data, where)
-    settings = settings_from_dict(data, where)
-    if key is not None and len(key) <= _SETTINGS_CACHE_KEY_CHARS:
-        if len(_SETTINGS_CACHE) >= _SETTINGS_CACHE_SIZE:
-            _SETTINGS_CACHE.clear()
-        _SETTINGS_CACHE[key] = settings
-    return settings
+    return settings_from_dict(data, where)
 
 
-_DEFAULT_SETTINGS: dict | None = None
-
-
-def _check_int_range(data, where: str, defaults: dict | None = None) -> None:
+def _check_int_range(data, where: str, group: str = "settings") -> None:
     """Integer settings must fit llama.cpp's int32 (the sampler would raise OverflowError on some)."""
-    global _DEFAULT_SETTINGS
-    if defaults is None:
-        if _DEFAULT_SETTINGS is None:
-            from sampler import SamplerSettings
-
-            _DEFAULT_SETTINGS = settings_to_dict(SamplerSettings())
-        defaults = _DEFAULT_SETTINGS
     if not isinstance(data, dict):
         return
-    for key, value in data.items():
-        default = defaults.get(key)
-        if isinstance(default, dict):
-            _check_int_range(value, f"{where}.{key}", default)
-            continue
-        if key == "seed" or isinstance(default, bool) or not isinstance(default, int):
-            continue
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            continue  # the type check names it
-        if isinstance(value, float) and not (math.isfinite(value) and value.is_integer()):
+    for key in _INT_ATTRS[group]:
+        value = data.get(key)
+        kind = type(value)
+        if kind is float and not (math.isfinite(value) and value.is_integer()):
             continue  # "expected an integer"
-        if not INT32_MIN <= value <= INT32_MAX:
+        if (kind is int or kind is float) and not INT32_MIN <= value <= INT32_MAX:
             raise ValueError(
                 f"{where}.{key}: out of range, got {value!r} (an integer from {INT32_MIN} to {INT32_MAX})"
             )
+    if group == "settings" and "scatter" in data:
+        _check_int_range(data["scatter"], f"{where}.scatter", "scatter")
 
 
 def _entry_settings(entry: dict, where: str):

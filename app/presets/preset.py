@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import os
-import unicodedata
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -15,6 +15,12 @@ MAX_DESCRIPTION_LENGTH = 4000
 #: name someone sent they could make a list show "safe" for another preset's text.  A name is a label
 #: only, so they are taken out of it.
 _BIDI = dict.fromkeys(map(ord, "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c"))
+
+
+#: Unicode's control characters (category Cc: U+0000..U+001F, U+007F..U+009F) and surrogates (Cs);
+#: one regular expression instead of a category look-up per character (10,000 names at start-up).
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def without_bidi(text: str) -> str:
@@ -63,9 +69,9 @@ def clean_name(name) -> str:
         raise ValueError(f"preset name: must not be empty, got {name[:60]!r}")
     if len(clean) > MAX_NAME_LENGTH:
         raise ValueError(f"preset name: at most {MAX_NAME_LENGTH} characters, got {len(clean)} ({clean[:40]!r}...)")
-    if any(unicodedata.category(c) == "Cc" for c in clean):
+    if _CONTROL.search(clean):
         raise ValueError(f"preset name: must not contain control characters, got {clean!r}")
-    if any(unicodedata.category(c) == "Cs" for c in clean):  # a lone surrogate cannot be written as UTF-8
+    if _SURROGATE.search(clean):  # a lone surrogate cannot be written as UTF-8
         raise ValueError(f"preset name: not valid Unicode text (lone surrogate), got {clean!r}")
     return clean
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from PySide6.QtCore import QEventLoop, QTimer
 from PySide6.QtWidgets import QProgressDialog
 
+from app.forks import score_all
 from app.session import PARTS, SessionFileError, read_session
 
 #: A read that takes longer than this gets the progress box.
@@ -36,7 +37,8 @@ def read_off_gui_thread(parent, path, parts=PARTS):
 
     def work() -> None:
         try:
-            box["session"] = read_session(path, parts)
+            box["session"] = session = read_session(path, parts)
+            _score_forks(session, getattr(getattr(parent, "state", None), "forks", None))
         except SessionFileError as exc:
             box["error"] = exc
         except Exception as exc:  # never lose a failure on the worker thread
@@ -54,6 +56,14 @@ def read_off_gui_thread(parent, path, parts=PARTS):
     if "error" in box:
         raise box["error"]
     return box["session"]
+
+
+def _score_forks(session, rule) -> None:
+    """The text panes mark forks: score the records here, off the GUI thread (half of a large
+    session's drawing was this), under the window's current rule."""
+    if rule is not None:
+        for lane in session.lanes:
+            score_all(lane.records, rule.min_mass)
 
 
 def _wait(parent, path: Path, box: dict) -> None:

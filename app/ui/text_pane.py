@@ -156,6 +156,14 @@ class TokenTextPane(QTextBrowser):
             return
         cursor = QTextCursor(self.document())
         cursor.movePosition(QTextCursor.MoveOperation.End)
+        cursor.beginEditBlock()  # one layout for all the pieces, not one per token (a session's thousands)
+        try:
+            self._insert(cursor, pieces)
+        finally:
+            cursor.endEditBlock()
+        self.ensureCursorVisible()
+
+    def _insert(self, cursor: QTextCursor, pieces: list) -> None:
         for rec in pieces:
             self.shown += 1
             if not isinstance(rec, StepRecord):
@@ -186,7 +194,6 @@ class TokenTextPane(QTextBrowser):
             start = cursor.position()
             cursor.insertText(rec.text, fmt)
             self.spans[rec.step] = (start, cursor.position())
-        self.ensureCursorVisible()
 
     def mark_step(self, step: int, colour: QColor | None = None) -> bool:
         """Underline the token of ``step`` (e.g. where lanes diverge); False if it has no text."""

@@ -237,3 +237,20 @@ def test_a_sweep_csv_cut_by_a_size_limit_at_creation_leaves_nothing(tmp_path):
                           env=cli_env(), capture_output=True, text=True, timeout=240)
     assert done.returncode == 0, done.stderr
     assert out.read_text(encoding="utf-8").startswith("# {")
+
+
+def test_the_engines_load_refuses_a_split_without_servers_in_the_clis_words(model_path):
+    """Every way in (the window's engine process, a session's reload) gets the one check, before llama.cpp."""
+    from app.cli.args import check_tensor_split, run_parser
+    from app.engine.face.model_info import ModelLoadError
+    from app.engine.llama.backend import backend_info
+    from app.engine.llama.model import LoadedModel
+
+    gpus = len(backend_info().gpus)
+    if gpus >= 2:
+        pytest.skip("this machine has two GPUs: a split among them is meaningful")
+    with pytest.raises(UsageError) as cli:
+        check_tensor_split(run_parser().parse_args(["-ts", "3,1"]), gpus)
+    with pytest.raises(ModelLoadError) as engine:
+        LoadedModel(model_path, gpu_layers=0, tensor_split=(3.0, 1.0))
+    assert str(engine.value) == str(cli.value)

@@ -60,3 +60,29 @@ def test_a_loaded_model_is_remembered_in_the_recent_file(qtbot, window, tmp_path
     window.controls.model_page.load(None)
     qtbot.waitUntil(lambda: not window.state.loading, timeout=20_000)
     assert recent.paths() == [window.state.model.path] == list(window.state.model_form.recent)
+
+
+def test_a_tensor_split_without_servers_on_one_gpu_is_the_clis_line_and_stops_nothing(window, monkeypatch):
+    """The CLI's -ts check (app.engine.rpc.endpoints.tensor_split_problem), asked before the load stops a run."""
+    from app.cli.args import UsageError, check_tensor_split, run_parser
+
+    page = window.controls.model_page
+    asked = []
+    monkeypatch.setattr(window.playground.runs, "load_model", lambda *args: asked.append(args))
+    for gpus in (0, 1):
+        window.state.set_model(dataclasses.replace(window.state.model, local_gpus=gpus))
+        page.rpc.setText("")
+        page.tensor_split.setText("1,2")
+        page.reload_button.click()
+        try:
+            check_tensor_split(run_parser().parse_args(["-ts", "1,2"]), gpus)
+        except UsageError as exc:
+            cli_line = str(exc)
+        assert window.state.problem == cli_line and "without --rpc" in cli_line and asked == []
+    window.state.set_model(dataclasses.replace(window.state.model, local_gpus=2))
+    page.reload_button.click()
+    assert asked[-1][3] == (1.0, 2.0)  # two GPUs: the split means something
+    window.state.set_model(dataclasses.replace(window.state.model, local_gpus=0))
+    page.rpc.setText("127.0.0.1:5000")
+    page.reload_button.click()
+    assert asked[-1][2:] == (("127.0.0.1:5000",), (1.0, 2.0))  # with servers it splits among them

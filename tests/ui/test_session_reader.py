@@ -81,3 +81,26 @@ def test_a_bad_file_read_off_the_gui_thread_is_one_line(qtbot, tmp_path):
     with pytest.raises(SessionFileError) as exc:
         session_reader.read_off_gui_thread(parent, bad)
     assert "\n" not in str(exc.value) and str(bad) in str(exc.value)
+
+
+def test_the_reader_thread_scores_the_forks_so_the_gui_thread_does_not(window, run_and_wait, tmp_path, monkeypatch):
+    """Drawing a large session's text scored every record's forks on the GUI thread (half of its drawing)."""
+    from app import forks
+    from app.session import save_session
+
+    run_and_wait(window)
+    path = tmp_path / "s.scatter"
+    save_session(window.state, path)
+    scored_on = []
+    real_score = forks.fork_score
+
+    def spy(rec, min_mass=0.10):
+        scored_on.append(threading.current_thread() is threading.main_thread())
+        return real_score(rec, min_mass)
+
+    monkeypatch.setattr(forks, "fork_score", spy)
+    session = session_reader.read_off_gui_thread(window, path)
+    records = [r for lane in session.lanes for r in lane.records if getattr(r, "final_p", None) is not None]
+    assert records and len(scored_on) == len(records) and not any(scored_on)  # all on the reader thread
+    rule = window.state.forks
+    assert all(forks._scores.get(r, (None,))[0] == rule.min_mass for r in records)

@@ -40,6 +40,7 @@ class ModelInfo:
     offload: str = ""  # where the layers went, one line ("CPU only", "25/25 layers on CUDA0")
     note: str = ""  # a word about the load (GPU layers asked for on a build without a GPU)
     servers: tuple[ServerUsage, ...] = ()  # RPC servers, in --rpc order (none: all local)
+    local_gpus: int | None = None  # this machine's GPUs as llama.cpp sees them (None: not known)
 
 
 @dataclass(frozen=True)

@@ -12,8 +12,10 @@ from typing import Callable, Sequence
 import llama_cpp as ll
 
 from app.engine.llama import backend, llama_log
+from app.engine.llama.model_file import FileWatch
 from app.engine.llama.chat_template import choose_template, file_template, format_chat
 from app.engine.face.model_info import ModelInfo, ModelLoadError
+from app.engine.rpc.endpoints import tensor_split_problem
 from app.engine.rpc.link import RpcLink
 from app.engine.llama.vocab import ModelVocabulary
 
@@ -105,6 +107,9 @@ class LoadedModel:
             gpu_layers = 999 if supports_gpu_offload() or rpc else 0
         if gpu_layers < 0:
             raise ModelLoadError(f"{p}: GPU layers must be >= 0, got {gpu_layers}")
+        problem = tensor_split_problem(tensor_split, rpc, len(backend.backend_info().gpus))
+        if problem:
+            raise ModelLoadError(problem)
         params = ll.llama_model_default_params()
         params.n_gpu_layers = int(gpu_layers)
         params.use_extra_bufts = bool(repack)
@@ -133,6 +138,7 @@ class LoadedModel:
             reason = "cancelled" if cancelled else errors.reason() or "llama.cpp could not load it"
             raise ModelLoadError(f"{p}: {reason}")
         self.handle = handle
+        self.file_watch = FileWatch(p)  # llama.cpp maps the file: a change in place under a run is checked
         if self.rpc is not None:
             self.rpc.loaded()
         self.vocab = ModelVocabulary(ll.llama_model_get_vocab(handle), model_path=p)
@@ -155,6 +161,7 @@ class LoadedModel:
             offload=self.offload.summary(),
             note=self.backend_message or "",
             servers=self.rpc.servers() if self.rpc is not None else (),
+            local_gpus=len(backend.backend_info().gpus),
         )
         #: The chat template chat mode formats with (None: the model has none llama.cpp can apply).
         self.chat_template = choose_template(file_template(handle), self.info.architecture, self.vocab)
@@ -164,9 +171,13 @@ class LoadedModel:
         return format_chat(self.chat_template, request, self.info.name)
 
     def check_servers(self) -> None:
-        """RpcServerLost (naming it) if an RPC server has gone away; only between decodes."""
+        """Before each decode: RpcServerLost (naming it) if an RPC server has gone away, ModelFileChanged
+        (naming it) if the model's file was cut short or rewritten in place (app.engine.llama.model_file)."""
         if self.rpc is not None:
             self.rpc.check()
+        watch = getattr(self, "file_watch", None)
+        if watch is not None:
+            watch.check()
 
     def new_context(self, n_seq: int, options):
         """A decoding context of ``n_seq`` sequences (``options``: a RunOptions).

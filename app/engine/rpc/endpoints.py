@@ -85,6 +85,21 @@ def parse_tensor_split(text: str) -> tuple[float, ...]:
     return tuple(values)
 
 
+def tensor_split_problem(split, rpc, local_gpus: int | None) -> str | None:
+    """Why ``-ts`` means nothing here, in one line; None when it does (or ``local_gpus`` is unknown).
+
+    Without RPC servers it shares the offloaded layers among this machine's GPUs, and with fewer than
+    two of them llama.cpp would ignore it without a word.  The one check: the CLI asks it before
+    anything loads (a usage error), the window's Model page before it stops anything, and the engine's
+    load for every other way in.
+    """
+    if not split or rpc or local_gpus is None or local_gpus >= 2:
+        return None
+    shown = ",".join(f"{x:g}" for x in split)
+    return (f"-ts {shown} (tensor split): without --rpc (RPC servers) it splits among this machine's GPUs, "
+            f"and it has {local_gpus}; add RPC servers, or leave the split out")
+
+
 def split_endpoint(endpoint: str) -> tuple[str, int]:
     host, _, port = endpoint.rpartition(":")
     return host, int(port)

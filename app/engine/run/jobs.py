@@ -18,6 +18,7 @@ from app.engine.run.generation import Generation
 from app.engine.face.options import MAX_LANES, LaneConfig
 from app.engine.face.model_info import ModelLoadError
 from app.engine.face.records import StopReason
+from app.engine.llama.model_file import ModelFileChanged
 from app.engine.rpc.watch import RpcServerLost
 
 #: Load progress is reported at most this often (seconds), the last fraction always.
@@ -79,14 +80,14 @@ def generate(engine, cmd: Generate) -> None:
         workspace = engine.workspace_for(max([len(cmd.lanes)] + [k + 1 for k in keys]), cmd.options)
         gen = Generation(engine.model, prompt, cmd.lanes, cmd.options, workspace=workspace,
                          should_stop=engine.cancelled)
-    except (ValueError, DecodeError, RpcServerLost) as exc:  # no chat template, a prompt too long, no memory ...
+    except (ValueError, DecodeError, RpcServerLost, ModelFileChanged) as exc:  # no chat template, a prompt too long, no memory ...
         engine.emit(RunEnded(cmd.run_id, error=str(exc)))
         return
     starts = tuple((lane.key, tuple(lane.prompt_tokens)) for lane in gen.lanes)
     engine.emit(RunStarted(cmd.run_id, starts, chat_prompt))
     try:
         _step_until_done(engine, gen, cmd.run_id)
-    except RpcServerLost as exc:  # found between two steps: the text so far is kept
+    except (RpcServerLost, ModelFileChanged) as exc:  # found between two steps: the text so far is kept
         for lane in gen.lanes:
             lane.stop(StopReason.ERROR, str(exc))
         engine.emit(RunEnded(cmd.run_id, tuple(gen.results()), error=str(exc)))
@@ -161,7 +162,7 @@ def fan(engine, cmd: Fan) -> None:
                 engine.emit(FanProduced(cmd.fan_id, lane, config.settings.seed, result.text, tuple(recs)))
                 done += 1
     except Exception as exc:
-        error = str(exc) if isinstance(exc, (ValueError, RpcServerLost)) else f"{type(exc).__name__}: {exc}"
+        error = str(exc) if isinstance(exc, (ValueError, RpcServerLost, ModelFileChanged)) else f"{type(exc).__name__}: {exc}"
         engine.emit(FanEnded(cmd.fan_id, done, error=error))
         return
     engine.emit(FanEnded(cmd.fan_id, done, cancelled=engine.cancelled()))
