@@ -18,7 +18,7 @@ GPU ?=
 NATIVE ?=
 LLAMA_WHEEL := $(PYTHON) packaging/llama_wheel.py
 
-.PHONY: run test bench screenshot package venv lint-imports desktop-entry clean-venv xvfb llamacpp-programs
+.PHONY: run test bench screenshot package venv lint-imports desktop-entry clean-venv xvfb llamacpp-programs agreement
 
 # The venv, llama-cpp-python for the requested backend (a no-op when the venv has it),
 # then the project itself.  Any step that fails stops make.
@@ -44,6 +44,11 @@ test: venv xvfb llamacpp-programs
 # wheel); the tests marked llamacpp_programs hold every export to them.  A failed build stops make test.
 llamacpp-programs: venv
 	@$(PY) packaging/llamacpp_programs.py ensure --venv $(VENV) --gpu '$(GPU)'
+
+# The whole-run agreement (docs/llamacpp-agreement.md): 54 drawn configurations x 64 tokens through the
+# engine, llama-completion, llama-server and the Python kwargs; make test runs a 7-configuration set.
+agreement: venv llamacpp-programs
+	SCATTER_AGREEMENT=1 QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q tests/llamacpp/test_agreement.py -k full --timeout 5400
 
 # The real-window tests (tests/ui/test_real_window.py) need Xvfb: installed here when we may (root
 # with apt-get), else make stops and says how.
