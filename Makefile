@@ -4,6 +4,7 @@
 #   make test                 the same set-up, then the import contracts and the test suite
 #   make run GPU=cuda         ... with llama.cpp built for CUDA (or GPU=metal, GPU=vulkan, GPU=cpu)
 #   make package              a one-folder app in dist/scatter-playground (PyInstaller), smoke-tested
+#   make agreement            the 54-configuration agreement with llama.cpp's own programs (40 min)
 #
 # llama-cpp-python is built from source by packaging/llama_wheel.py, once per backend
 # and flags, into ~/.cache/scatter-playground/wheels/<backend>-<hash>/; every later venv
