@@ -154,13 +154,15 @@ def test_name_equals_value_is_ours_alone(llama_runs):
 def test_unknown_sampler_names_are_left_out_as_llama_cpp_leaves_them_out(llama_runs, line):
     done = llama_runs[line]
     assert done.returncode == 0, done.log[-2000:]
-    warned = [name for name in WARNING.findall(done.log) if name]  # an empty part: no note (sampler_names)
-    assert warned, done.log[-2000:]
+    every = WARNING.findall(done.log)
+    assert every, done.log[-2000:]
+    warned = [name for name in every if name]  # an empty part: no note (app/llamacpp/sampler_names.py)
     ours = import_command_with_notes(line)
-    (note,) = [n for n in ours.notes if "unable to match sampler" in n]
-    said = note if "--sampler-seq" in line else note.lower()  # llama.cpp prints a name lower-cased
+    notes = [n for n in ours.notes if "unable to match sampler" in n]
+    assert len(notes) == (1 if warned else 0), (every, ours.notes)
+    said = (notes[0] if "--sampler-seq" in line else notes[0].lower()) if notes else ""  # llama.cpp lower-cases
     for name in warned:
-        assert f"{name!r}" in said, (name, note)
-    assert note.count("'") == 2 * len(warned), (warned, note)
+        assert f"{name!r}" in said, (name, said)
+    assert said.count("'") == 2 * len(warned), (warned, said)
     chain = [c for c in printed_chain(done.log) if c in CHAIN_NAMES.values()]
     assert chain == [CHAIN_NAMES[s] for s in ours.settings.samplers if s in CHAIN_NAMES], printed_chain(done.log)
