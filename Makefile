@@ -6,6 +6,7 @@
 #   make test-full            make test at full strength (every property example, every long run): nightly
 #   make run GPU=cuda         ... with llama.cpp built for CUDA (or GPU=metal, GPU=vulkan, GPU=cpu)
 #   make package              a one-folder app in dist/scatter-playground (PyInstaller), smoke-tested
+#   make agreement            the 54-configuration agreement with llama.cpp's own programs (40 min)
 #
 # llama-cpp-python is built from source by packaging/llama_wheel.py, once per backend
 # and flags, into ~/.cache/scatter-playground/wheels/<backend>-<hash>/; every later venv
@@ -20,7 +21,7 @@ GPU ?=
 NATIVE ?=
 LLAMA_WHEEL := $(PYTHON) packaging/llama_wheel.py
 
-.PHONY: run test test-full check lint typecheck bench screenshot package venv lint-imports desktop-entry clean-venv xvfb llamacpp-programs
+.PHONY: run test test-full check lint typecheck bench screenshot package venv lint-imports desktop-entry clean-venv xvfb llamacpp-programs agreement
 
 # The venv, llama-cpp-python for the requested backend (a no-op when the venv has it),
 # then the project itself.  Any step that fails stops make.
@@ -70,6 +71,11 @@ typecheck: venv
 # wheel); the tests marked llamacpp_programs hold every export to them.  A failed build stops make test.
 llamacpp-programs: venv
 	@$(PY) packaging/llamacpp_programs.py ensure --venv $(VENV) --gpu '$(GPU)'
+
+# The whole-run agreement (docs/llamacpp-agreement.md): 54 drawn configurations x 64 tokens through the
+# engine, llama-completion, llama-server and the Python kwargs; make test runs a 7-configuration set.
+agreement: venv llamacpp-programs
+	SCATTER_AGREEMENT=1 QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q tests/llamacpp/test_agreement.py -k full --timeout 5400
 
 # The real-window tests (tests/ui/test_real_window.py) need Xvfb: installed here when we may (root
 # with apt-get), else make stops and says how.

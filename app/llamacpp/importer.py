@@ -14,7 +14,9 @@ string is applied to ``base``.  DRY breakers follow llama.cpp: a bare
 
 Flags of features the playground lacks are errors, except when they switch
 the feature off (``--grammar ""``; the table is :mod:`app.llamacpp.off_values`):
-those are ignored and reported in :attr:`ImportResult.notes`.
+those are ignored and reported in :attr:`ImportResult.notes`.  Sampler names and
+letters llama.cpp cannot match are left out, as llama.cpp leaves them out with a
+warning, and named in a note (:mod:`app.llamacpp.sampler_names`).
 """
 from __future__ import annotations
 
@@ -26,6 +28,7 @@ from sampler.settings import SamplerSettings
 
 from .off_values import OFF_VALUES, resolve
 from .options import BREAKER, ESCAPE_OFF, ESCAPE_ON, NON_SAMPLING_OPTIONS, SWITCH_VALUES
+from .sampler_names import known_sampler_letters, known_sampler_names
 from .shell import process_escapes, split_command, strip_program
 
 
@@ -40,6 +43,7 @@ class _Reader:
         self.escape = True
         self.problems: list[str] = []
         self.off_pairs: list[tuple[str, str]] = []  # flags of the off-value table, with their values
+        self.notes: list[str] = []  # what was read as llama.cpp reads it, with a warning
 
     def run(self) -> None:
         while self.i < len(self.words):
@@ -84,6 +88,9 @@ class _Reader:
             self.off_pairs.append((name, self._take(name, eq, inline)))
             return
         flag = FLAG_BY_NAME.get(name)
+        if flag is not None and flag.kind in ("samplers", "seq"):
+            self._order(name, flag.kind, eq, inline)
+            return
         if eq:
             arity = 0
         elif flag is not None:
@@ -93,6 +100,16 @@ class _Reader:
         self.sampling.append(name + eq + inline)
         self.sampling += self.words[self.i:self.i + arity]
         self.i += arity
+
+    def _order(self, name: str, kind: str, eq: str, inline: str) -> None:
+        """``--samplers`` / ``--sampler-seq``: what llama.cpp cannot match is left out, with a note."""
+        value = self._take(name, eq, inline)
+        if value is None:
+            return
+        kept, note = (known_sampler_names if kind == "samplers" else known_sampler_letters)(name, value)
+        if note:
+            self.notes.append(note)
+        self.sampling += [name, kept]
 
     def _other(self, name: str, eq: str, inline: str) -> None:
         kind = NON_SAMPLING_OPTIONS[name]
@@ -183,4 +200,4 @@ def import_command_with_notes(
         problems.append(str(exc))
     if problems:
         raise FlagError(problems)
-    return ImportResult(settings, tuple(notes))
+    return ImportResult(settings, tuple(reader.notes + notes))

@@ -36,6 +36,7 @@ from sampler.settings import SamplerSettings
 from .export import MODEL_PLACEHOLDER
 from .phrases import phrase_notes, resolve_phrases
 from .run import RunSpec
+from .stock_alternative import changed_fields, stock_alternative
 
 #: The order of ``Llama``'s fixed chain.
 LLAMA_ORDER = ("penalties", "top_k", "typ_p", "top_p", "min_p", "temperature")
@@ -124,6 +125,8 @@ class LlamaExport:
     method: str
     call_kwargs: dict
     gaps: tuple[str, ...]
+    #: The nearest stock settings' kwargs when no llama.cpp runs these as they are (the last gap says so).
+    stock_alternative: "LlamaExport | None" = None
 
     @property
     def code(self) -> str:
@@ -146,6 +149,7 @@ class LlamaExport:
 
 def llama_kwargs(settings: SamplerSettings, **run) -> LlamaExport:
     """The ``Llama`` constructor and call kwargs for a run (``run``: what :meth:`RunSpec.make` takes)."""
+    original = settings
     spec = RunSpec.make(settings, **run)
     px = resolve_phrases(settings, spec.token_texts)
     s = settings = px.settings
@@ -184,4 +188,10 @@ def llama_kwargs(settings: SamplerSettings, **run) -> LlamaExport:
     if spec.chat:
         gaps.append("chat template: Llama renders the model's template with Jinja2 in Python, llama.cpp with its "
                     "own engine; the prompt can differ")
-    return LlamaExport(init, method, call, tuple(gaps))
+    alternative, stock = stock_alternative(original), None
+    if alternative is not None:
+        stock = llama_kwargs(alternative.settings, **run)
+        changed = {**changed_fields(init, stock.init_kwargs), **changed_fields(call, stock.call_kwargs)}
+        still = f" (still not expressible: {'; '.join(stock.gaps)})" if stock.gaps else ""
+        gaps.append(f"{alternative.label}; with these arguments changed: {changed!r}{still}")
+    return LlamaExport(init, method, call, tuple(gaps), stock)

@@ -74,6 +74,7 @@ from .phrases import phrase_notes, resolve_phrases
 from .prompt_file import PROMPT_STEM, SYSTEM_STEM, PromptFile, pick_path, prompt_file_text, system_file_text
 from .run import RunSpec
 from .shell import _HEX_ESCAPED, escape
+from .stock_alternative import stock_alternative
 
 
 # --------------------------------------------------------------------------
@@ -119,7 +120,11 @@ class RunExport:
 
     ``files`` must be written (:meth:`PromptFile.write`) before the command
     runs.  ``text`` is the notes as ``#`` comment lines, then the command on
-    one line: it can be pasted into a shell or into the import dialog.
+    one line: it can be pasted into a shell or into the import dialog.  When
+    stock llama.cpp cannot run the settings (scatter on, a stage no llama.cpp
+    has), ``stock_alternative`` is the command of the nearest stock settings
+    (:mod:`app.llamacpp.stock_alternative`), and the last two notes label it
+    and give it, commented out (other text than the playground's).
     """
 
     program: str
@@ -127,6 +132,7 @@ class RunExport:
     files: tuple[PromptFile, ...]
     notes: tuple[str, ...]
     needs_scatter_build: bool
+    stock_alternative: "RunExport | None" = None
 
     @property
     def target(self) -> str:
@@ -179,6 +185,7 @@ def export_run(
     if program is not None and program not in PROGRAMS:
         raise ValueError(f"program: expected one of {', '.join(PROGRAMS)}, got {program!r}")
     spec = RunSpec.make(settings, **run)
+    alternative = stock_alternative(settings)
     px = resolve_phrases(settings, spec.token_texts)
     settings = px.settings
     chat = spec.chat if program is None else program == CHAT_PROGRAM
@@ -206,7 +213,12 @@ def export_run(
                              prompt_mode, folder, True, notes, files)
     build = has_scatter_flags(sampling)
     notes[:0] = _run_notes(spec, settings, chat, build) + phrase_notes(px)
-    return RunExport(program, tuple(args), tuple(files), tuple(notes), build)
+    stock = None
+    if alternative is not None:
+        stock = export_run(alternative.settings, prompt_mode=prompt_mode, folder=folder, order=order,
+                           only_changed=only_changed, program=program, **run)
+        notes += [f"{alternative.label}; its command:", stock.command]
+    return RunExport(program, tuple(args), tuple(files), tuple(notes), build, stock)
 
 
 def _run_notes(spec: RunSpec, settings: SamplerSettings, chat: bool, build: bool) -> list[str]:

@@ -49,6 +49,7 @@ from .export import MODEL_PLACEHOLDER, SERVER_PROGRAM, flag_units
 from .run_export import reproducing_flags
 from .phrases import phrase_notes, resolve_phrases
 from .run import RunSpec
+from .stock_alternative import changed_fields, stock_alternative
 
 COMPLETION_ENDPOINT = "/completion"
 CHAT_ENDPOINT = "/v1/chat/completions"
@@ -101,6 +102,8 @@ class ServerExport:
     body: dict
     notes: tuple[str, ...]
     needs_scatter_build: bool
+    #: The nearest stock settings' request when stock llama.cpp cannot run these (the last note gives it).
+    stock_alternative: "ServerExport | None" = None
 
     @property
     def launch(self) -> str:
@@ -134,6 +137,7 @@ def request_body(spec: RunSpec) -> dict:
 
 def server_request(settings: SamplerSettings, **run) -> ServerExport:
     """The llama-server request that reproduces a run (``run``: what :meth:`RunSpec.make` takes)."""
+    original = settings
     spec = RunSpec.make(settings, **run)
     px = resolve_phrases(settings, spec.token_texts)
     settings = px.settings
@@ -165,4 +169,10 @@ def server_request(settings: SamplerSettings, **run) -> ServerExport:
     if scatter_flags or "scatter" in settings.samplers:
         notes.append(SCATTER_NOTE)
     endpoint = CHAT_ENDPOINT if spec.chat else COMPLETION_ENDPOINT
-    return ServerExport(tuple(launch), endpoint, body, tuple(notes), bool(scatter_flags))
+    alternative, stock = stock_alternative(original), None
+    if alternative is not None:
+        stock = server_request(alternative.settings, **run)
+        fields = json.dumps(changed_fields(body, stock.body), ensure_ascii=False, allow_nan=False)
+        notes.append(f"{alternative.label}; a stock llama-server runs it: {stock.launch} with these fields "
+                     f"of the body changed: {fields}")
+    return ServerExport(tuple(launch), endpoint, body, tuple(notes), bool(scatter_flags), stock)

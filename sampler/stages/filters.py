@@ -8,6 +8,7 @@ import numpy as np
 from ..candidates import Candidates
 from ..cfloat import logf, logf_scalar, seq_cumsum_f32, seq_sum_f32, seq_sum_f32_of_f64
 from ..sorting import desc_order, top_order
+from ..stdsort import all_equivalent_order
 from ..flagtable import check
 from ..stage import Stage
 from .softmax import softmax
@@ -95,7 +96,12 @@ class Typical(Stage):
             neg_plogp = -p * logf(p)
             entropy = seq_sum_f32(neg_plogp)
             shifted = np.abs(-logf(p) - entropy)
-        order = np.argsort(shifted, kind="stable")
+        if np.isnan(entropy):
+            # A candidate with p = 0 makes llama.cpp's entropy (and every score) NaN: its std::sort then
+            # finds nothing less than anything and leaves them in a pattern of n alone (sampler.stdsort).
+            order = all_equivalent_order(len(p))
+        else:
+            order = np.argsort(shifted, kind="stable")
         cum = seq_cumsum_f32(p[order])
         steps = np.arange(len(order))
         ok = (cum > self.p) & ((self.min_keep == 0) | (steps >= self.min_keep - 1))

@@ -390,8 +390,6 @@ def test_all_problems_in_one_error():
     ("--top-k abc", "'abc'"),
     ("-5", "unexpected argument '-5'"),
     ("llama-cli model.gguf", "unexpected argument 'model.gguf'"),
-    ("--samplers 'top_k;warp'", "'warp'"),
-    ("--sampler-seq kz", "'z'"),
     ("--grammar-file g.gbnf", "--grammar-file: not supported"),
     ("--scatter-strength-min 0.5 --scatter-strength-max 0.1", "--scatter-strength-min"),
     ("-X", "-X: unknown flag"),
@@ -402,6 +400,22 @@ def test_single_problem(text, needle):
     with pytest.raises(FlagError) as exc:
         import_command(text, DEFAULT)
     assert needle in str(exc.value)
+
+
+@pytest.mark.parametrize("text, kept, named", [
+    ("--samplers 'top_k;warp;min_p'", ("top_k", "min_p"), "'warp'"),
+    ("--sampler-seq kzm", ("top_k", "min_p"), "'z'"),
+    ("--samplers 'top_k;infill'", ("top_k",), "'infill': the playground has no infill sampler"),
+])
+def test_unknown_sampler_names_are_left_out_with_one_note(text, kept, named):
+    """As llama.cpp does (a warning, the name left out; tests/llamacpp/test_parsing_agreement.py holds it
+    to llama-completion), not refused: the note names what was left out, on one line."""
+    from app.llamacpp import import_command_with_notes
+
+    result = import_command_with_notes(text, DEFAULT)
+    assert result.settings.samplers == kept
+    (note,) = result.notes
+    assert named in note and "\n" not in note
 
 
 def test_unknown_flag_value_is_not_reported_twice():

@@ -1,24 +1,27 @@
 """Fixtures of the tests against llama.cpp's own programs (marked ``llamacpp_programs``)."""
 from __future__ import annotations
 
-import os
-
 import pytest
 
+from lcpp_agreement import SUMMARIES
 from lcpp_programs import bin_dir
-
-#: The whole-run agreement (54 configurations x 3 exports, each a llama.cpp program run) takes longer than
-#: the suite's budget on a 2-core machine and has not yet given its counts (issue 19 stays open): it runs
-#: when asked, SCATTER_AGREEMENT=1 .venv/bin/python -m pytest tests/llamacpp/test_agreement.py.
-WHOLE_RUN_AGREEMENT = os.environ.get("SCATTER_AGREEMENT") == "1"
 
 
 def pytest_collection_modifyitems(items):
     for item in items:
         if "tests/llamacpp/" in str(item.fspath).replace("\\", "/"):
             item.add_marker(pytest.mark.llamacpp_programs)
-            if item.fspath.basename == "test_agreement.py" and not WHOLE_RUN_AGREEMENT:
-                item.add_marker(pytest.mark.skip(reason="the whole-run agreement runs with SCATTER_AGREEMENT=1"))
+
+
+def pytest_terminal_summary(terminalreporter):
+    """The agreement counts of each set run (what docs/llamacpp-agreement.md reports), and every difference."""
+    for name, n_predict, n, by_path, diffs in SUMMARIES:
+        terminalreporter.section(f"llama.cpp agreement: {name} set, {n} configurations x {n_predict} tokens")
+        for path, (agree, differ, skipped) in by_path.items():
+            terminalreporter.write_line(f"{path:10} agree {agree}  differ {differ}  not compared {skipped}")
+        for path, lines in diffs.items():
+            for line in lines:
+                terminalreporter.write_line(f"[{path}] {line}")
 
 
 @pytest.fixture(scope="session")

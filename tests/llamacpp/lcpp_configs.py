@@ -20,7 +20,10 @@ PROMPTS = (
     'The sign said "Keep out" \\ but\nshe wrote C:\\notes\\today.txt and said \'fine\':\n',
     "Q: What's the best way to learn to \"cook\"?\nA:",
 )
-N_PREDICT, N_CTX = 64, 2048
+#: Tokens per run, and the context: the longest prompt and 64 tokens fit in 256 (llama.cpp's smallest step).
+N_PREDICT, N_CTX = 64, 256
+#: Tokens per run of the quick set (the one ``make test`` runs).
+N_PREDICT_QUICK = 24
 STOCK_STAGES = tuple(s for s in DEFAULT_ORDER if s != "scatter")
 
 
@@ -82,3 +85,22 @@ def configurations() -> list[tuple[int, SamplerSettings, str]]:
     for i in range(1, N_CONFIGS):
         out.append((i, draw(rng), PROMPTS[i % len(PROMPTS)]))
     return out
+
+
+def quick_configurations() -> list[tuple[int, SamplerSettings, str]]:
+    """Seven chosen configurations, one per family of stages, for the default suite: greedy, the
+    penalties, DRY, mirostat 2, XTC, typical alone (which the Python kwargs express too), and top-n-sigma
+    with dynamic temperature in a shuffled order ended by adaptive-p, with a logit bias.  Indexes start at
+    100 so that they are never taken for the drawn set's."""
+    s = SamplerSettings
+    chosen = [
+        s(seed=1, temp=0.0),
+        s(seed=11, temp=0.8, penalty_last_n=64, penalty_repeat=1.3, penalty_freq=0.3, penalty_present=0.4),
+        s(seed=12, temp=1.0, dry_multiplier=0.8, dry_allowed_length=1, dry_penalty_last_n=256, min_p=0.02),
+        s(seed=13, mirostat=2, mirostat_tau=3.0, mirostat_eta=0.3),
+        s(seed=14, temp=1.0, xtc_probability=1.0, xtc_threshold=0.05, top_k=100),
+        s(seed=15, temp=1.0, typ_p=0.7, top_k=0, top_p=1.0, min_p=0.0),
+        s(seed=16, temp=1.3, top_n_sigma=1.0, dynatemp_range=0.5, dynatemp_exponent=2.0, logit_bias=((1174, -2.0),),
+          samplers=("min_p", "top_n_sigma", "temperature", "top_k", "top_p", "adaptive_p"), adaptive_target=0.3),
+    ]
+    return [(100 + i, settings, PROMPTS[i % len(PROMPTS)]) for i, settings in enumerate(chosen)]

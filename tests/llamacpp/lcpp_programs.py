@@ -23,9 +23,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 RUN_TIMEOUT_S = 120
 SERVER_START_S = 90
-THREADS = "2"
+#: One thread everywhere: on a loaded 2-core machine two OpenMP threads wait on each other (4x slower here),
+#: and llama.cpp's CPU kernels give the same numbers on any thread count (the exports rely on it).
+THREADS = "1"
 #: What llama-completion prints after a text the model ended (the playground shows the text only).
-END_OF_TEXT = " [end of text]"
+END_OF_TEXT = " [end of text]\n"
+#: What llama-completion prints after every text, ended or not (tools/completion/completion.cpp: LOG("\n\n")).
+TRAILER = "\n\n"
 
 
 def _packaging_module():
@@ -54,13 +58,17 @@ class Completion:
     log: str
 
     @property
+    def _body(self) -> str:
+        return self.text[: -len(TRAILER)] if self.text.endswith(TRAILER) else self.text
+
+    @property
     def ended(self) -> bool:
-        return self.text.endswith(END_OF_TEXT)
+        return self._body.endswith(END_OF_TEXT)
 
     @property
     def generated(self) -> str:
-        """The text without llama-completion's end-of-text marker."""
-        return self.text[: -len(END_OF_TEXT)] if self.ended else self.text
+        """The text without what llama-completion prints after it (its end-of-text marker, two newlines)."""
+        return self._body[: -len(END_OF_TEXT)] if self.ended else self._body
 
 
 def run_completion(folder: Path, args: list[str], cwd: Path | None = None) -> Completion:
@@ -139,6 +147,7 @@ def printed_params(log: str) -> dict[str, float]:
 
 
 def printed_chain(log: str) -> list[str]:
-    """The stage names of the ``sampler chain:`` line (``logits -> penalties -> ... -> dist``)."""
+    """The stage names of the ``sampler chain:`` line (``logits -> ?penalties -> ... -> dist``), without the
+    ``?`` llama.cpp puts before a stage its values leave a no-op."""
     m = re.search(r"sampler chain: (.*)", log)
-    return [part.strip() for part in m.group(1).split("->")] if m else []
+    return [part.strip().lstrip("?") for part in m.group(1).split("->")] if m else []

@@ -8,11 +8,14 @@ compared only where the line sets it: llama.cpp then reads it from the model, we
 """
 from __future__ import annotations
 
+import re
 import shlex
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
 from app.llamacpp import PINNED_FIELDS, import_command
+from app.llamacpp.importer import import_command_with_notes
 from lcpp_programs import THREADS, printed_chain, printed_params, run_completion
 from sampler import FlagError
 
@@ -73,9 +76,31 @@ REFUSED = [
 ]
 
 
-def llama_run(programs, model_path, line: str):
-    args = ["-m", model_path, "-n", "1", "-c", "256", "-p", "x", "-no-cnv", "--no-display-prompt", "-t", THREADS]
+#: Lines with sampler names / letters llama.cpp cannot match: it warns and leaves them out, never refuses.
+UNMATCHED = [
+    "--seed 7 --samplers 'top_k;foo;min_p;temperature'",
+    "--seed 7 --samplers 'top_k; top_p;Temperature'",  # a space is part of the name
+    "--seed 7 --samplers 'penalties;;TOP-K;typical;nucleus;temp'",  # an empty part; "typical" is no alias
+    "--seed 7 --samplers 'top_k;min_p;'",  # a trailing separator
+    "--seed 7 --sampler-seq kzpt",
+    "--seed 7 --sampler-seq 'kK;m'",  # letters are case-sensitive
+]
+EQUALS_FORM = "--temperature=0.6"
+WARNING = re.compile(r"unable to match sampler by (?:name|char) '(.*)'")
+
+
+def _run(programs, model_path, line: str):
+    args = ["-m", model_path, "-n", "1", "-c", "256", "-p", "x", "-no-cnv", "--no-display-prompt", "-t", THREADS,
+            "--no-warmup"]
     return run_completion(programs, args + shlex.split(line))
+
+
+@pytest.fixture(scope="module")
+def llama_runs(programs, model_path):
+    """llama-completion on every line of this file, two at a time (one thread each): line -> its run."""
+    lines = ACCEPTED + [line for line, _ in REFUSED] + UNMATCHED + [EQUALS_FORM]
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        return dict(zip(lines, pool.map(lambda line: _run(programs, model_path, line), lines)))
 
 
 def test_enough_lines():
@@ -83,8 +108,8 @@ def test_enough_lines():
 
 
 @pytest.mark.parametrize("line", ACCEPTED)
-def test_our_settings_equal_what_llama_cpp_printed(programs, model_path, line):
-    done = llama_run(programs, model_path, line)
+def test_our_settings_equal_what_llama_cpp_printed(llama_runs, line):
+    done = llama_runs[line]
     assert done.returncode == 0, done.log[-2000:]
     printed = printed_params(done.log)
     assert len(printed) == len(PRINTED), done.log[-3000:]
@@ -108,8 +133,8 @@ def _line_sets(words: set, field: str) -> bool:
 
 
 @pytest.mark.parametrize("line, flag", REFUSED)
-def test_what_llama_cpp_refuses_we_refuse_naming_the_same_flag(programs, model_path, line, flag):
-    done = llama_run(programs, model_path, line)
+def test_what_llama_cpp_refuses_we_refuse_naming_the_same_flag(llama_runs, line, flag):
+    done = llama_runs[line]
     assert done.returncode != 0, done.log[-2000:]
     assert flag in done.log or flag.lstrip("-").replace("-", "_") in done.log or "penalty_repeat" in done.log
     with pytest.raises(FlagError) as exc:
@@ -117,9 +142,27 @@ def test_what_llama_cpp_refuses_we_refuse_naming_the_same_flag(programs, model_p
     assert str(exc.value).startswith(flag), str(exc.value)
 
 
-def test_name_equals_value_is_ours_alone(programs, model_path):
+def test_name_equals_value_is_ours_alone(llama_runs):
     """A deliberate difference: llama.cpp refuses ``--temperature=0.6`` ("invalid argument"); the importer
     reads it (lines pasted from Python tools use that form), and the exports never write it."""
-    done = llama_run(programs, model_path, "--temperature=0.6")
+    done = llama_runs[EQUALS_FORM]
     assert done.returncode != 0 and "invalid argument: --temperature=0.6" in done.log
     assert import_command("--temperature=0.6").temp == 0.6
+
+
+@pytest.mark.parametrize("line", UNMATCHED)
+def test_unknown_sampler_names_are_left_out_as_llama_cpp_leaves_them_out(llama_runs, line):
+    done = llama_runs[line]
+    assert done.returncode == 0, done.log[-2000:]
+    every = WARNING.findall(done.log)
+    assert every, done.log[-2000:]
+    warned = [name for name in every if name]  # an empty part: no note (app/llamacpp/sampler_names.py)
+    ours = import_command_with_notes(line)
+    notes = [n for n in ours.notes if "unable to match sampler" in n]
+    assert len(notes) == (1 if warned else 0), (every, ours.notes)
+    said = (notes[0] if "--sampler-seq" in line else notes[0].lower()) if notes else ""  # llama.cpp lower-cases
+    for name in warned:
+        assert f"{name!r}" in said, (name, said)
+    assert said.count("'") == 2 * len(warned), (warned, said)
+    chain = [c for c in printed_chain(done.log) if c in CHAIN_NAMES.values()]
+    assert chain == [CHAIN_NAMES[s] for s in ours.settings.samplers if s in CHAIN_NAMES], printed_chain(done.log)
