@@ -22,7 +22,7 @@ from app.forks import ForkRule, fork_steps
 from ..theme import Theme, current, style_plot
 from .append_curve import AppendCurve
 from .kept_axis import kept_axes
-from .common import LEFT_AXIS_PX, cursor_line, fit_y, grow_x, header, plain_axes, stack, unit_ticks
+from .common import LEFT_AXIS_PX, cursor_line, fit_y, grow_x, header, plain_axes, quick_view, stack, unit_ticks
 from .run_feed import RunFeed
 
 STRIP_PX = 52
@@ -59,6 +59,7 @@ class MetricStrips(QWidget):
     def __init__(self, parent=None):
         super().__init__(parent)
         self.view = pg.GraphicsLayoutWidget()
+        quick_view(self.view)
         self.plots, self.curves, self.cursors, self.buttons = [], [], [], {}
         self.feeds = [RunFeed() for _row in ROWS]  # what each strip has drawn of the run
         self._rank_top = RANK_TOP_MIN  # the rank strip's top (a power of two, at least 8)
