@@ -17,8 +17,9 @@ from collections import OrderedDict
 
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QImage, QPainter
+from PySide6.QtGui import QImage, QPainter, QPicture
 
+_SHOWN = QPicture()  # ``picture`` while the shown image is up to date (pyqtgraph sets None on a change)
 #: Looks kept per axis (a look of a 46 x 200 axis is 37 KB).
 KEEP = 48
 
@@ -29,6 +30,7 @@ class KeptAxis(pg.AxisItem):
         self._images: OrderedDict = OrderedDict()
         self.images_drawn = 0  # looks drawn by pyqtgraph (tests: a look seen before is not drawn again)
         self._bounds = None  # the bounding rectangle, until the size, style, grid or view changes
+        self._shown = None  # (device pixel ratio, image) painted while pyqtgraph keeps ``picture``
 
     # Qt asks an item's bounding rectangle dozens of times a frame; pyqtgraph's maps the geometry
     # and reads the style each time (49 calls a frame, 0.5 ms, in a replayed run's profile).
@@ -69,16 +71,21 @@ class KeptAxis(pg.AxisItem):
             super().paint(p, opt, widget)
             return
         ratio = p.device().devicePixelRatioF() if p.device() is not None else 1.0
-        look = self._look(ratio)
-        image = self._images.get(look)
-        if image is None:
-            image = self._draw_image(ratio)
-            self._images[look] = image
-            if len(self._images) > KEEP:
-                self._images.popitem(last=False)
-        else:
-            self._images.move_to_end(look)
-        p.drawImage(self.boundingRect().topLeft(), image)
+        if self.picture is None or self._shown is None or self._shown[0] != ratio:
+            # pyqtgraph sets ``picture`` to None at every change its drawing depends on (its own
+            # cache relies on it): only then is the look worked out and its image looked up
+            look = self._look(ratio)
+            image = self._images.get(look)
+            if image is None:
+                image = self._draw_image(ratio)
+                self._images[look] = image
+                if len(self._images) > KEEP:
+                    self._images.popitem(last=False)
+            else:
+                self._images.move_to_end(look)
+            self._shown = (ratio, image)
+            self.picture = _SHOWN
+        p.drawImage(self.boundingRect().topLeft(), self._shown[1])
 
     def _draw_image(self, ratio: float) -> QImage:
         """This look drawn by pyqtgraph into a transparent image of the bounding rectangle."""
