@@ -63,6 +63,7 @@ def test_the_same_bars_again_set_and_repaint_nothing(qtbot):
     plot = shown_plot(qtbot)
     plot.setXRange(0, 9, padding=0)
     plot.setYRange(0, 1, padding=0)
+    qtbot.wait(30)
     bars = Bars()
     plot.addItem(bars)
     bars.set_bars(np.arange(1, 9), np.linspace(0.1, 0.8, 8), 0.8)
@@ -74,4 +75,6 @@ def test_the_same_bars_again_set_and_repaint_nothing(qtbot):
     bars.set_bars(np.arange(1, 9), heights, 0.8)
     assert bars.sets == sets + 1
     area = bars._changed_area((bars.left, bars.right, bars.bottom, np.linspace(0.1, 0.8, 8), bars.colours))
-    assert 3.4 < area.left() < 3.6 and 4.4 < area.right() < 4.6  # only the fourth bar's column
+    px = bars.pixelWidth()
+    assert 0 < px < 0.2  # the plot's 9 steps over about 250 pixels
+    assert abs(area.left() - (3.6 - 2 * px)) < 1e-6 and abs(area.right() - (4.4 + 2 * px)) < 1e-6  # the 4th bar
