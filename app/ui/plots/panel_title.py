@@ -24,6 +24,8 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
+_SPACES = re.compile(r"[ \t\r\n]+")
+_LOOSE = re.compile(r"[\t\r\n]|  ")  # white space HTML would collapse
 _TOKEN = re.compile(r"<(/?)(b|span)(?:\s+style=['\"]color:\s*(#[0-9a-fA-F]{6})['\"])?\s*>|<[^>]*>|[^<]+")
 
 
@@ -35,7 +37,8 @@ def parse_runs(text: str) -> list[tuple[str, bool, str | None]] | None:
     for m in _TOKEN.finditer(text):
         piece = m.group(0)
         if not piece.startswith("<"):
-            plain = html.unescape(re.sub(r"[ \t\r\n]+", " ", piece))
+            plain = _SPACES.sub(" ", piece) if _LOOSE.search(piece) else piece  # (most pieces: neither)
+            plain = html.unescape(plain) if "&" in plain else plain
             if plain:
                 runs.append((plain, bold > 0, colours[-1] if colours else None))
             continue
