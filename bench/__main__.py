@@ -72,10 +72,13 @@ See `bench/*.py` for exactly what each figure times.
   caches. `imports_s`, `find_model_s`, `load_model_s` and `token_texts_s` split it up.
   `model_ready_cold_texts_s` gives the same run with an empty token-text cache, as on a
   model's first load.
-- **GUI**: every panel live, the window at 1500 x 940. The text is appended at the next turn of
-  the event loop after each record (`gui_first_token_ms`: the engine's first record to its paint in
-  the text; `gui_token_latency_ms`, median and `_p95`: a record's arrival on the GUI thread to its
-  paint). The panels are drawn in live frames whose spacing keeps the GUI thread's CPU time (frames,
+- **GUI**: every panel live, the window at 1500 x 940, its engine in a process of its own as for a
+  writer (the headless runs are in the bench's process, on a model of their own). The text is appended
+  at the next turn of the event loop after each record (`gui_first_token_ms`: the first record's making
+  in the engine's process, right after its decode and sampling (`StepsProduced.made_at`,
+  `time.monotonic()`: Linux's CLOCK_MONOTONIC, one clock for both processes), to its paint in the
+  text, the pipe included; `gui_token_latency_ms`, median and `_p95`: a record's arrival on the GUI
+  thread to its paint). The panels are drawn in live frames whose spacing keeps the GUI thread's CPU time (frames,
   Qt's painting, the engine's events, the text) under 4 % of the run when decoding uses every core
   (this 2-core machine: 2 decode threads), half a core when one is idle, always 10 to 60 frames a
   second (`app/ui/controllers/frame_budget.py`); `gui_live_redraws_per_s` counts them, and
@@ -87,14 +90,25 @@ See `bench/*.py` for exactly what each figure times.
   window a step at a time, each live frame timed on the GUI thread (`time.thread_time`) from its
   start until Qt has painted everything it changed (`bench/live_replay.py`), with no decoding
   running: `gui_frame_cpu_ms` and `gui_frame_cpu_ms_4lanes` are the medians (`_p90` the 90th
-  percentile). `gui_panel_<name>_ms` brings only that panel up to date, `gui_text_ms` only the text.
+  percentile). `gui_panel_<name>_ms` brings only that panel up to date (`bans` included since
+  2026-12-02), `gui_text_ms` only the text.
   What made frames cheap (each measured this way, 24 ms to the figures above): titles that repaint
   only themselves (a QLabel's new text laid the whole window out again, and parsed HTML, 0.5 ms a
   title); curves over the run that append the new points and repaint only the strip they grew
   into; bars set in place and filled as whole opaque pixels (a translucent fill was 30 times
   slower); axes kept as pixmaps and without SI-prefix rescaling (which rewrote hidden axes' labels
   at every range change); a step cursor and a chosen-token marker moved in place; panels of one
-  step skipped when the shown step did not change.
+  step skipped when the shown step did not change. Then (2026-12-02, issue 18, each profiled with
+  cProfile on the GUI thread's clock, py-spy and a per-widget paint timer): axes that keep an image
+  of every look they had (`app/ui/plots/kept_axis.py`: the stage funnel's counts, the pre/post
+  panel's four heights and the x extents come back, and a look seen before is a blit instead of
+  pyqtgraph's tick placement and text, 1 to 1.5 ms each); title rows laid out once per text and drawn
+  from kept images of their runs, repainted from the first run that changed; bars set again only when
+  they changed, repainting only the rows that did (a funnel step changes two or three of twelve); the
+  bans strip setting its items only on a change (it set data, ticks and a range every frame: 1 to 2 ms);
+  a few new points of a curve drawn as lines without building a path; the fork radar checking only the
+  new records; plot views opaque and without pyqtgraph's background pixmap (one pass over a changed
+  pixel instead of three); axes' bounding rectangles kept.
 - **Sweep**: 8 samples of 48 tokens (4 points x 2 seeds, batches of 4 lanes) as plain Generate
   commands and as a sweep (the raw logits' log-sum-exp at every step, metrics, CSV; the entropy
   match off). Tokens per second end to end, the median of 5 interleaved rounds; `_cpu_ratio`
@@ -155,7 +169,7 @@ See `bench/*.py` for exactly what each figure times.
 
 
 #: Figures of the engine's own process, written in a section of their own.
-IPC_FIGURES = ("engine_ipc_us_per_record",)
+IPC_FIGURES = ("engine_ipc_us_per_record", "engine_ipc_us_per_record_4lanes")
 
 
 def _suites():
@@ -264,8 +278,22 @@ def _write_doc(figures: dict[str, float], command: str = "python -m bench") -> N
         value = figures.get(key)
         lines.append(f"| `{key}` | {'not measured yet' if value is None else f'{value:.4g}'} | {TARGETS.get(key, '')} |")
     lines += ["", NOTES]
+    log = _measurement_log()
+    if log:
+        lines += ["", log]
     DOC.parent.mkdir(parents=True, exist_ok=True)
     DOC.write_text("\n".join(lines))
+
+
+#: The heading of the document's last section, written by hand (each figure's commands, loads and
+#: rounds): kept as it is when the tables are written again.
+LOG_HEADING = "## Measurement log"
+
+
+def _measurement_log() -> str:
+    text = DOC.read_text() if DOC.exists() else ""
+    at = text.find(LOG_HEADING)
+    return text[at:].rstrip() + "\n" if at >= 0 else ""
 
 
 if __name__ == "__main__":

@@ -1,5 +1,8 @@
 """The window's cost: tokens/s with every panel live against the headless engine, same settings.
 
+The window runs as it does for a writer: its engine (and the bundled model) in a process of its
+own, started by the window; the headless runs are in this process, on a model of their own.
+
 ``gui_paint_share`` is the GUI thread's CPU time during a windowed run (live frames, Qt's painting, the
 engine's events, the text) over the run's wall time; ``gui_live_redraws_per_s`` the live frames a second of
 the run; ``gui_first_token_ms`` the time from the engine's first record to its paint in the text, and
@@ -21,7 +24,6 @@ from app.engine.face.options import LaneConfig, RunOptions
 from app.engine.run.generation import Generation
 from app.engine.llama.model import LoadedModel, default_model_path
 from app.engine.run.workspace import Workspace
-from app.engine.engine import Engine
 
 PROMPT = "Write a long story about a lighthouse keeper who finds a letter from the future. Chapter 1.\n\n"
 N_TOKENS = 128
@@ -38,10 +40,12 @@ def _headless(model, settings, options, workspace) -> float:
 
 
 class TokenClock:
-    """When each record of a windowed run was emitted by the engine, reached the GUI thread, and was
-    first painted in the lane's text (the pane's viewport painted with the record among its shown
-    pieces).  Gives ``gui_first_token_ms`` (the first record's emission to its paint) and each
-    token's latency (arrival on the GUI thread to paint)."""
+    """When each record of a windowed run was made by the engine (in its own process), reached the GUI
+    thread, and was first painted in the lane's text (the pane's viewport painted with the record among
+    its shown pieces).  Gives ``gui_first_token_ms`` (the first record's making in the engine's process,
+    right after its decode and sampling, to its paint: the pipe, the window's event loop and the text
+    included) and each token's latency (arrival on the GUI thread to paint).  Every time is
+    ``time.monotonic()``: Linux's CLOCK_MONOTONIC, the same clock in both processes."""
 
     def __init__(self, window):
         from PySide6.QtCore import QEvent, QObject
@@ -58,7 +62,7 @@ class TokenClock:
         class _Paints(QObject):
             def eventFilter(self, obj, event):
                 if event.type() == QEvent.Type.Paint:
-                    now = time.perf_counter()
+                    now = time.monotonic()
                     shown = min(pane.shown, len(clock.arrived))
                     clock.painted += [now] * max(0, shown - len(clock.painted))
                 return False
@@ -70,23 +74,25 @@ class TokenClock:
         def on_change(change) -> None:
             if change.what == Changed.RECORDS and change.lane == 0 and state.busy:
                 n = len(state.lane().records)
-                self.arrived += [time.perf_counter()] * max(0, n - len(self.arrived))
+                self.arrived += [time.monotonic()] * max(0, n - len(self.arrived))
 
         self._unsubscribe = state.subscribe(on_change)
-        engine = window.bridge.engine  # in-process engine: its emit is wrapped to stamp the first record
-        self._engine, self._emit = engine, engine.emit
+        engine = window.bridge.engine  # the window's engine (its own process): the events it hands over
+        self._engine, self._drain = engine, engine.drain
 
-        def emit(event) -> None:
-            if isinstance(event, StepsProduced) and not self.emitted:
-                self.emitted.append(time.perf_counter())
-            self._emit(event)
+        def drain():
+            events = self._drain()
+            for event in events:
+                if isinstance(event, StepsProduced) and event.records and not self.emitted:
+                    self.emitted.append(event.made_at)
+            return events
 
-        engine.emit = emit
+        engine.drain = drain
 
     def close(self) -> None:
         self._pane.viewport().removeEventFilter(self._filter)
         self._unsubscribe()
-        self._engine.emit = self._emit
+        self._engine.drain = self._drain
 
     def first_token_ms(self) -> float:
         return 1e3 * (self.painted[0] - self.emitted[0]) if self.painted and self.emitted else float("nan")
@@ -144,8 +150,8 @@ def run_all() -> dict[str, float]:
     app = QApplication.instance() or QApplication([])
     options = RunOptions(n_ctx=4096, n_threads=physical_cores())
     settings = find_builtin("creative-writing").settings.replace(seed=21)
-    model = LoadedModel(default_model_path(), gpu_layers=0)
-    window = MainWindow(load_default=False, engine=Engine(model=model, owns_model=False))
+    model = LoadedModel(default_model_path(), gpu_layers=0)  # the headless runs' (the window loads its own)
+    window = MainWindow(restore_session=False)  # its default engine: llama.cpp in a process of its own
     window.show()
     _wait_for_model(app, window)
     try:

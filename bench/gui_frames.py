@@ -17,7 +17,7 @@ import tempfile
 
 from .live_replay import open_replay_window, record_steps, replay
 
-PANELS = ("pre_post", "entropy", "collision", "absorption", "strips", "funnel")
+PANELS = ("pre_post", "entropy", "collision", "absorption", "strips", "funnel", "bans")
 
 
 def _one_panel(window, name: str):

@@ -44,13 +44,15 @@ print(json.dumps(marks))
 
 
 WINDOW_CHILD = r"""
-import json, os, time
+import json, os, sys, time
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+from app.ui.main import early_engine
+engine = early_engine() if "--late-engine" not in sys.argv else None  # as app.ui.main.run_app starts it
 from PySide6.QtWidgets import QApplication
 app = QApplication([])
 from app.ui.main_window import MainWindow
 marks = {"imported": time.time()}
-w = MainWindow(restore_session=False)
+w = MainWindow(engine=engine, restore_session=False)
 w.show()
 app.processEvents()
 marks["shown"] = time.time()
@@ -63,10 +65,11 @@ print(json.dumps(marks))
 """
 
 
-def _window_round(env: dict) -> dict[str, float]:
-    """The window: process start to shown, and shown to model ready (labels' texts included)."""
+def _window_round(env: dict, late_engine: bool = False) -> dict[str, float]:
+    """The window: process start to shown, and shown to model ready (labels' texts included).
+    ``late_engine``: the engine's process started by the window (as before ``early_engine``)."""
     t0 = time.time()
-    proc = subprocess.run([sys.executable, "-c", WINDOW_CHILD], cwd=str(ROOT), env=env,
+    proc = subprocess.run([sys.executable, "-c", WINDOW_CHILD] + ["--late-engine"] * late_engine, cwd=str(ROOT), env=env,
                           capture_output=True, text=True, timeout=300)
     if proc.returncode != 0:
         raise RuntimeError(f"startup window child failed ({proc.returncode}): {proc.stderr.strip()[-2000:]}")

@@ -4,6 +4,15 @@ from __future__ import annotations
 import sys
 
 
+def early_engine():
+    """The window's engine, its process started before Qt and the window's modules are imported: the
+    child's interpreter start and its import of llama.cpp (about a second) overlap the window's own
+    imports and build instead of following them, so the model is ready sooner after the window shows."""
+    from app.engine.process import EngineProcess
+
+    return EngineProcess().start()
+
+
 def run_app(argv: list[str] | None = None) -> int:
     from .display import display_problem
 
@@ -11,6 +20,7 @@ def run_app(argv: list[str] | None = None) -> int:
     if problem is not None:
         print(f"error: {problem}", file=sys.stderr, flush=True)
         return 1
+    engine = early_engine()
     from PySide6.QtWidgets import QApplication
 
     from .main_window import MainWindow
@@ -23,6 +33,6 @@ def run_app(argv: list[str] | None = None) -> int:
     from .app_icon import app_icon
 
     app.setWindowIcon(app_icon())
-    window = MainWindow(restore_session=not fresh)
+    window = MainWindow(engine=engine, restore_session=not fresh)
     window.show()
     return app.exec()

@@ -54,10 +54,13 @@ class RunStarted:
 
 @dataclass(frozen=True)
 class StepsProduced:
-    """Records of one or more steps of a run, in order."""
+    """Records of one or more steps of a run, in order.  ``made_at``: when the engine made them
+    (``time.monotonic()``; on Linux CLOCK_MONOTONIC, one clock for every process of the machine, so
+    the window can time a token from its decode in the engine's process to its paint)."""
 
     run_id: int
     records: tuple[StepRecord, ...]
+    made_at: float = 0.0
 
 
 @dataclass(frozen=True)

@@ -121,7 +121,7 @@ def _step_until_done(engine, gen: Generation, run_id: int) -> None:
             gen.cancel()
         records = gen.sample_step()
         if records:
-            engine.emit(StepsProduced(run_id, tuple(records)))
+            engine.emit(StepsProduced(run_id, tuple(records), time.monotonic()))
         gen.decode_step()
 
 

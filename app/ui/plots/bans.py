@@ -16,7 +16,8 @@ from PySide6.QtWidgets import QListWidget, QListWidgetItem, QWidget
 from app.bans.events import ban_events, per_step
 
 from ..theme import Theme, current, style_plot
-from .common import LEFT_AXIS_PX, cursor_line, grow_x, header, plain_axes, stack, title_row
+from .kept_axis import kept_axes
+from .common import LEFT_AXIS_PX, cursor_line, grow_x, header, plain_axes, set_y, stack, title_row
 
 
 class BansPanel(QWidget):
@@ -26,7 +27,7 @@ class BansPanel(QWidget):
 
     def __init__(self, parent=None):
         super().__init__(parent)
-        self.plot = pg.PlotWidget()
+        self.plot = pg.PlotWidget(axisItems=kept_axes())
         self.plot.enableAutoRange(enable=False)
         self.plot.setMouseEnabled(x=True, y=False)
         self.plot.hideButtons()
@@ -49,6 +50,9 @@ class BansPanel(QWidget):
         self._note = ""
         self._tips: dict[int, str] = {}
         self._shown_events: list = []
+        self._shown_bars: tuple | None = None  # what the items show: (steps, tokens back), kept steps, top tick
+        self._shown_kept: list | None = None
+        self._shown_top: int | None = None
         stack(self, self.header, (self.plot, 2), (self.list, 3))
         self.apply_theme(current())
 
@@ -67,15 +71,25 @@ class BansPanel(QWidget):
                                       self._note))
 
     def show_run(self, records: Sequence, rec=None) -> None:
+        """The run's hits; an item is set again only when what it shows changed (a live frame of a run
+        without hits sets nothing: new data, ticks or a y range each repainted the strip, its axis
+        regenerated, 1 to 2 ms a frame)."""
         steps, hits, rewound = per_step(records)
         events = ban_events(records)
-        self.bars.setData(np.repeat(np.array(steps, float), 2),
-                          np.ravel([(0.0, float(h)) for h in rewound]) if rewound else np.zeros(0))
+        bars = (tuple(steps), tuple(rewound))
+        if bars != self._shown_bars:
+            self._shown_bars = bars
+            self.bars.setData(np.repeat(np.array(steps, float), 2),
+                              np.ravel([(0.0, float(h)) for h in rewound]) if rewound else np.zeros(0))
         kept_steps = sorted({e.step for e in events if e.kept})
-        self.kept.setData(x=np.array(kept_steps, float), y=np.zeros(len(kept_steps)), data=kept_steps)
+        if kept_steps != self._shown_kept:
+            self._shown_kept = kept_steps
+            self.kept.setData(x=np.array(kept_steps, float), y=np.zeros(len(kept_steps)), data=kept_steps)
         top = max(max(rewound, default=0), 1)
-        self.plot.getAxis("left").setTicks([[(0.0, "0"), (float(top), str(top))]])
-        self.plot.setYRange(-0.6, top * 1.25 + 0.3, padding=0)
+        if top != self._shown_top:
+            self._shown_top = top
+            self.plot.getAxis("left").setTicks([[(0.0, "0"), (float(top), str(top))]])
+        set_y(self.plot, -0.6, top * 1.25 + 0.3)
         grow_x(self.plot, records[-1].step + 1 if records else 0)
         self._tips = {}
         for e in events:
@@ -88,7 +102,7 @@ class BansPanel(QWidget):
                 item.setData(Qt.ItemDataRole.UserRole, e.step)
                 self.list.addItem(item)
         self.cursor.setVisible(rec is not None)
-        if rec is not None:
+        if rec is not None and self.cursor.value() != rec.step:
             self.cursor.setValue(rec.step)
         n_back = sum(rewound)
         self._note = (f"{len(events)} hit{'s' * (len(events) != 1)}, {n_back} back, {len(kept_steps)} kept"

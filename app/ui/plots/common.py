@@ -2,9 +2,11 @@
 from __future__ import annotations
 
 import pyqtgraph as pg
-from PySide6.QtWidgets import QGraphicsItem, QVBoxLayout, QWidget
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QGraphicsItem, QGraphicsView, QVBoxLayout, QWidget
 
 from ..theme import RGB, Theme, current
+from .kept_axis import KeptAxis
 from .panel_title import PanelTitle
 from .step_cursor import StepCursor
 
@@ -53,18 +55,38 @@ def display_token(text: str) -> str:
 
 
 def plain_axes(plot) -> None:
-    """Every axis of a plot without SI-prefix rescaling ("x0.001") and kept as a pixmap.
+    """Every axis of a plot without SI-prefix rescaling ("x0.001") and kept as an image; a PlotWidget's
+    view painted the cheap way (:func:`quick_view`).
 
     An axis that rescales by SI prefix writes its label again (HTML, and a new size) at every
     range change, hidden axes too: 2 of them a frame while the pre/post panel's range followed
     its bars.  And a live frame repaints the plot's data, and Qt repaints every item the changed
     area touches: an axis replayed its recorded picture (its tick labels' text) each time, 1.6 ms
-    a play in the stage funnel's profile.  A cached axis is a blit until its ticks or range change.
+    a play in the stage funnel's profile.  A cached axis is a blit until its ticks or range change:
+    a :class:`.kept_axis.KeptAxis` keeps images of its looks itself (a second cache in Qt would
+    only copy them again), pyqtgraph's own axes get Qt's item cache.
     """
     for name in ("left", "bottom", "right", "top"):
         axis = plot.getAxis(name)
         axis.enableAutoSIPrefix(False)
-        axis.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+        mode = QGraphicsItem.CacheMode.NoCache if isinstance(axis, KeptAxis) else QGraphicsItem.CacheMode.DeviceCoordinateCache
+        axis.setCacheMode(mode)
+    if isinstance(plot, QGraphicsView):
+        quick_view(plot)
+
+
+def quick_view(view) -> None:
+    """A plot's view painted in one pass over the pixels that changed.
+
+    pyqtgraph's view keeps its background as a pixmap and copies it under every repaint, over
+    a viewport Qt has already filled with the palette's colour: three passes over each changed
+    pixel where one does (the background is one opaque colour, filled straight).  The viewport
+    says it paints every pixel itself (it does: the background brush covers it), so Qt fills
+    nothing first.
+    """
+    view.setCacheMode(QGraphicsView.CacheModeFlag.CacheNone)
+    view.viewport().setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent, True)
+    view.viewport().setAutoFillBackground(False)
 
 
 def cursor_line(theme: Theme | None = None) -> StepCursor:

@@ -15,6 +15,7 @@ from app.engine.face.records import StepRecord
 from ..theme import Theme, current, style_plot
 from .append_curve import AppendCurve
 from .bars import Bars
+from .kept_axis import kept_axes
 from .common import (
     LEFT_AXIS_PX, cursor_line, fit_y, grow_x, header, legend_html, plain_axes, solid_brush, stack,
 )
@@ -26,7 +27,7 @@ class EntropyPanel(QWidget):
 
     def __init__(self, parent=None):
         super().__init__(parent)
-        self.gauge = pg.PlotWidget()
+        self.gauge = pg.PlotWidget(axisItems=kept_axes())
         self.gauge.setXRange(0, 1, padding=0.02)
         self.gauge.setYRange(-0.5, 1.5, padding=0)
         self.gauge.getAxis("left").setTicks([[(0, "s"), (1, "H")]])
@@ -42,7 +43,7 @@ class EntropyPanel(QWidget):
         self.grid = [pg.InfiniteLine(pos=x, angle=90) for x in (0.0, 0.25, 0.5, 0.75, 1.0)]
         for item in self.grid + [self.range_band, self.bars, self.target]:
             self.gauge.addItem(item)
-        self.strip = pg.PlotWidget()
+        self.strip = pg.PlotWidget(axisItems=kept_axes())
         self.strip.enableAutoRange(enable=False)
         fit_y(self.strip, 0.0, 1.0)
         self.strip.setMouseEnabled(x=True, y=False)

@@ -21,6 +21,7 @@ from app.engine.face.records import StepRecord
 
 from ..theme import Theme, current, style_plot
 from .bars import Bars
+from .kept_axis import kept_axes
 from .common import display_token, header, plain_axes, set_y, solid_brush, stack, title_row
 from .funnel_ranks import FunnelRow, funnel
 
@@ -38,7 +39,7 @@ class FunnelPanel(QWidget):
     def __init__(self, token_text, parent=None):
         super().__init__(parent)
         self.token_text = token_text
-        self.plot = pg.PlotWidget()
+        self.plot = pg.PlotWidget(axisItems=kept_axes("right"))
         self.plot.setMouseEnabled(False, False)
         self.plot.hideButtons()
         self.plot.enableAutoRange(enable=False)

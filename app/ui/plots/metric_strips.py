@@ -21,7 +21,8 @@ from app.forks import ForkRule, fork_steps
 
 from ..theme import Theme, current, style_plot
 from .append_curve import AppendCurve
-from .common import LEFT_AXIS_PX, cursor_line, fit_y, grow_x, header, plain_axes, stack, unit_ticks
+from .kept_axis import kept_axes
+from .common import LEFT_AXIS_PX, cursor_line, fit_y, grow_x, header, plain_axes, quick_view, stack, unit_ticks
 from .run_feed import RunFeed
 
 STRIP_PX = 52
@@ -58,11 +59,12 @@ class MetricStrips(QWidget):
     def __init__(self, parent=None):
         super().__init__(parent)
         self.view = pg.GraphicsLayoutWidget()
+        quick_view(self.view)
         self.plots, self.curves, self.cursors, self.buttons = [], [], [], {}
         self.feeds = [RunFeed() for _row in ROWS]  # what each strip has drawn of the run
         self._rank_top = RANK_TOP_MIN  # the rank strip's top (a power of two, at least 8)
         for name, _colour, tip in ROWS:
-            p = pg.PlotItem()
+            p = pg.PlotItem(axisItems=kept_axes())
             p.setLabel("left", name)
             p.getAxis("left").setWidth(LEFT_AXIS_PX)
             p.hideButtons()
@@ -92,6 +94,9 @@ class MetricStrips(QWidget):
         self.fork_ticks = pg.ScatterPlotItem(symbol="t", size=7, pen=None)
         self.fork_ticks.setToolTip("the story could fork here (fork radar)")
         self._forks_shown = None  # what the ticks show: (steps, y range), set again only when it changes
+        self.fork_feed = RunFeed()  # the records checked for forks, under _fork_rule; forks found: _fork_xs
+        self._fork_rule: ForkRule | None = None
+        self._fork_xs: list[int] = []
         self.auto = True  # show what fits, until the writer chooses
         self._layout_strips()
         self.view.scene().sigMouseClicked.connect(self._on_click)
@@ -188,7 +193,12 @@ class MetricStrips(QWidget):
 
     def _show_forks(self, records, forks: ForkRule | None, top_plot) -> None:
         """The fork ticks along the top of the highest strip shown (their items set only on a change)."""
-        xs = fork_steps(records, forks) if forks is not None else []
+        whole, fresh = self.fork_feed.take(records)
+        if whole or forks != self._fork_rule:  # a new run, branch or rule: every step checked again
+            self._fork_rule, fresh, self._fork_xs = forks, records, []
+        if forks is not None:  # else only the new records (a frame: one step, not the whole run)
+            self._fork_xs = self._fork_xs + fork_steps(fresh, forks)
+        xs = self._fork_xs if forks is not None else []
         lo, hi = top_plot.vb.viewRange()[1]
         shown = (tuple(xs), lo, hi)
         if shown != self._forks_shown:

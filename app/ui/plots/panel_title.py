@@ -14,12 +14,18 @@ right edge, in the widget's palette.
 from __future__ import annotations
 
 import html
+import math
 import re
+from collections import OrderedDict
 
 from PySide6.QtCore import QEvent, QPointF, QRectF, QSize
-from PySide6.QtGui import QAbstractTextDocumentLayout, QColor, QFont, QFontMetricsF, QPainter, QPalette, QTextDocument
+from PySide6.QtGui import (
+    QAbstractTextDocumentLayout, QColor, QFont, QFontMetricsF, QImage, QPainter, QPalette, QTextDocument,
+)
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
+_SPACES = re.compile(r"[ \t\r\n]+")
+_LOOSE = re.compile(r"[\t\r\n]|  ")  # white space HTML would collapse
 _TOKEN = re.compile(r"<(/?)(b|span)(?:\s+style=['\"]color:\s*(#[0-9a-fA-F]{6})['\"])?\s*>|<[^>]*>|[^<]+")
 
 
@@ -31,7 +37,8 @@ def parse_runs(text: str) -> list[tuple[str, bool, str | None]] | None:
     for m in _TOKEN.finditer(text):
         piece = m.group(0)
         if not piece.startswith("<"):
-            plain = html.unescape(re.sub(r"[ \t\r\n]+", " ", piece))
+            plain = _SPACES.sub(" ", piece) if _LOOSE.search(piece) else piece  # (most pieces: neither)
+            plain = html.unescape(plain) if "&" in plain else plain
             if plain:
                 runs.append((plain, bold > 0, colours[-1] if colours else None))
             continue
@@ -47,6 +54,10 @@ def parse_runs(text: str) -> list[tuple[str, bool, str | None]] | None:
     return runs
 
 
+#: Run images kept per title row (texts repeat from frame to frame: names, legends, most values).
+KEEP_RUNS = 256
+
+
 class PanelTitle(QWidget):
     def __init__(self, text: str = "", parent=None):
         super().__init__(parent)
@@ -54,7 +65,13 @@ class PanelTitle(QWidget):
         self.setAutoFillBackground(True)  # opaque: a new text repaints this row, not the panels behind it
         self._text = None
         self._runs: list | None = []
+        self._placed: list = []  # (x, width, text, bold, colour) of each run, laid out at setText
+        self._images: OrderedDict = OrderedDict()  # (text, bold, colour, font, ink, background) -> image
         self._doc: QTextDocument | None = None  # only for markup parse_runs does not read
+        self._font_key = None  # the font the fonts, metrics and widths below are for
+        self._font_pair: tuple = ()
+        self._metrics: dict = {}
+        self._widths: dict = {}  # (text, bold) -> width
         self.sets = 0  # texts that differed from the one shown (tests: unchanged titles cost nothing)
         self.setText(text)
 
@@ -62,6 +79,7 @@ class PanelTitle(QWidget):
         return self._text
 
     def setText(self, text: str) -> None:
+        """Show ``text``; only the part of the row from the first run that changed is repainted."""
         if text == self._text:
             return
         self._text = text
@@ -72,7 +90,42 @@ class PanelTitle(QWidget):
             self._doc.setDocumentMargin(0)
             self._doc.setDefaultFont(self.font())
             self._doc.setHtml(text)
-        self.update()
+            self._placed = []
+            self.update()
+            return
+        old, self._placed = self._placed, self._lay_out(self._runs)
+        same = 0
+        while same < min(len(old), len(self._placed)) and old[same] == self._placed[same]:
+            same += 1
+        x = int(self._placed[same][0]) if same < len(self._placed) else (int(old[same][0]) if same < len(old) else None)
+        if x is not None:
+            self.update(x, 0, self.width() - x, self.height())
+
+    def _fonts(self) -> tuple[QFont, QFont]:
+        """The plain and bold fonts and their metrics, made again only when the font changes."""
+        key = self.font().key()
+        if self._font_key != key:
+            plain, bold = QFont(self.font()), QFont(self.font())
+            bold.setBold(True)
+            self._font_key, self._font_pair = key, (plain, bold)
+            self._metrics = {False: QFontMetricsF(plain), True: QFontMetricsF(bold)}
+            self._widths = {}
+        return self._font_pair
+
+    def _lay_out(self, runs: list) -> list:
+        """Each run's place on the row: (x, width, text, bold, colour); widths kept per text."""
+        self._fonts()
+        widths, metrics = self._widths, self._metrics
+        if len(widths) > 4 * KEEP_RUNS:
+            widths.clear()
+        x, placed = 0.0, []
+        for text, is_bold, colour in runs:
+            width = widths.get((text, is_bold))
+            if width is None:
+                width = widths[(text, is_bold)] = metrics[is_bold].horizontalAdvance(text)
+            placed.append((x, width, text, is_bold, colour))
+            x += width
+        return placed
 
     def toPlainText(self) -> str:
         if self._runs is None:
@@ -94,6 +147,9 @@ class PanelTitle(QWidget):
             if self._doc is not None:
                 self._doc.setDefaultFont(self.font())
                 self._doc.setHtml(self._text)
+            if self._runs is not None:
+                self._placed = self._lay_out(self._runs)
+            self._images.clear()  # (keyed by font too: this only frees them)
             self.updateGeometry()  # a new font: a new line height (once, not every frame)
 
     def paintEvent(self, event) -> None:
@@ -102,23 +158,44 @@ class PanelTitle(QWidget):
         if self._runs is None:
             self._paint_document(painter)
         else:
-            self._paint_runs(painter)
+            self._paint_runs(painter, event.rect())
         painter.end()
 
-    def _paint_runs(self, painter: QPainter) -> None:
-        plain, bold = QFont(self.font()), QFont(self.font())
-        bold.setBold(True)
-        metrics = {False: QFontMetricsF(plain), True: QFontMetricsF(bold)}
-        ink = self.palette().color(QPalette.ColorRole.WindowText)
-        baseline = (self.height() + metrics[False].ascent() - metrics[False].descent()) / 2
-        x = 0.0
-        for text, is_bold, colour in self._runs:
-            if x > self.width():
+    def _paint_runs(self, painter: QPainter, area) -> None:
+        """Each run in the repainted area, as an image of it kept from an earlier frame where there is one:
+        an opaque image is a copy, where drawing the text shapes it again (three or four titles a frame)."""
+        palette = self.palette()
+        ink, background = palette.color(QPalette.ColorRole.WindowText), palette.color(self.backgroundRole())
+        look = (self.font().key(), ink.rgba(), background.rgba(), self.height(), self.devicePixelRatioF())
+        right, left = min(self.width(), area.right() + 1), area.left()
+        for x, width, text, is_bold, colour in self._placed:
+            if x > right:
                 break
-            painter.setFont(bold if is_bold else plain)
-            painter.setPen(QColor(colour) if colour else ink)
-            painter.drawText(QPointF(x, baseline), text)
-            x += metrics[is_bold].horizontalAdvance(text)
+            if x + width >= left:
+                key = (text, is_bold, colour, look)
+                image = self._images.get(key)
+                if image is None:
+                    image = self._image(key, width, ink, background)
+                painter.drawImage(QPointF(x, 0), image)
+
+    def _image(self, key: tuple, width: float, ink: QColor, background: QColor) -> QImage:
+        """A run drawn on the row's background, kept under ``key`` (its text, weight, colour and look)."""
+        text, is_bold, colour, (_font, _ink, _bg, height, ratio) = key
+        image = QImage(max(1, math.ceil(width * ratio) + 1), max(1, round(height * ratio)), QImage.Format.Format_RGB32)
+        image.setDevicePixelRatio(ratio)
+        image.fill(background)
+        plain, bold = self._fonts()
+        metrics = self._metrics[False]
+        baseline = (height + metrics.ascent() - metrics.descent()) / 2
+        p = QPainter(image)
+        p.setFont(bold if is_bold else plain)
+        p.setPen(QColor(colour) if colour else ink)
+        p.drawText(QPointF(0, baseline), text)
+        p.end()
+        self._images[key] = image
+        if len(self._images) > KEEP_RUNS:
+            self._images.popitem(last=False)
+        return image
 
     def _paint_document(self, painter: QPainter) -> None:
         painter.translate(0, max(0.0, (self.height() - self._doc.size().height()) / 2))

@@ -1,0 +1,80 @@
+"""Live-frame economies of the plots: an axis draws a look it had before from its kept image (and it
+looks as pyqtgraph draws it), bars set again to the same data change and repaint nothing."""
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtGui import QImage, QPainter
+
+from app.ui.plots.bars import Bars
+from app.ui.plots.kept_axis import KeptAxis, kept_axes
+
+
+def axis_image(axis) -> QImage:
+    """The axis drawn by pyqtgraph's own paint (no kept image) and by KeptAxis, each into an image."""
+    rect = axis.boundingRect()
+    out = []
+    for paint in (pg.AxisItem.paint, KeptAxis.paint):
+        image = QImage(int(rect.width()), int(rect.height()), QImage.Format.Format_ARGB32_Premultiplied)
+        image.fill(0)
+        p = QPainter(image)
+        p.translate(-rect.left(), -rect.top())
+        axis.picture = None
+        paint(axis, p, None, None)
+        p.end()
+        out.append(image)
+    return out
+
+
+def shown_plot(qtbot):
+    plot = pg.PlotWidget(axisItems=kept_axes())
+    qtbot.addWidget(plot)
+    plot.resize(300, 200)
+    plot.show()
+    qtbot.waitExposed(plot)
+    return plot
+
+
+def test_a_look_seen_before_is_not_drawn_again(qtbot):
+    plot = shown_plot(qtbot)
+    axis = plot.getAxis("left")
+    assert isinstance(axis, KeptAxis)
+    looks = []
+    for lo, hi in ((0, 1), (0, 0.5), (0, 1), (0, 0.5), (0, 1)):
+        plot.setYRange(lo, hi, padding=0)
+        qtbot.wait(30)
+        looks.append(axis.images_drawn)
+    assert looks[0] >= 1
+    assert looks[1] == looks[0] + 1  # a new range: a new look drawn
+    assert looks[2:] == [looks[1]] * 3  # the old ranges again: drawn from the kept images
+
+
+def test_a_kept_image_looks_as_pyqtgraph_draws_the_axis(qtbot):
+    plot = shown_plot(qtbot)
+    plot.setYRange(0, 0.25, padding=0)
+    plot.getAxis("left").setTicks([[(0.0, "0"), (0.1, "a label"), (0.2, "0.2")]])
+    qtbot.wait(30)
+    theirs, ours = axis_image(plot.getAxis("left"))
+    assert theirs == ours
+    assert any(theirs.pixel(x, y) for x in range(theirs.width()) for y in range(theirs.height()))
+
+
+def test_the_same_bars_again_set_and_repaint_nothing(qtbot):
+    plot = shown_plot(qtbot)
+    plot.setXRange(0, 9, padding=0)
+    plot.setYRange(0, 1, padding=0)
+    qtbot.wait(30)
+    bars = Bars()
+    plot.addItem(bars)
+    bars.set_bars(np.arange(1, 9), np.linspace(0.1, 0.8, 8), 0.8)
+    sets = bars.sets
+    bars.set_bars(np.arange(1, 9), np.linspace(0.1, 0.8, 8), 0.8)
+    assert bars.sets == sets
+    heights = np.linspace(0.1, 0.8, 8)
+    heights[3] = 0.05
+    bars.set_bars(np.arange(1, 9), heights, 0.8)
+    assert bars.sets == sets + 1
+    area = bars._changed_area((bars.left, bars.right, bars.bottom, np.linspace(0.1, 0.8, 8), bars.colours))
+    px = bars.pixelWidth()
+    assert 0 < px < 0.2  # the plot's 9 steps over about 250 pixels
+    assert abs(area.left() - (3.6 - 2 * px)) < 1e-6 and abs(area.right() - (4.4 + 2 * px)) < 1e-6  # the 4th bar
