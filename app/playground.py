@@ -17,10 +17,10 @@ from app.actions.runs import RunActions
 from app.actions.sweep import SweepActions
 from app.actions.taste import TasteActions
 from app.actions.text import TextActions
-from app.history import History
-from app.presets import PresetStore
-from app.recent import RecentModels
-from app.state import PlaygroundState
+from app.core.history import History
+from app.core.presets import PresetStore
+from app.core.recent import RecentModels
+from app.core.state import PlaygroundState
 
 
 class Playground:

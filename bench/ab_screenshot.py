@@ -39,7 +39,7 @@ def main(argv=None) -> int:
     os.environ["SCATTER_PLAYGROUND_CONFIG"] = tempfile.mkdtemp(prefix="ab-screenshot-")
     from PySide6.QtWidgets import QApplication
 
-    from app.ab import ABPhase, Pick
+    from app.core.ab import ABPhase, Pick
     from app.ui.main_window import MainWindow
 
     app = QApplication.instance() or QApplication([])

@@ -17,8 +17,8 @@ import sys
 import tempfile
 import time
 
-from app.changes import Changed
-from app.presets import find_builtin
+from app.core.changes import Changed
+from app.core.presets import find_builtin
 from app.engine.face.cores import physical_cores
 from app.engine.face.options import LaneConfig, RunOptions
 from app.engine.run.generation import Generation

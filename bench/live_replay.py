@@ -14,7 +14,7 @@ from app.engine.engine import Engine
 from app.engine.face.cores import physical_cores
 from app.engine.face.options import LaneConfig, RunOptions
 from app.engine.run.generation import Generation
-from app.presets import find_builtin
+from app.core.presets import find_builtin
 
 PROMPT = "Write a long story about a lighthouse keeper who finds a letter from the future. Chapter 1.\n\n"
 #: A run id no engine run uses: the replay appends to its own branches.

@@ -14,8 +14,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from app.presets import PresetStore, codec
-from app.presets.preset import Preset
+from app.core.presets import PresetStore, codec
+from app.core.presets.preset import Preset
 from sampler import SamplerSettings
 
 N_PRESETS = 10_000

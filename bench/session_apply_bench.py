@@ -2,7 +2,7 @@
 
 Reading a session (unpacking, decoding and checking every record) runs off the GUI thread with a
 progress dialog and Cancel (``app.ui.session_reader``).  What remains on the GUI thread is putting
-the checked session into the state (``app.session.document.apply``: the lanes, their text trees and
+the checked session into the state (``app.core.session.document.apply``: the lanes, their text trees and
 records, every subscriber's update) and the window's full redraw.  This measures both, in the GUI
 thread's CPU time (``time.thread_time``: other processes' load does not count), for
 :data:`N_LANES` lanes of :data:`N_TOKENS` tokens generated :data:`N_RUNS` times each (the earlier
@@ -37,7 +37,7 @@ def _wait(app, until, timeout: float = 600.0) -> None:
 def run_all() -> dict[str, float]:
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     with tempfile.TemporaryDirectory() as config:  # the window's last session and presets: not the user's
-        from app.config import CONFIG_ENV
+        from app.core.config import CONFIG_ENV
 
         previous = os.environ.get(CONFIG_ENV)
         os.environ[CONFIG_ENV] = config
@@ -53,10 +53,10 @@ def run_all() -> dict[str, float]:
 def _measure() -> dict[str, float]:
     from PySide6.QtWidgets import QApplication
 
-    import app.session.document as document
+    import app.core.session.document as document
     from app.engine.engine import Engine
     from app.engine.fake import fake_loader
-    from app.session import save_session
+    from app.core.session import save_session
     from app.ui.main_window import MainWindow
 
     qt = QApplication.instance() or QApplication([])

@@ -35,10 +35,10 @@ from app.engine.engine import Engine
 from app.engine.face.options import LaneConfig
 from app.engine.run.logsumexp import LogSumExp
 from app.engine.llama.model import LoadedModel, default_model_path
-from app.sweep import output
-from app.sweep.build import build_plan
-from app.sweep.plan import batches
-from app.sweep.runner import MATCH_TOL, SweepRunner
+from app.core.sweep import output
+from app.core.sweep.build import build_plan
+from app.core.sweep.plan import batches
+from app.core.sweep.runner import MATCH_TOL, SweepRunner
 
 PROMPT = "Write a long story about a lighthouse keeper who finds a letter from the future. Chapter 1.\n\n"
 N_TOKENS = 48
@@ -120,7 +120,7 @@ def _sweep(pump: _Pump, plan, folder: Path, info) -> tuple[float, float, float, 
 
 def _match_ms(model, plan) -> float:
     """One sweep sample's entropy match, timed on this thread (the engine's task does the same work)."""
-    from app.analysis import match_entropy
+    from app.core.analysis import match_entropy
     from app.engine.run.generation import Generation
     from app.engine.face.options import RunOptions
 

@@ -18,8 +18,8 @@ def main(argv=None) -> int:
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from PySide6.QtWidgets import QApplication, QHBoxLayout, QWidget
 
-    from app.sweep.output import read_sweep
-    from app.sweep.summary import summarise
+    from app.core.sweep.output import read_sweep
+    from app.core.sweep.summary import summarise
     from app.ui.sweep.frontier_plot import FrontierPlot
 
     app = QApplication.instance() or QApplication([])

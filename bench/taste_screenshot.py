@@ -31,7 +31,7 @@ def main(argv=None) -> int:
     os.environ["SCATTER_PLAYGROUND_CONFIG"] = tempfile.mkdtemp(prefix="taste-screenshot-")
     from PySide6.QtWidgets import QApplication
 
-    from app.ab import ABDraw, ABPhase, Pick
+    from app.core.ab import ABDraw, ABPhase, Pick
     from app.engine.engine import Engine
     from app.engine.fake import fake_loader
     from app.ui.main_window import MainWindow

@@ -5,7 +5,7 @@ that the accepted tokens cannot rebuild: its random generator as ``(seed,
 words drawn)``, then whatever else steers it (mirostat's ``mu``, adaptive-p's
 running average), float32 values by their bit patterns so they travel exact.
 Pairs of ints: plain data, picklable, and the form session files have always
-stored (``app/session/records_codec.py``).
+stored (``app/core/session/records_codec.py``).
 
 The tokens a stage remembers (penalties', DRY's and scatter's absorption
 history) are not part of it on purpose: they are the accepted tokens

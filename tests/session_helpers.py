@@ -12,9 +12,9 @@ from app.engine.engine import Engine
 from app.engine.fake import fake_loader
 from app.engine.face.records import StepRecord
 from app.playground import Playground
-from app.presets import PresetStore, find_builtin
-from app.state import PlaygroundState
-from app.text_tree import Written
+from app.core.presets import PresetStore, find_builtin
+from app.core.state import PlaygroundState
+from app.core.text_tree import Written
 
 CREATIVE = find_builtin("creative-writing")
 

@@ -160,7 +160,7 @@ def any_settings(draw, scatter=None):
 
 def as_stock_export(s):
     """``s`` as a stock-llama.cpp export carries it: while scatter is off its flags are left out
-    (app.llamacpp.export.stock_units), so a round trip gives the default scatter parameters."""
+    (app.core.llamacpp.export.stock_units), so a round trip gives the default scatter parameters."""
     from sampler.scatter import ScatterParams
 
     return s if s.scatter.enabled else s.replace(scatter=ScatterParams())

@@ -4,7 +4,7 @@ Each round is one ``Generate`` of two lanes (side A, side B) from the same
 prompt, both with the round's fresh seed; the texts are shown in the order the
 draw chose and the writer's pick is credited through that order.  A matched-
 entropy baseline is found first: A and a temperature baseline generate from
-every prompt of the test with one shared seed, then ``app.analysis.match_entropy``
+every prompt of the test with one shared seed, then ``app.core.analysis.match_entropy``
 replays the baseline's recorded steps (an engine task) to find the temperature
 whose mean post-chain entropy equals A's over all those steps.
 """
@@ -16,15 +16,15 @@ from datetime import datetime, timezone
 from functools import partial
 from typing import Callable, Sequence
 
-from app.changes import Changed
-from app.ab import ABDraw, ABPhase, ABPlan, ABRound, ABSession, ABSide, Pick, PromptChoice
-from app.ab.csv_export import write_csv
+from app.core.changes import Changed
+from app.core.ab import ABDraw, ABPhase, ABPlan, ABRound, ABSession, ABSide, Pick, PromptChoice
+from app.core.ab.csv_export import write_csv
 from app.actions.lanes import BASELINE_PRESET
-from app.analysis import match_entropy_task
+from app.core.analysis import match_entropy_task
 from app.engine.face import commands as cmd, events as ev
 from app.engine.face.options import MAX_LANES, LaneConfig
 from app.engine.face.records import StopReason
-from app.presets import PresetNotFound
+from app.core.presets import PresetNotFound
 
 BUSY = "ab"
 

@@ -7,13 +7,13 @@ from __future__ import annotations
 
 from functools import partial
 
-from app.analysis import match_entropy_task
+from app.core.analysis import match_entropy_task
 from app.engine.face import commands as cmd, events as ev
 from app.actions.runs import start_parts
 from app.engine.face.options import LaneConfig
 from app.engine.face.records import StepRecord
-from app.jobs import FanState
-from app.state import PlaygroundState
+from app.core.jobs import FanState
+from app.core.state import PlaygroundState
 
 
 

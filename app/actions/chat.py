@@ -11,7 +11,7 @@ from functools import partial
 
 from app.engine.face import commands as cmd, events as ev
 from app.engine.face.chat import ChatRequest
-from app.state import PlaygroundState
+from app.core.state import PlaygroundState
 
 
 def _format_task(request: ChatRequest, model) -> str:

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import random
 
-from app.changes import Changed
-from app.presets import PresetNotFound, PresetStore
-from app.state import PlaygroundState
+from app.core.changes import Changed
+from app.core.presets import PresetNotFound, PresetStore
+from app.core.state import PlaygroundState
 from sampler import SamplerSettings
 
 #: The built-in preset a "+ Baseline" lane starts from.

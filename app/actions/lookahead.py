@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from app.engine.face import commands as cmd, events as ev
 from app.engine.face.options import LaneConfig
 from app.engine.face.records import StepRecord
-from app.forks import is_fork, top_candidates
+from app.core.forks import is_fork, top_candidates
 
 from .runs import start_parts
 

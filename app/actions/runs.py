@@ -6,9 +6,9 @@ from app.engine.face.options import LaneConfig, PromptText, RunOptions
 from app.engine.face.records import StepRecord
 from app.engine.face.model_info import LoadRequest
 from app.engine.rpc.endpoints import parse_endpoints, parse_tensor_split, tensor_split_problem
-from app.recent import RecentModels
-from app.state import PlaygroundState
-from app.text_tree import TextTree
+from app.core.recent import RecentModels
+from app.core.state import PlaygroundState
+from app.core.text_tree import TextTree
 
 
 def start_parts(tree: TextTree, pieces) -> tuple[int | str, ...]:

@@ -1,20 +1,20 @@
 """A sweep from the window: start, cancel or resume it, show an earlier one, open a point as a lane.
 
-The sweep's work runs on the engine thread (``app.sweep.runner``); its events
+The sweep's work runs on the engine thread (``app.core.sweep.runner``); its events
 reach :attr:`SweepActions.handlers` through the playground, on the window's
 thread.  While it runs the state is busy (``"sweep"``), so the window's own
 runs wait, and Stop stops the sweep too.  Every change is announced as the
-state's ``Changed.SWEEP``; the sweep window redraws from ``state.sweep`` (:class:`app.jobs.SweepShown`).
+state's ``Changed.SWEEP``; the sweep window redraws from ``state.sweep`` (:class:`app.core.jobs.SweepShown`).
 """
 from __future__ import annotations
 
 from pathlib import Path
 
 from app.engine.face import events as ev
-from app.state import PlaygroundState
-from app.sweep import output
-from app.sweep.plan import SweepPlan
-from app.sweep.runner import SweepRunner
+from app.core.state import PlaygroundState
+from app.core.sweep import output
+from app.core.sweep.plan import SweepPlan
+from app.core.sweep.runner import SweepRunner
 from sampler import FlagError, parse_flags
 
 

@@ -2,11 +2,11 @@
 
 Like the blind A/B (:mod:`app.actions.ab`): the same prompt and a fresh shared
 seed for both sides, the sides unlabelled (the pair comes in a random order).
-After each vote the posterior (:mod:`app.ab.taste.model`) is rebuilt from the
+After each vote the posterior (:mod:`app.core.ab.taste.model`) is rebuilt from the
 votes; the tuning ends when the best region is known to the plan's confidence,
 when the rounds run out, or when the writer ends it.  It can stop at any
 moment and go on later: the votes live in ``state.taste`` and in the session
-file (:mod:`app.session.parts`), the round on show is simply written again.
+file (:mod:`app.core.session.parts`), the round on show is simply written again.
 """
 from __future__ import annotations
 
@@ -15,16 +15,16 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from app.changes import Changed
-from app.ab import ABDraw, ABPhase, Pick, PromptChoice
-from app.ab.taste import Knob, TastePlan, TasteRound, TasteSession
-from app.ab.taste.choose import next_pair
-from app.ab.taste.knobs import MAX_TUNING_ROUNDS
+from app.core.changes import Changed
+from app.core.ab import ABDraw, ABPhase, Pick, PromptChoice
+from app.core.ab.taste import Knob, TastePlan, TasteRound, TasteSession
+from app.core.ab.taste.choose import next_pair
+from app.core.ab.taste.knobs import MAX_TUNING_ROUNDS
 from app.actions.ab import _failed, _now
 from app.engine.face import commands as cmd, events as ev
 from app.engine.face.options import LaneConfig
-from app.presets import PresetNotFound
-from app.presets.preset import PresetFileError
+from app.core.presets import PresetNotFound
+from app.core.presets.preset import PresetFileError
 
 BUSY = "taste"
 

@@ -2,9 +2,9 @@
 from __future__ import annotations
 
 from app.engine.face.records import StepRecord
-from app.history import History
-from app.state import PlaygroundState
-from app.text_tree import Written
+from app.core.history import History
+from app.core.state import PlaygroundState
+from app.core.text_tree import Written
 
 
 def kept_pieces(pieces, new_text: str) -> tuple[int, int]:

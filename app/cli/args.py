@@ -13,7 +13,7 @@ exported command runs here with only the program name changed: ``-no-cnv``
 are accepted as no-ops (``generate`` never applies a chat template, prints
 only the generated text and stops when the context is full), and flags of
 features the playground lacks are accepted when they switch them off
-(``--grammar ""``; :mod:`app.llamacpp.off_values`), with a note on stderr.
+(``--grammar ""``; :mod:`app.core.llamacpp.off_values`), with a note on stderr.
 """
 from __future__ import annotations
 
@@ -24,8 +24,8 @@ from dataclasses import dataclass, field
 from app.engine.face.options import MAX_LANES
 from app.engine.rpc.endpoints import parse_endpoints, parse_tensor_split, tensor_split_problem
 from app.fileio import read_prompt_file, same_file
-from app.llamacpp import process_escapes, strip_off_values
-from app.presets import builtin_presets, find_builtin
+from app.core.llamacpp import process_escapes, strip_off_values
+from app.core.presets import builtin_presets, find_builtin
 from sampler import FlagError, SamplerSettings, parse_flags
 from sampler.flags import FLAG_BY_NAME, UNSUPPORTED
 

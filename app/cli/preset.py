@@ -2,7 +2,7 @@
 
 Reads IN (the format guessed from its name and content, or ``--from``), writes OUT in ``--to``
 (atomically; never over IN), and prints the per-field report of the import and of the export
-(``--quiet``: only problems).  Formats: see :mod:`app.formats`.  A bad file is one line naming the
+(``--quiet``: only problems).  Formats: see :mod:`app.core.formats`.  A bad file is one line naming the
 field, exit 1, and nothing is written.
 """
 from __future__ import annotations
@@ -10,8 +10,8 @@ from __future__ import annotations
 import sys
 
 from app.fileio import atomic_write, read_limited, same_file
-from app.formats import FORMATS, WRITABLE, FormatError, read_preset, write_preset
-from app.formats.stock import nearest_stock, needs_fit
+from app.core.formats import FORMATS, WRITABLE, FormatError, read_preset, write_preset
+from app.core.formats.stock import nearest_stock, needs_fit
 
 from .common import EXIT_FAILED, EXIT_USAGE, fail
 from .parsing import ArgParser, UsageError

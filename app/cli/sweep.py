@@ -17,9 +17,9 @@ import time
 
 from app.engine.face import commands as cmd, events as ev
 from app.engine.face.model_info import LoadRequest
-from app.sweep import output
-from app.sweep.report import progress_line, summary_text
-from app.sweep.runner import SweepRunner
+from app.core.sweep import output
+from app.core.sweep.report import progress_line, summary_text
+from app.core.sweep.runner import SweepRunner
 
 from .common import (EXIT_FAILED, EXIT_INTERRUPTED, Interrupt, StdoutError, fail, print_out, read_command_line,
                      route_llama_logs, silence_stdout)

@@ -12,9 +12,9 @@ import argparse
 import os
 from dataclasses import dataclass
 
-from app.sweep.build import MAX_SEED, build_plan
-from app.sweep.plan import SweepPlan
-from app.sweep.ranges import is_range
+from app.core.sweep.build import MAX_SEED, build_plan
+from app.core.sweep.plan import SweepPlan
+from app.core.sweep.ranges import is_range
 from sampler.flags import FLAG_BY_NAME
 
 from .outputs import check_output

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPlainTextEdit, QStackedWidget, QVBoxLayout, QWidget
 
-from app.changes import Change, Changed
+from app.core.changes import Change, Changed
 
 from .focus_keys import tab_moves_focus
 

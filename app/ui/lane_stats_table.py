@@ -6,7 +6,7 @@ import math
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QSizePolicy, QTableWidget, QTableWidgetItem
 
-#: (key in app.analysis.lane_stats, column title, format, tooltip)
+#: (key in app.core.analysis.lane_stats, column title, format, tooltip)
 COLUMNS = (
     ("tokens", "tokens", "{:d}", "tokens generated"),
     ("entropy", "mean entropy", "{:.3f}", "mean normalised entropy after the chain"),
@@ -46,7 +46,7 @@ class LaneStatsTable(QTableWidget):
         self.hide()
 
     def show_lanes(self, values: list[dict], labels: list[str], *, keep_shown: bool = False) -> None:
-        """One row per lane: ``values[i]`` from :func:`app.analysis.lane_stats` ({} when it has no run);
+        """One row per lane: ``values[i]`` from :func:`app.core.analysis.lane_stats` ({} when it has no run);
         ``keep_shown``: a shown table stays shown with empty rows (a run just began: no jump)."""
         self.values = values
         self.setRowCount(len(values))

@@ -6,8 +6,8 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (QApplication, QButtonGroup, QComboBox, QFrame, QGridLayout, QHBoxLayout, QLabel,
                                QPlainTextEdit, QRadioButton, QStackedWidget, QToolButton, QVBoxLayout, QWidget)
 
-from app.changes import Changed
-from app.analysis import first_divergence, lane_stats
+from app.core.changes import Changed
+from app.core.analysis import first_divergence, lane_stats
 
 from . import theme as themes
 from .branch_bar import BranchBar
@@ -143,7 +143,7 @@ class LaneColumn(QFrame):
 
     def show_text(self) -> None:
         lane = self.state.lanes[self.index]
-        prompt = self.state.prompt_for_run() if lane.prompt is None else lane.prompt  # chat: app/chat.py
+        prompt = self.state.prompt_for_run() if lane.prompt is None else lane.prompt  # chat: app/core/chat.py
         self.text.fork_rule = self.state.forks if self.state.forks.on else None
         self.text.sync(prompt, lane.tree.pieces(), lane.revision)
         self.text.show_selected(self.state.selected)

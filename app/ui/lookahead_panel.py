@@ -13,7 +13,7 @@ import html
 from PySide6.QtCore import QEvent, Qt
 from PySide6.QtWidgets import QDialog, QHBoxLayout, QLabel, QPushButton, QSpinBox, QVBoxLayout
 
-from app.changes import Change, Changed
+from app.core.changes import Change, Changed
 
 KEYS = {getattr(Qt.Key, f"Key_{n}"): n - 1 for n in range(1, 10)}
 

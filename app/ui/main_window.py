@@ -1,6 +1,6 @@
 """The playground window: it composes the views and controllers and holds no truth of its own.
 
-The state (:mod:`app.state`) holds every value, the playground
+The state (:mod:`app.core.state`) holds every value, the playground
 (:mod:`app.playground`) acts on it, the engine (in a process of its own) does
 the model's work and the bridge brings its events back to this thread.
 """
@@ -13,11 +13,11 @@ from PySide6.QtWidgets import QFileDialog, QMainWindow, QPlainTextEdit, QStatusB
 
 from app.engine.process import EngineProcess
 from app.playground import Playground
-from app.presets import PresetStore, default_prompt, find_builtin
-from app.recent import RecentModels
-from app.session import Autosave
-from app.changes import Change, Changed
-from app.state import PlaygroundState
+from app.core.presets import PresetStore, default_prompt, find_builtin
+from app.core.recent import RecentModels
+from app.core.session import Autosave
+from app.core.changes import Change, Changed
+from app.core.state import PlaygroundState
 
 from .chat_box import PromptArea
 from .controllers.actions import ActionsController

@@ -1,6 +1,6 @@
 """The window's view preferences: theme, text size, splitter sizes, the strips shown.  Free of Qt.
 
-They are kept in ``view.json`` in the user's config folder (:func:`app.config.config_dir`),
+They are kept in ``view.json`` in the user's config folder (:func:`app.core.config.config_dir`),
 written atomically (:func:`app.fileio.atomic_write`).  Reading is tolerant per field:
 a missing, damaged or out-of-range value falls back to its default and the rest is kept,
 so a bad file never stops the window from opening.
@@ -11,7 +11,7 @@ import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from app.config import config_dir
+from app.core.config import config_dir
 from app.fileio import atomic_write, read_limited
 
 FILE_NAME = "view.json"

@@ -1,6 +1,6 @@
 """Reading a session file on a thread of its own, so the window never stops for more than a moment.
 
-The file is read and checked (``app.session.read_session``: pure, any thread) by a worker thread
+The file is read and checked (``app.core.session.read_session``: pure, any thread) by a worker thread
 while the GUI thread goes on with its events.  Past :data:`SHOW_AFTER_MS` a progress box says what
 is being read, with a Cancel button; a cancelled read is left to finish on its own and its result
 dropped (nothing of it reaches the state).  The call returns when the read is done, so callers stay
@@ -14,8 +14,8 @@ from pathlib import Path
 from PySide6.QtCore import QEventLoop, QTimer
 from PySide6.QtWidgets import QProgressDialog
 
-from app.forks import score_all
-from app.session import PARTS, SessionFileError, read_session
+from app.core.forks import score_all
+from app.core.session import PARTS, SessionFileError, read_session
 
 #: A read that takes longer than this gets the progress box.
 SHOW_AFTER_MS = 300
@@ -23,7 +23,7 @@ POLL_MS = 20
 
 
 def background_reader(parent):
-    """A ``read(path, parts)`` for :func:`app.session.open_session` that reads off the GUI thread."""
+    """A ``read(path, parts)`` for :func:`app.core.session.open_session` that reads off the GUI thread."""
 
     def read(path, parts=PARTS):
         return read_off_gui_thread(parent, path, parts)

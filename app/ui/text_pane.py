@@ -15,7 +15,7 @@ from PySide6.QtGui import QColor, QFont, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import QTextBrowser, QTextEdit, QToolTip
 
 from app.engine.face.records import StepRecord
-from app.forks import is_fork
+from app.core.forks import is_fork
 
 from . import theme as themes
 from .theme import Theme, text_on
@@ -69,7 +69,7 @@ class TokenTextPane(QTextBrowser):
         self._selected: tuple | None = None  # (step, span) highlighted
         self.theme = themes.current()
         self._written = _written_format(self.theme)
-        self.fork_rule = None  # fork radar (app/forks.py): its steps get a quiet dotted underline; None: off
+        self.fork_rule = None  # fork radar (app/core/forks.py): its steps get a quiet dotted underline; None: off
         self.anchorClicked.connect(self._on_anchor)
 
     def apply_theme(self, theme: Theme) -> None:

@@ -5,16 +5,16 @@ import time
 
 import pytest
 
-from app.ab import ABPhase, Pick, PromptChoice
-from app.ab.plan import PLAYGROUND_PROMPT
-from app.analysis import match_entropy
+from app.core.ab import ABPhase, Pick, PromptChoice
+from app.core.ab.plan import PLAYGROUND_PROMPT
+from app.core.analysis import match_entropy
 from app.engine.face import events as ev
 from app.engine.engine import Engine
 from app.engine.fake import FakeModel, fake_loader
 from app.engine.run.generation import Generation
 from app.engine.face.options import LaneConfig, RunOptions
 from app.playground import Playground
-from app.presets import PresetStore, find_builtin
+from app.core.presets import PresetStore, find_builtin
 from session_helpers import pump
 
 CREATIVE = find_builtin("creative-writing")
@@ -26,7 +26,7 @@ TOKENS = 10
 
 @pytest.fixture
 def pg(tmp_path):
-    from app.state import PlaygroundState
+    from app.core.state import PlaygroundState
 
     state = PlaygroundState("once upon a time", CREATIVE.settings.replace(seed=42), CREATIVE.name)
     state.set_run_settings(max_tokens=12, n_ctx=256)

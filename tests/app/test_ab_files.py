@@ -7,12 +7,12 @@ import shlex
 
 import pytest
 
-from app.ab import ABRound, ABSide, Pick
-from app.ab import csv_export
-from app.ab.csv_export import COLUMNS, csv_text, write_csv
-from app.ab.plan import PLAYGROUND_PROMPT
-from app.ab.prompts import prompt_sets, read_example_prompts
-from app.presets import find_builtin
+from app.core.ab import ABRound, ABSide, Pick
+from app.core.ab import csv_export
+from app.core.ab.csv_export import COLUMNS, csv_text, write_csv
+from app.core.ab.plan import PLAYGROUND_PROMPT
+from app.core.ab.prompts import prompt_sets, read_example_prompts
+from app.core.presets import find_builtin
 from sampler import parse_flags
 
 CREATIVE = find_builtin("creative-writing").settings

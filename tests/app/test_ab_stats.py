@@ -5,8 +5,8 @@ import math
 
 import pytest
 
-from app.ab import ABDraw, ABRound, ABSide, Pick, Tally, tally, wilson_interval
-from app.ab.draw import MAX_SEED
+from app.core.ab import ABDraw, ABRound, ABSide, Pick, Tally, tally, wilson_interval
+from app.core.ab.draw import MAX_SEED
 from sampler import DEFAULT_SEED, SamplerSettings
 
 Z = 1.959963984540054

@@ -1,4 +1,4 @@
-"""Lane comparisons from step records: ``app.analysis``."""
+"""Lane comparisons from step records: ``app.core.analysis``."""
 from __future__ import annotations
 
 import dataclasses
@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from app.analysis import (
+from app.core.analysis import (
     EntropyMatch,
     baseline_chain_settings,
     baseline_entropy,
@@ -313,7 +313,7 @@ def test_first_divergence_of_real_lanes():
 
 def test_modules_are_qt_and_model_free():
     code = (
-        "import sys; import app.presets, app.llamacpp, app.analysis; "
+        "import sys; import app.core.presets, app.core.llamacpp, app.core.analysis; "
         "bad = [m for m in ('PySide6', 'pyqtgraph', 'llama_cpp') if m in sys.modules]; "
         "print(bad); sys.exit(1 if bad else 0)"
     )

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from app.changes import Change, Changed
-from app.state import PlaygroundState
+from app.core.changes import Change, Changed
+from app.core.state import PlaygroundState
 
 ROOT = Path(__file__).resolve().parents[2]
 

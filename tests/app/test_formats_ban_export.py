@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from app.formats import write_preset
+from app.core.formats import write_preset
 from sampler import SamplerSettings
 from sampler.phrases import BannedPhrase
 

@@ -7,8 +7,8 @@ import math
 
 import pytest
 
-from app.formats import FormatError, read_preset, write_preset
-from app.formats.kobold import import_fields, import_kcpps
+from app.core.formats import FormatError, read_preset, write_preset
+from app.core.formats.kobold import import_fields, import_kcpps
 from sampler import SamplerSettings
 from sampler.rng import DEFAULT_SEED
 from sampler.phrases import BannedPhrase

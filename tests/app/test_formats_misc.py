@@ -6,10 +6,10 @@ import json
 
 import pytest
 
-from app.formats import FormatError, detect, read_preset, write_preset
-from app.formats.llama_ini import import_section
-from app.formats.lmstudio import import_preset
-from app.presets import PresetStore
+from app.core.formats import FormatError, detect, read_preset, write_preset
+from app.core.formats.llama_ini import import_section
+from app.core.formats.lmstudio import import_preset
+from app.core.presets import PresetStore
 from sampler import SamplerSettings
 from sampler.rng import DEFAULT_SEED
 
@@ -113,7 +113,7 @@ def test_report_kept_with_the_preset(tmp_path):
 
 
 def test_in_effect_applies_each_targets_hidden_rules():
-    from app.formats.in_effect import in_effect
+    from app.core.formats.in_effect import in_effect
 
     s = SamplerSettings(samplers=("penalties", "top_k", "temperature", "top_a", "dry", "xtc"), top_a=0.2,
                         dry_multiplier=0.8, xtc_probability=0.3, penalty_repeat=1.1)

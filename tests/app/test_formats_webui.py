@@ -6,9 +6,9 @@ import math
 
 import pytest
 
-from app.formats import FormatError, read_preset, write_preset
-from app.formats.webui import import_yaml
-from app.formats.yaml_subset import dump, load
+from app.core.formats import FormatError, read_preset, write_preset
+from app.core.formats.webui import import_yaml
+from app.core.formats.yaml_subset import dump, load
 from sampler import SamplerSettings
 
 INT32_MAX = 2**31 - 1

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import numpy as np
 
-from app.changes import Change, Changed
+from app.core.changes import Change, Changed
 from app.engine.face.records import StepRecord
-from app.state import PlaygroundState
-from app.text_tree import TextTree, Written
+from app.core.state import PlaygroundState
+from app.core.text_tree import TextTree, Written
 from sampler import SamplerSettings
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -90,7 +90,7 @@ def test_a_graft_and_a_restore_change_only_through_the_state():
 #: What changes a lane's tree in place; only the state's own modules (and the session codec
 #: building a tree before it becomes a lane's) may do it.
 TREE_WRITES = re.compile(r"tree\.(add_branch|fork_at|restore|switch)\(|tree\.current\s*=[^=]|pieces\.(append|extend)\(")
-WRITERS = {"app/lane_text.py", "app/text_tree.py", "app/session/document.py", "app/session/tree_codec.py"}
+WRITERS = {"app/core/lane_text.py", "app/core/text_tree.py", "app/core/session/document.py", "app/core/session/tree_codec.py"}
 
 
 def test_nothing_but_the_state_writes_a_lanes_tree():

@@ -1,4 +1,4 @@
-"""llama.cpp command lines: export, import, quoting and escapes (``app.llamacpp``)."""
+"""llama.cpp command lines: export, import, quoting and escapes (``app.core.llamacpp``)."""
 from __future__ import annotations
 
 from tiers import examples
@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings as hyp_settings, strategies as st
 
-from app.llamacpp import (
+from app.core.llamacpp import (
     MODEL_PLACEHOLDER,
     NON_SAMPLING_OPTIONS,
     SCATTER_BUILD_NOTE,
@@ -410,7 +410,7 @@ def test_single_problem(text, needle):
 def test_unknown_sampler_names_are_left_out_with_one_note(text, kept, named):
     """As llama.cpp does (a warning, the name left out; tests/llamacpp/test_parsing_agreement.py holds it
     to llama-completion), not refused: the note names what was left out, on one line."""
-    from app.llamacpp import import_command_with_notes
+    from app.core.llamacpp import import_command_with_notes
 
     result = import_command_with_notes(text, DEFAULT)
     assert result.settings.samplers == kept

@@ -1,5 +1,5 @@
 """Exports that reproduce a run: the llama-completion / llama-cli command, prompt files, the llama-server
-request, the ``llama_cpp.Llama`` kwargs, and import's off values (``app.llamacpp``).
+request, the ``llama_cpp.Llama`` kwargs, and import's off values (``app.core.llamacpp``).
 
 Checks against llama.cpp's own sources read the sources that llama-cpp-python
 0.3.36 vendors, unpacked under /tmp/sdist (skipped where they are absent).
@@ -18,13 +18,13 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings as hyp_settings, strategies as st
 
-from app.llamacpp import (
+from app.core.llamacpp import (
     CHAT_PROGRAM, INLINE_PROMPT_MAX, MODEL_PLACEHOLDER, NON_SAMPLING_OPTIONS, PLAIN_PROGRAM, SCATTER_BUILD_NOTE,
     PromptFile, PromptFileConflict, RunSpec, export_run, import_command, import_command_with_notes, llama_gaps,
     llama_kwargs, process_escapes, server_request, strip_off_values,
 )
-from app.llamacpp.off_values import OFF_VALUES
-from app.llamacpp.server import CHAT_ENDPOINT, COMPLETION_ENDPOINT, FIELDS
+from app.core.llamacpp.off_values import OFF_VALUES
+from app.core.llamacpp.server import CHAT_ENDPOINT, COMPLETION_ENDPOINT, FIELDS
 from sampler.flags import FLAG_BY_NAME, UNSUPPORTED, FlagError
 from sampler.rng import DEFAULT_SEED
 from sampler.settings import SamplerSettings

@@ -1,6 +1,6 @@
 """Import and export under hostile input: fuzzed command lines, and round trips with awkward breakers.
 
-* :func:`app.llamacpp.import_command` raises nothing but ``FlagError``, and on
+* :func:`app.core.llamacpp.import_command` raises nothing but ``FlagError``, and on
   an error returns nothing (``base`` is never changed: settings are frozen and
   a new object comes back only on success).
 * ``import_command(export_text(s)) == s`` for every setting llama-cli can
@@ -15,7 +15,7 @@ import shlex
 
 from hypothesis import HealthCheck, example, given, settings as hyp_settings, strategies as st
 
-from app.llamacpp import (
+from app.core.llamacpp import (
     NON_SAMPLING_OPTIONS, command_args, export_text, import_command, llama_cli_command, process_escapes,
 )
 from sampler import SamplerSettings

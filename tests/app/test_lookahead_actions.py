@@ -6,10 +6,10 @@ import pytest
 
 from app.engine.fake import fake_loader
 from app.engine.face.records import StepRecord
-from app.forks import is_fork, top_candidates
+from app.core.forks import is_fork, top_candidates
 from app.playground import Playground
-from app.presets import PresetStore
-from app.state import PlaygroundState
+from app.core.presets import PresetStore
+from app.core.state import PlaygroundState
 from app.engine.engine import Engine
 from session_helpers import CREATIVE, pump
 

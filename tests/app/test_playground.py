@@ -3,12 +3,12 @@ from __future__ import annotations
 
 import pytest
 
-from app.changes import Changed
+from app.core.changes import Changed
 from app.engine.engine import Engine
 from app.engine.fake import fake_loader
 from app.playground import Playground
-from app.presets import PresetStore, find_builtin
-from app.state import PlaygroundState
+from app.core.presets import PresetStore, find_builtin
+from app.core.state import PlaygroundState
 from sampler import SamplerSettings
 from session_helpers import pump, run
 

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from app.presets import PresetFileError, PresetStore
-from app.presets.codec import FILE_FORMAT
+from app.core.presets import PresetFileError, PresetStore
+from app.core.presets.codec import FILE_FORMAT
 from sampler import SamplerSettings
 
 GOOD_A = b'{"name": "Good A", "description": "first", "settings": {"temp": 0.3, "top_k": 7}}'

@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 from tiers import length
 
-import app.presets.store as store_module
-from app.presets import PresetFileError, PresetStore
+import app.core.presets.store as store_module
+from app.core.presets import PresetFileError, PresetStore
 from sampler import SamplerSettings
 
 REPO = Path(__file__).resolve().parents[2]
@@ -53,7 +53,7 @@ def wait_for(path: Path, procs: list[subprocess.Popen]) -> None:
 SAVER = """
     import sys, time
     from pathlib import Path
-    from app.presets import PresetStore
+    from app.core.presets import PresetStore
     from sampler import SamplerSettings
 
     path, folder, tag, count = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3], int(sys.argv[4])

@@ -17,8 +17,8 @@ from typing import Callable, NamedTuple
 
 import pytest
 
-from app.presets import PresetFileError, PresetStore, builtin_presets
-from app.presets.codec import FILE_FORMAT
+from app.core.presets import PresetFileError, PresetStore, builtin_presets
+from app.core.presets.codec import FILE_FORMAT
 from sampler import SamplerSettings
 
 HEADER = '"format": "%s", "version": 1' % FILE_FORMAT

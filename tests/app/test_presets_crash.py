@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 from tiers import length
 
-from app.presets import Preset, PresetStore
-from app.presets.codec import encode
+from app.core.presets import Preset, PresetStore
+from app.core.presets.codec import encode
 from sampler import SamplerSettings
 
 KILLS = length(50, 12)

@@ -21,9 +21,9 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, assume, given, settings as hyp_settings, strategies as st
 
-from app.presets import PresetFileError, PresetStore
-from app.presets.codec import FILE_FORMAT, FILE_VERSION, encode
-from app.presets.preset import Preset
+from app.core.presets import PresetFileError, PresetStore
+from app.core.presets.codec import FILE_FORMAT, FILE_VERSION, encode
+from app.core.presets.preset import Preset
 from sampler import SamplerSettings
 from strategies import sampler_settings
 

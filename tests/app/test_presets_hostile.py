@@ -9,8 +9,8 @@ import os
 
 import pytest
 
-from app.presets import PresetStore, codec
-from app.presets.preset import MAX_DESCRIPTION_LENGTH, MAX_NAME_LENGTH, Preset, clean_name
+from app.core.presets import PresetStore, codec
+from app.core.presets.preset import MAX_DESCRIPTION_LENGTH, MAX_NAME_LENGTH, Preset, clean_name
 from sampler import SamplerSettings
 
 BIDI = "\u202e\u202a\u202b\u202c\u202d\u2066\u2067\u2068\u2069\u200e\u200f\u061c"

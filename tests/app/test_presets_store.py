@@ -1,4 +1,4 @@
-"""User presets: ``app.presets`` (the store, its file format, names).
+"""User presets: ``app.core.presets`` (the store, its file format, names).
 
 Round trips, atomic writes, corrupt files kept aside, every rejection path.
 Concurrency, kill -9, bad entries, corrupt files and fuzzing have files of
@@ -16,10 +16,10 @@ import platformdirs
 import pytest
 from hypothesis import HealthCheck, given, settings as hyp_settings, strategies as st
 
-import app.presets.store as store_module
-from app.config import CONFIG_ENV
-from app.presets import PresetFileError, PresetNotFound, PresetStore, builtin_presets, default_path
-from app.presets.codec import FILE_FORMAT
+import app.core.presets.store as store_module
+from app.core.config import CONFIG_ENV
+from app.core.presets import PresetFileError, PresetNotFound, PresetStore, builtin_presets, default_path
+from app.core.presets.codec import FILE_FORMAT
 from sampler import SamplerSettings, ScatterParams
 from sampler.stagetable import DEFAULT_ORDER
 

@@ -6,7 +6,7 @@ import json
 import pytest
 
 from app import resources
-from app.example_prompts import KINDS, example_prompts
+from app.core.example_prompts import KINDS, example_prompts
 
 
 def test_assets_found_from_the_checkout():

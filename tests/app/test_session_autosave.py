@@ -6,8 +6,8 @@ import os
 
 import pytest
 
-from app.session import Autosave, SessionFileError, read_session
-from app.state import PlaygroundState
+from app.core.session import Autosave, SessionFileError, read_session
+from app.core.state import PlaygroundState
 from session_helpers import assert_same_state, new_playground, run
 
 

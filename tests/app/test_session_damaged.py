@@ -10,9 +10,9 @@ import zipfile
 import numpy as np
 import pytest
 
-from app.session import NewerSessionFile, SessionFileError, open_session, save_session
-from app.session.columns import pack_floats
-from app.state import PlaygroundState
+from app.core.session import NewerSessionFile, SessionFileError, open_session, save_session
+from app.core.session.columns import pack_floats
+from app.core.state import PlaygroundState
 from session_helpers import new_playground, run
 
 
@@ -256,8 +256,8 @@ def mutated(doc: dict, arrays: dict, rng) -> tuple[dict, dict]:
 
 def test_random_damage_inside_a_sound_archive_is_read_or_refused_never_a_crash(tmp_path):
     """Values changed past the zip's checksums: each file loads (and its statistics work) or is one clear error."""
-    from app.analysis import lane_stats
-    from app.session import container, document
+    from app.core.analysis import lane_stats
+    from app.core.session import container, document
     from session_helpers import rich_session
 
     pg = new_playground(tmp_path)

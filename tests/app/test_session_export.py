@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.session import export_file, export_text
+from app.core.session import export_file, export_text
 from session_helpers import new_playground, run
 
 

@@ -11,9 +11,9 @@ import zipfile
 import numpy as np
 import pytest
 
-from app.session import Autosave, SessionFileError, open_session, read_session, save_session
-from app.session.container import unpacked_limit
-from app.state import PlaygroundState
+from app.core.session import Autosave, SessionFileError, open_session, read_session, save_session
+from app.core.session.container import unpacked_limit
+from app.core.state import PlaygroundState
 from session_helpers import new_playground, run
 
 

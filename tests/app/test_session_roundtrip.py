@@ -8,14 +8,14 @@ import dataclasses
 import numpy as np
 import pytest
 
-from app.changes import Changed
-from app.analysis import final_entropy, normalised_entropy, post_chain_entropy
+from app.core.changes import Changed
+from app.core.analysis import final_entropy, normalised_entropy, post_chain_entropy
 from app.engine.face.records import BanHit, FinalTail, StepRecord
-from app.history import History
-from app.session import SessionPart, open_session, read_session, save_session, session_bytes
-from app.session.records_codec import FINAL_KEEP, decode_records, encode_records
-from app.state import PlaygroundState
-from app.text_tree import Written
+from app.core.history import History
+from app.core.session import SessionPart, open_session, read_session, save_session, session_bytes
+from app.core.session.records_codec import FINAL_KEEP, decode_records, encode_records
+from app.core.state import PlaygroundState
+from app.core.text_tree import Written
 from session_helpers import (
     assert_same_record, assert_same_state, new_playground, rich_session, run,
 )
@@ -106,7 +106,7 @@ def test_a_loaded_session_continues_and_branches_like_the_original(pg, tmp_path)
 
 
 def test_opening_refuses_while_a_run_goes_on(pg, tmp_path):
-    from app.session import SessionFileError
+    from app.core.session import SessionFileError
 
     run(pg)
     path = tmp_path / "s.scatter"
@@ -210,7 +210,7 @@ def test_a_dropped_chosen_token_keeps_its_index(pg):
 
 
 def test_the_kept_candidates_are_those_a_stable_sort_puts_first():
-    from app.session.records_codec import top_indices
+    from app.core.session.records_codec import top_indices
 
     rng = np.random.default_rng(3)
     for n in (1, 63, 64, 65, 300, 5000):
@@ -220,7 +220,7 @@ def test_the_kept_candidates_are_those_a_stable_sort_puts_first():
 
 
 def test_a_record_a_reader_would_refuse_is_not_written(pg, tmp_path):
-    from app.session import SessionFileError
+    from app.core.session import SessionFileError
 
     run(pg)
     path = tmp_path / "s.scatter"

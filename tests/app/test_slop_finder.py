@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import math
 
-from app.bans.finder import propose
+from app.core.bans.finder import propose
 
 
 def sample(*pieces):

@@ -2,9 +2,9 @@
 a point opens as a lane."""
 from __future__ import annotations
 
-from app.changes import Changed
-from app.sweep import output
-from app.sweep.build import build_plan
+from app.core.changes import Changed
+from app.core.sweep import output
+from app.core.sweep.build import build_plan
 
 from test_playground import pg, pump  # noqa: F401  (the fixture and the event pump)
 

@@ -12,7 +12,7 @@ from app.engine.run.generation import Generation
 from app.engine.face.options import LaneConfig, RunOptions
 from app.engine.run.logsumexp import LogSumExp
 from app.engine.face.records import StepRecord
-from app.sweep.metrics import group_self_bleu, sample_metrics, self_bleu, token_logprob
+from app.core.sweep.metrics import group_self_bleu, sample_metrics, self_bleu, token_logprob
 from sampler import SamplerSettings
 from sampler.scatter import ScatterTrace
 from sampler.sorting import top_order

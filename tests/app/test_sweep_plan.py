@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import pytest
 
-from app.presets import find_builtin
-from app.sweep.plan import BASELINE, SWEEP, Axis, SweepPlan, batches, groups
-from app.sweep.prompts import Prompt, load_prompts
-from app.sweep.ranges import parse_range
+from app.core.presets import find_builtin
+from app.core.sweep.plan import BASELINE, SWEEP, Axis, SweepPlan, batches, groups
+from app.core.sweep.prompts import Prompt, load_prompts
+from app.core.sweep.ranges import parse_range
 from sampler.flagtable import FLAG_BY_NAME
 
 CREATIVE = find_builtin("creative-writing").settings

@@ -6,10 +6,10 @@ import math
 import numpy as np
 import pytest
 
-from app.sweep.metrics import METRICS
-from app.sweep.report import clock, progress_line
-from app.sweep.runner import Progress
-from app.sweep.summary import bootstrap_mean, matched_comparison, summarise
+from app.core.sweep.metrics import METRICS
+from app.core.sweep.report import clock, progress_line
+from app.core.sweep.runner import Progress
+from app.core.sweep.summary import bootstrap_mean, matched_comparison, summarise
 
 HEADER = {"plan": {"sweep": [{"flag": "--scatter-strength", "values": [0.2]}]}}
 

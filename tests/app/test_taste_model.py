@@ -6,11 +6,11 @@ import math
 import numpy as np
 import pytest
 
-from app.ab import Pick
-from app.ab.taste import Knob, TasteModel
-from app.ab.taste.choose import information_gain, next_pair
-from app.ab.taste.model import BETAS, KAPPA, NU, TAU, outcome_probs
-from app.ab.taste.simulate import run_many, summary
+from app.core.ab import Pick
+from app.core.ab.taste import Knob, TasteModel
+from app.core.ab.taste.choose import information_gain, next_pair
+from app.core.ab.taste.model import BETAS, KAPPA, NU, TAU, outcome_probs
+from app.core.ab.taste.simulate import run_many, summary
 
 
 def davidson(u_left: float, u_right: float) -> tuple[float, float, float]:
@@ -101,7 +101,7 @@ def test_a_bad_knob_is_one_line_naming_it(field, low, high, message):
 @pytest.mark.slow
 def test_simulated_writers_the_tuner_lands_within_10_percent_fast_and_twice_as_fast_as_random_pairs():
     """Issue 25: 100 simulated sessions, 2 knobs, writers logistic in the distance to their best setting
-    (sharpness 8, ties 0.3).  docs/taste-tuner.md reports the figures (python -m app.ab.taste.simulate)."""
+    (sharpness 8, ties 0.3).  docs/taste-tuner.md reports the figures (python -m app.core.ab.taste.simulate)."""
     tuner = summary(run_many(100, 2, "tuner", seed=0))
     random = summary(run_many(100, 2, "random", seed=0, cap=100))
     assert tuner["median_landed"] <= 25

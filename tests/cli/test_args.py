@@ -12,7 +12,7 @@ from app.cli.args import UsageError, check_trace_path, lane_settings, parse_gene
 from app.cli import main
 from app.cli.common import Interrupt, one_line
 from app.cli.trace_file import TraceError, TraceFile
-from app.presets import find_builtin
+from app.core.presets import find_builtin
 from sampler import SamplerSettings
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from app.cli.args import parse_generate_args
-from app.llamacpp import export_run, llama_kwargs
+from app.core.llamacpp import export_run, llama_kwargs
 from cli_run import run_cli
 from sampler import SamplerSettings
 

@@ -11,7 +11,7 @@ import pytest
 from app.cli import sweep as sweep_cli
 from app.cli.common import Interrupt
 from app.engine.fake import fake_loader
-from app.sweep import output
+from app.core.sweep import output
 from cli_run import ROOT, cli_env
 
 HELP = "see 'scatter-playground sweep --help'"

@@ -110,7 +110,7 @@ def test_a_named_pipe_to_resume_is_refused(tmp_path):
     os.mkfifo(fifo)
     with pytest.raises(UsageError, match="not a regular file"):
         parse_sweep_args(["-o", str(fifo), "--resume", "--scatter-strength", "0,0.1", "-p", "x"])
-    from app.sweep.output import read_sweep
+    from app.core.sweep.output import read_sweep
 
     with pytest.raises(OSError, match="not a regular file"):
         read_sweep(fifo)  # the reader itself never blocks either

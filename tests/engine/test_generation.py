@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from tiers import length
 
-from app.presets import find_builtin
+from app.core.presets import find_builtin
 from app.engine.face.options import MAX_LANES, TOP_N, LaneConfig, RunOptions
 from app.engine.run.detok import TextStream
 from app.engine.run.generation import Generation

@@ -111,7 +111,7 @@ def test_sweep_on_a_file_changed_in_place_ends_with_one_line_and_whole_rows(mode
 def test_sweep_goes_on_when_the_file_is_deleted(model_copy, tmp_path):
     csv = tmp_path / "sweep.csv"
     done = _sweep_and(_delete, model_copy, csv)
-    from app.sweep import output
+    from app.core.sweep import output
 
     assert done.returncode == 0, done.stderr
     assert len(output.read_sweep(str(csv))[1]) == 8  # every sample: the mapping holds the loaded file
@@ -199,8 +199,8 @@ def test_generate_and_continue_after_a_crash_with_the_model_file_gone_say_so_and
     from app.engine.engine import Engine
     from app.engine.face.model_info import LoadRequest
     from app.playground import Playground
-    from app.presets import PresetStore
-    from app.state import PlaygroundState
+    from app.core.presets import PresetStore
+    from app.core.state import PlaygroundState
 
     gone = tmp_path / "gone.gguf"
     state = PlaygroundState("once upon a time")

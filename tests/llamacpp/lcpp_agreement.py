@@ -5,8 +5,8 @@ For each ``(index, settings, prompt)``:
 * **engine**: the playground's engine (what ``generate`` runs), in this process, on the session's one
   loaded model; one fresh workspace per prompt, so each prompt is decoded once, in one batch, as a fresh
   run decodes it (the later configurations of that prompt start from its kept logits, the same numbers);
-* **completion**: the exported command line (:func:`~app.llamacpp.export_run`) run in ``llama-completion``;
-* **server**: the exported request (:func:`~app.llamacpp.server_request`) POSTed to ``llama-server``
+* **completion**: the exported command line (:func:`~app.core.llamacpp.export_run`) run in ``llama-completion``;
+* **server**: the exported request (:func:`~app.core.llamacpp.server_request`) POSTed to ``llama-server``
   started from the exported launch line, one server per distinct launch line, reused across requests
   (the request carries every sampling field; ``cache_prompt`` is false, so each prompt is decoded anew);
 * **kwargs**: the exported llama-cpp-python keyword arguments, where they express the chain (no gaps).
@@ -23,7 +23,7 @@ import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from app.llamacpp import export_run, llama_kwargs, server_request
+from app.core.llamacpp import export_run, llama_kwargs, server_request
 from lcpp_programs import THREADS, Server, run_completion
 
 #: What the test adds after the exported words of a program (see the module docstring).
@@ -128,7 +128,7 @@ def _kwargs(out: list[Outcome], run: dict) -> None:
 
 
 def kwargs_text(e) -> str:
-    """The text of a :class:`~app.llamacpp.LlamaExport` run in llama-cpp-python (one thread, CPU)."""
+    """The text of a :class:`~app.core.llamacpp.LlamaExport` run in llama-cpp-python (one thread, CPU)."""
     import llama_cpp
 
     llm = llama_cpp.Llama(**dict(e.init_kwargs, n_threads=int(THREADS), n_threads_batch=int(THREADS), n_gpu_layers=0))

@@ -14,8 +14,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from app.llamacpp import PINNED_FIELDS, import_command
-from app.llamacpp.importer import import_command_with_notes
+from app.core.llamacpp import PINNED_FIELDS, import_command
+from app.core.llamacpp.importer import import_command_with_notes
 from lcpp_programs import THREADS, printed_chain, printed_params, run_completion
 from sampler import FlagError
 
@@ -156,7 +156,7 @@ def test_unknown_sampler_names_are_left_out_as_llama_cpp_leaves_them_out(llama_r
     assert done.returncode == 0, done.log[-2000:]
     every = WARNING.findall(done.log)
     assert every, done.log[-2000:]
-    warned = [name for name in every if name]  # an empty part: no note (app/llamacpp/sampler_names.py)
+    warned = [name for name in every if name]  # an empty part: no note (app/core/llamacpp/sampler_names.py)
     ours = import_command_with_notes(line)
     notes = [n for n in ours.notes if "unable to match sampler" in n]
     assert len(notes) == (1 if warned else 0), (every, ours.notes)

@@ -1,5 +1,5 @@
 """With scatter on, the exports say plainly that stock llama.cpp cannot run them and offer the nearest stock
-fit (app/llamacpp/stock_alternative.py, sampler/stockfit.py) as a labelled alternative; held to llama.cpp's
+fit (app/core/llamacpp/stock_alternative.py, sampler/stockfit.py) as a labelled alternative; held to llama.cpp's
 own programs: stock llama-completion refuses the exact line and runs the alternative, and the alternative's
 command line, server request and Python kwargs give the text the playground gives with the fitted settings.
 """
@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.llamacpp import export_run, import_command, llama_kwargs, server_request
+from app.core.llamacpp import export_run, import_command, llama_kwargs, server_request
 from lcpp_agreement import RUNTIME_ARGS, Outcome, differences, kwargs_text, run_engine
 from lcpp_configs import N_CTX, PROMPTS
 from lcpp_programs import Server, run_completion

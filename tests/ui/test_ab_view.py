@@ -5,7 +5,7 @@ import csv
 
 from PySide6.QtCore import Qt
 
-from app.ab import ABPhase
+from app.core.ab import ABPhase
 
 
 def open_ab(window, qtbot):

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt
 
-from app.bans.events import ban_events
+from app.core.bans.events import ban_events
 from app.ui.controls.ban_list_row import BanListRow
 from app.ui.dialogs.slop_dialog import SlopDialog
 from sampler.ban_lists import read_ban_list

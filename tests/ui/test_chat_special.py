@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.chat import ChatSettings, chat_for_export
+from app.core.chat import ChatSettings, chat_for_export
 from app.engine.face import token_kinds as tk
 from app.engine.face.chat import ChatRequest
 from app.engine.engine import Engine

@@ -6,7 +6,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QToolBar
 
-from app.text_tree import Written
+from app.core.text_tree import Written
 
 
 def test_the_token_menu_branches_from_an_alternative(qtbot, window, run_and_wait):

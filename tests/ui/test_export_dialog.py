@@ -10,7 +10,7 @@ from pathlib import Path
 
 from PySide6.QtGui import QGuiApplication
 
-from app.llamacpp import import_command, process_escapes
+from app.core.llamacpp import import_command, process_escapes
 from app.ui.dialogs import ExportDialog, ImportDialog
 from sampler import SamplerSettings
 

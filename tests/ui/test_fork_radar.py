@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from PySide6.QtGui import QTextCharFormat, QTextCursor
 
-from app.forks import fork_steps
+from app.core.forks import fork_steps
 
 DOT = QTextCharFormat.UnderlineStyle.DotLine
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from app.changes import Change, Changed
-from app.text_tree import TextTree
+from app.core.changes import Change, Changed
+from app.core.text_tree import TextTree
 from app.ui.lanes_view import LaneColumn, LanesView
 
 COUNTED = ("show_preset", "show_text", "show_stats")

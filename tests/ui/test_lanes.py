@@ -1,8 +1,8 @@
 """Lanes side by side: baseline and matched entropy, shared selection, export and import, fan."""
 from __future__ import annotations
 
-from app.analysis import post_chain_entropy
-from app.llamacpp import import_command
+from app.core.analysis import post_chain_entropy
+from app.core.llamacpp import import_command
 
 
 
@@ -18,7 +18,7 @@ def test_baseline_lane_runs_beside_scatter_and_matches_entropy(qtbot, window, ru
     match = window.playground.analysis.last_match
     assert window.state.lanes[1].settings.temp == round(match.temperature, 4)
     if match.reached:  # the replay of the baseline's records at that temperature meets the target
-        from app.analysis import baseline_entropy
+        from app.core.analysis import baseline_entropy
 
         target = post_chain_entropy(window.state.lanes[0].records)
         got = baseline_entropy(window.state.lanes[1].records, window.state.lanes[1].settings, match.temperature)

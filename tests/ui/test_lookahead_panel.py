@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt
 
-from app.forks import is_fork
+from app.core.forks import is_fork
 
 
 def offered(window, qtbot):

@@ -4,7 +4,7 @@ from __future__ import annotations
 from PySide6.QtCore import QTimer, Qt
 from PySide6.QtWidgets import QApplication, QMenu
 
-from app.ab import ABPhase
+from app.core.ab import ABPhase
 from app.ui.dialogs.lane_diff import word_diff, words
 
 KEY = Qt.Key

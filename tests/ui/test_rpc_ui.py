@@ -53,7 +53,7 @@ def test_the_model_pages_fields_are_the_states(window):
 
 
 def test_a_loaded_model_is_remembered_in_the_recent_file(qtbot, window, tmp_path):
-    from app.recent import RecentModels
+    from app.core.recent import RecentModels
 
     recent = RecentModels(tmp_path / "recent.json")
     window.playground.runs.recent = recent

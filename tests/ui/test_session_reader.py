@@ -10,7 +10,7 @@ import pytest
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication, QProgressDialog, QPushButton, QWidget
 
-from app.session import SessionFileError
+from app.core.session import SessionFileError
 from app.ui import session_reader
 
 
@@ -85,8 +85,8 @@ def test_a_bad_file_read_off_the_gui_thread_is_one_line(qtbot, tmp_path):
 
 def test_the_reader_thread_scores_the_forks_so_the_gui_thread_does_not(window, run_and_wait, tmp_path, monkeypatch):
     """Drawing a large session's text scored every record's forks on the GUI thread (half of its drawing)."""
-    from app import forks
-    from app.session import save_session
+    from app.core import forks
+    from app.core.session import save_session
 
     run_and_wait(window)
     path = tmp_path / "s.scatter"

@@ -8,7 +8,7 @@ import pytest
 
 from app.engine.engine import Engine
 from app.engine.fake import fake_loader
-from app.session import autosave_path, save_session
+from app.core.session import autosave_path, save_session
 from session_helpers import assert_same_state
 
 
@@ -139,8 +139,8 @@ def test_an_autosave_that_cannot_be_restored_is_kept_aside_and_the_window_starts
         qtbot, config, tmp_path, content, tag):
     path = autosave_path()
     if content == "newer":
-        from app.session import container, document
-        from app.state import PlaygroundState
+        from app.core.session import container, document
+        from app.core.state import PlaygroundState
 
         doc, arrays = document.capture(PlaygroundState("from the future"))
         doc["version"] = 99

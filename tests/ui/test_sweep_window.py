@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pyqtgraph as pg
 
-from app.sweep import output
+from app.core.sweep import output
 
 
 def open_sweep(window, tmp_path, *, tokens=6, seeds=2):

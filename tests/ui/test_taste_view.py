@@ -5,7 +5,7 @@ from __future__ import annotations
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 
-from app.ab import ABPhase, Pick
+from app.core.ab import ABPhase, Pick
 
 
 def wait_for_vote(window, qtbot) -> None:

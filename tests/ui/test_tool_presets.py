@@ -34,7 +34,7 @@ def test_a_bad_file_is_one_line_and_changes_nothing(window, tmp_path):
 
 
 def test_the_import_dialog_shows_each_field(qtbot, window, tmp_path):
-    from app.formats import read_preset
+    from app.core.formats import read_preset
 
     path = _st_file(tmp_path)
     imported = read_preset(path.name, path.read_bytes())

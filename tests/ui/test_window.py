@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from app.analysis import gate_decisions
+from app.core.analysis import gate_decisions
 
 
 

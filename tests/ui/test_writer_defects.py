@@ -7,7 +7,7 @@ from PySide6.QtCore import QPoint, QUrl, Qt
 from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
-from app.ab import ABPhase
+from app.core.ab import ABPhase
 from sampler.stagetable import LETTERS as LETTER
 
 LEFT = Qt.MouseButton.LeftButton
@@ -106,7 +106,7 @@ def test_exact_boxes_show_and_take_the_value_typed(window, qtbot):
 
 
 def test_imported_values_beyond_the_sliders_are_shown_as_they_are(window):
-    from app.llamacpp import import_command
+    from app.core.llamacpp import import_command
 
     settings = import_command("--top-k 1000 --temp 4", base=window.state.lane().settings)
     window.playground.lanes.set_settings(0, settings, None)
@@ -136,7 +136,7 @@ def test_a_bias_for_a_token_past_the_vocabulary_is_refused(window, qtbot):
     assert str(n_vocab) in window.state.problem and window.state.lane().settings.logit_bias == ()
     type_into(qtbot, bias.line, f"{n_vocab - 1}-inf")
     assert window.state.lane().settings.logit_bias == ((n_vocab - 1, float("-inf")),)
-    from app.llamacpp import import_command
+    from app.core.llamacpp import import_command
 
     pasted = import_command(f"--logit-bias {n_vocab + 5}+2", base=window.state.lane().settings)
     assert not window.actions.apply_import(pasted)  # the same from Import flags

@@ -9,8 +9,8 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QDialog, QFileDialog, QStackedWidget, QVBoxLayout
 
-from app.ab import ABPhase
-from app.changes import Change, Changed
+from app.core.ab import ABPhase
+from app.core.changes import Change, Changed
 
 from .round_page import ABRoundPage
 from .setup_page import ABSetupPage

@@ -11,7 +11,7 @@ from PySide6.QtWidgets import (
     QGridLayout, QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QTextBrowser, QVBoxLayout, QWidget,
 )
 
-from app.ab import ABPhase, Pick
+from app.core.ab import ABPhase, Pick
 
 PICKS = (
     ("1", Pick.LEFT, "Left is better"),

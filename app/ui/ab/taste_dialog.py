@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QDialog, QStackedWidget, QVBoxLayout
 
-from app.ab import ABPhase
-from app.changes import Change, Changed
+from app.core.ab import ABPhase
+from app.core.changes import Change, Changed
 
 from .taste_result import TasteResultPage
 from .taste_round import TasteRoundPage

@@ -12,7 +12,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QRectF
 from PySide6.QtGui import QColor
 
-from app.ab.taste.model import POINTS_PER_KNOB
+from app.core.ab.taste.model import POINTS_PER_KNOB
 
 CHOSEN = "#d55e00"  # Okabe-Ito vermilion
 INTERVAL = "#0072b2"  # Okabe-Ito blue
@@ -28,7 +28,7 @@ class TastePlot(pg.PlotWidget):
             self.getPlotItem().getAxis(side).enableAutoSIPrefix(False)  # settings read as typed: 0.1, not 100 m
 
     def show_session(self, session) -> None:
-        """Draw ``session``'s surface (a :class:`app.ab.taste.TasteSession` with a plan)."""
+        """Draw ``session``'s surface (a :class:`app.core.ab.taste.TasteSession` with a plan)."""
         item = self.getPlotItem()
         item.clear()
         plan = session.plan

@@ -7,8 +7,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.ab.prompts import prompt_sets, read_example_prompts
-from app.ab.taste.knobs import MAX_KNOBS, MAX_TUNING_ROUNDS
+from app.core.ab.prompts import prompt_sets, read_example_prompts
+from app.core.ab.taste.knobs import MAX_KNOBS, MAX_TUNING_ROUNDS
 from sampler.flagtable import ROWS
 
 #: The settings a knob can be: every numeric flag with a GUI slider (the slider's range bounds the knob's).

@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QInputDialog, QMenu, QToolBar, QToolButton
 
 from app.actions.lanes import check_in_vocabulary
 from app.engine.face.options import MAX_LANES
-from app.changes import Change, Changed
+from app.core.changes import Change, Changed
 
 from ..ab import ABDialog
 from ..ab.taste_dialog import TasteDialog
@@ -197,7 +197,7 @@ class ActionsController:
 
     def ask_fork_threshold(self) -> None:
         """The fork radar's threshold: a step is a fork when its survivors' entropy reaches it and two
-        or more of them hold at least 10 % each (app/forks.py)."""
+        or more of them hold at least 10 % each (app/core/forks.py)."""
         rule = self.state.forks
         bits, ok = QInputDialog.getDouble(
             self.window, "Fork radar", "Mark steps whose survivors' entropy is at least (bits; 0: off),\n"

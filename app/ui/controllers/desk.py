@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from PySide6.QtGui import QAction
 
-from app.changes import Change, Changed
+from app.core.changes import Change, Changed
 
 
 class ChatTokensController:

@@ -6,8 +6,8 @@ from pathlib import Path
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QInputDialog, QMenu, QMessageBox
 
-from app.changes import Changed
-from app.presets import PresetFileError
+from app.core.changes import Changed
+from app.core.presets import PresetFileError
 
 from ..dialogs.preset_picker import PresetPicker
 from .tool_presets import ToolPresets

@@ -23,7 +23,7 @@ import time
 
 from PySide6.QtCore import QTimer
 
-from app.changes import Change, Changed
+from app.core.changes import Change, Changed
 
 from .frame_budget import FrameBudget
 

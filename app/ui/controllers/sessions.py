@@ -1,5 +1,5 @@
 """File ▸ Open session, Save session, Save session as, Export text; the last session kept on close
-and after each run, and put back when the window opens (the work is :mod:`app.session`'s)."""
+and after each run, and put back when the window opens (the work is :mod:`app.core.session`'s)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -7,8 +7,8 @@ from pathlib import Path
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
-from app.session import SUFFIX, Autosave, SessionFileError, export_file, open_session, save_session
-from app.changes import Change, Changed
+from app.core.session import SUFFIX, Autosave, SessionFileError, export_file, open_session, save_session
+from app.core.changes import Change, Changed
 
 from ..session_reader import background_reader
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QLabel, QProgressBar, QStatusBar
 
-from app.changes import Change, Changed
+from app.core.changes import Change, Changed
 
 
 class StatusController:

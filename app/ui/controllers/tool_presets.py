@@ -1,5 +1,5 @@
 """Presets of other tools in the window: Presets ▸ Import / Export for SillyTavern, KoboldCpp, ...,
-and a preset file dropped onto the window (:mod:`app.formats`, the report dialog of
+and a preset file dropped onto the window (:mod:`app.core.formats`, the report dialog of
 :mod:`app.ui.dialogs.preset_formats_dialog`)."""
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from pathlib import Path
 from PySide6.QtCore import QEvent, QObject
 from PySide6.QtWidgets import QDialog, QFileDialog
 
-from app.changes import Changed
+from app.core.changes import Changed
 from app.fileio import read_limited
-from app.formats import FormatError, read_preset
+from app.core.formats import FormatError, read_preset
 from sampler.knobs import knob_effects
 from sampler.stockfit import steps_from_records
 

@@ -11,7 +11,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QActionGroup, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import QApplication, QCheckBox
 
-from app.changes import Change, Changed
+from app.core.changes import Change, Changed
 
 from .. import theme as themes
 from ..prefs import MAX_PT, MIN_PT, ViewPrefs, load_prefs, save_prefs

@@ -1,10 +1,10 @@
 """Under the banned phrases: import a list (the antislop sampler's JSON, a text list, regular expressions),
-save the lane's list, and find slop in this session's own samples (:mod:`app.bans.finder`)."""
+save the lane's list, and find slop in this session's own samples (:mod:`app.core.bans.finder`)."""
 from __future__ import annotations
 
 from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QMenu, QToolButton, QWidget
 
-from app.bans.files import import_list, save_list
+from app.core.bans.files import import_list, save_list
 
 FILTER = "Ban lists (*.json *.txt);;All files (*)"
 

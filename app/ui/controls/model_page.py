@@ -1,6 +1,6 @@
 """The Model page: open a GGUF file, recent models, GPU layers, RPC servers, what is loaded.
 
-Its fields are the state's :class:`app.state.ModelForm` (the page shows them and writes edits
+Its fields are the state's :class:`app.core.state.ModelForm` (the page shows them and writes edits
 back); parsing the servers and the split, and the recent models' file, are the run actions'."""
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QComboBox, QFormLayout, QLabel, QLineEdit, QPushButton, QSpinBox, QWidget
 
-from app.changes import Change, Changed
+from app.core.changes import Change, Changed
 
 
 class ModelPage(QWidget):

@@ -9,7 +9,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QMenu, QToolBox, QVBoxLayout, QWidget
 
-from app.changes import Change, Changed
+from app.core.changes import Change, Changed
 from sampler.flagtable import ROW_BY_FIELD
 
 from .ban_list_row import BanListRow

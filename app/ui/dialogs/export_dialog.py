@@ -6,7 +6,7 @@ program box picks by the mode unless told).  A short prompt goes inline
 (``-p``); a long one, or any prompt when "file" is chosen, goes to a file
 beside the command: in the folder given here, else the folder the command is
 saved to (Copy asks for one).  A file that holds other text is never
-replaced (:mod:`app.llamacpp.prompt_file`).
+replaced (:mod:`app.core.llamacpp.prompt_file`).
 """
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.fileio import atomic_write
-from app.llamacpp import (
+from app.core.llamacpp import (
     CHAT_PROGRAM, INLINE_PROMPT_MAX, PLAIN_PROGRAM, PromptFileConflict, export_run, llama_kwargs, scatter_ext_call,
     server_request,
 )
@@ -180,7 +180,7 @@ class ExportDialog(QDialog):
         return self.prompt_modes.checkedButton().property("mode")
 
     def export(self):
-        """The :class:`~app.llamacpp.RunExport` the dialog shows."""
+        """The :class:`~app.core.llamacpp.RunExport` the dialog shows."""
         folder = self.folder.text().strip() or None
         return export_run(
             self.settings, prompt_mode=self.prompt_mode(), folder=folder, program=self.program.currentData(),

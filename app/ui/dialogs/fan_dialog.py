@@ -6,7 +6,7 @@ import html
 
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QFormLayout, QLabel, QSpinBox, QTextBrowser, QVBoxLayout
 
-from app.changes import Change, Changed
+from app.core.changes import Change, Changed
 
 PREFIX_SHOWN = 300  # characters of the shared text shown before the branch point
 

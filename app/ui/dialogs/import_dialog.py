@@ -11,7 +11,7 @@ import html
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QPlainTextEdit, QVBoxLayout
 
-from app.llamacpp import import_command_with_notes
+from app.core.llamacpp import import_command_with_notes
 from sampler import FlagError
 
 

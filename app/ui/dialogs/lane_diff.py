@@ -14,7 +14,7 @@ import re
 
 from PySide6.QtWidgets import QComboBox, QDialog, QHBoxLayout, QLabel, QTextBrowser, QVBoxLayout
 
-from app.changes import Change, Changed
+from app.core.changes import Change, Changed
 
 from .. import theme as themes
 

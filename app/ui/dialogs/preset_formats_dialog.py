@@ -1,6 +1,6 @@
 """Presets ▸ Import / Export for other tools: the per-field report of a file read (SillyTavern, KoboldCpp,
 text-generation-webui, LM Studio, llama-server INI, llama.cpp command line) or of the edited lane's settings
-written in one of those formats (:mod:`app.formats`).
+written in one of those formats (:mod:`app.core.formats`).
 
 Import shows what each field became and offers to apply the settings to the edited lane, or to save them
 as a preset that keeps the report.  Export shows what each setting becomes and saves the file.
@@ -17,9 +17,9 @@ from PySide6.QtWidgets import (
 from PySide6.QtCore import Qt
 
 from app.fileio import atomic_write
-from app.formats import FORMATS, WRITABLE, FormatError, Imported, Report, write_preset
-from app.formats.in_effect import effective_chain, in_effect
-from app.formats.stock import nearest_stock, needs_fit
+from app.core.formats import FORMATS, WRITABLE, FormatError, Imported, Report, write_preset
+from app.core.formats.in_effect import effective_chain, in_effect
+from app.core.formats.stock import nearest_stock, needs_fit
 
 #: Status -> (text colour, background) of its tag in the report (light enough for both themes' text).
 STATUS_STYLE = {"exact": ("#0f5132", "#d1e7dd"), "converted": ("#084298", "#cfe2ff"),

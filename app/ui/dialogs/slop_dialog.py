@@ -1,5 +1,5 @@
 """Slop found in your own text: phrases recurring across this session's samples far more than the model
-predicts (:func:`app.bans.finder.propose`), ranked, each added to the edited lane's banned phrases with one click.
+predicts (:func:`app.core.bans.finder.propose`), ranked, each added to the edited lane's banned phrases with one click.
 Nothing is banned until the writer clicks."""
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from PySide6.QtWidgets import (
     QDialog, QDialogButtonBox, QLabel, QPushButton, QTableWidget, QTableWidgetItem, QVBoxLayout,
 )
 
-from app.bans.finder import MIN_RATIO, MIN_SAMPLES, propose, session_samples
+from app.core.bans.finder import MIN_RATIO, MIN_SAMPLES, propose, session_samples
 from sampler.ban_lists import merge_phrases
 from sampler.phrases import BannedPhrase
 

@@ -13,7 +13,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QListWidget, QListWidgetItem, QWidget
 
-from app.bans.events import ban_events, per_step
+from app.core.bans.events import ban_events, per_step
 
 from ..theme import Theme, current, style_plot
 from .kept_axis import kept_axes

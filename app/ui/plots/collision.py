@@ -7,7 +7,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtWidgets import QWidget
 
-from app.analysis import configured_collision, gate_decisions
+from app.core.analysis import configured_collision, gate_decisions
 from app.engine.face.records import StepRecord
 
 from ..theme import Theme, style_plot

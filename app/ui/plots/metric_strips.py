@@ -17,7 +17,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QScrollArea, QToolButton, QWidget
 
 from app.engine.face.records import StepRecord
-from app.forks import ForkRule, fork_steps
+from app.core.forks import ForkRule, fork_steps
 
 from ..theme import Theme, current, style_plot
 from .append_curve import AppendCurve
@@ -90,7 +90,7 @@ class MetricStrips(QWidget):
             button.toggled.connect(lambda _on: self._toggled())
             self.buttons[name] = button
         self.shown: list[str] = [name for name, _c, _t in ROWS]
-        # fork radar (app/forks.py): one row of small ticks along the top of the highest strip shown
+        # fork radar (app/core/forks.py): one row of small ticks along the top of the highest strip shown
         self.fork_ticks = pg.ScatterPlotItem(symbol="t", size=7, pen=None)
         self.fork_ticks.setToolTip("the story could fork here (fork radar)")
         self._forks_shown = None  # what the ticks show: (steps, y range), set again only when it changes

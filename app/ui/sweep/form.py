@@ -1,7 +1,7 @@
 """What to sweep: flags and ranges, base preset and flags, baseline, prompts, seeds, tokens, output file.
 
 The form holds text only; :meth:`SweepForm.plan` builds the plan with
-``app.sweep.build`` (the command line's rules and messages).
+``app.core.sweep.build`` (the command line's rules and messages).
 """
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ from PySide6.QtWidgets import (
     QCheckBox, QComboBox, QFileDialog, QFormLayout, QHBoxLayout, QLineEdit, QPushButton, QSpinBox, QWidget,
 )
 
-from app.presets import builtin_presets
-from app.sweep.build import MAX_SEED, build_plan
-from app.sweep.plan import SweepPlan
+from app.core.presets import builtin_presets
+from app.core.sweep.build import MAX_SEED, build_plan
+from app.core.sweep.plan import SweepPlan
 from sampler.flags import FLAGS
 
 NUMERIC = [f.flag for f in FLAGS if f.numeric]

@@ -6,8 +6,8 @@ import math
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QTableWidget, QTableWidgetItem
 
-from app.sweep.report import DIFF_METRICS
-from app.sweep.summary import MatchedPoint
+from app.core.sweep.report import DIFF_METRICS
+from app.core.sweep.summary import MatchedPoint
 
 
 def _num(x: float) -> str:

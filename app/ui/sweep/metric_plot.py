@@ -8,7 +8,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QWidget
 
-from app.sweep.summary import LABELS, PointSummary
+from app.core.sweep.summary import LABELS, PointSummary
 
 from ..plots.common import header, plain_axes, stack
 from .style import BASELINE_RGB, GRID_RGB, curve_items

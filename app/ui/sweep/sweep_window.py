@@ -16,9 +16,9 @@ from PySide6.QtWidgets import (
     QVBoxLayout, QWidget,
 )
 
-from app.changes import Change, Changed
-from app.sweep.report import clock
-from app.sweep.summary import LABELS, SUMMARY_METRICS, matched_comparison, summarise
+from app.core.changes import Change, Changed
+from app.core.sweep.report import clock
+from app.core.sweep.summary import LABELS, SUMMARY_METRICS, matched_comparison, summarise
 
 from .form import SweepForm
 from .frontier_plot import FrontierPlot

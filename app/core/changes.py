@@ -1,0 +1,80 @@
+"""What the playground's state announces: one :class:`Changed` member per kind of change.
+
+Every edit of :class:`app.core.state.PlaygroundState` reaches its subscribers as a
+:class:`Change` whose ``what`` is a member of :class:`Changed`.  An enum rather
+than napari-style ``state.events.<name>`` signals: each view keeps one listener
+that dispatches on the kind (often several kinds to one redraw), which an enum
+reads plainly, and the set of kinds is one list here.
+
+A name that is not a kind cannot slip through: ``Changed.RECORDZ`` is an
+AttributeError where it is written, ``emit`` refuses anything that is not a
+member (a string included), and comparing a member with a string raises
+TypeError instead of quietly being False, so an old-style ``what == Changed.RECORDS``
+fails on its first run rather than never matching.
+"""
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+
+class Changed(enum.Enum):
+    """The kinds of change the state announces (the value says what it covers)."""
+
+    PROMPT = "the prompt text"
+    RUN_SETTINGS = "the run options"
+    PROBLEM = "the problem line (a refused value, a failed load)"
+    STATUS = "the status line (a run's end, what a task found)"
+    LANES = "lanes added or removed"
+    CURRENT_LANE = "the lane being edited"
+    LANE_SETTINGS = "a lane's settings or the preset it names"
+    PRESETS = "the saved presets"
+    BUSY = "what the engine is busy with"
+    LOADING = "a model load began or ended"
+    LOAD_PROGRESS = "a model load's progress"
+    MODEL = "the loaded model"
+    RECORDS = "a lane's text: its records or written pieces"
+    BRANCH = "the branch a lane shows"
+    RUN_ENDED = "a run ended"
+    SELECTION = "the selected step"
+    HISTORY = "what undo and redo can do"
+    TOKEN_KINDS = "the model's token kinds and chat template"
+    SHOW_SPECIAL = "whether views show special tokens"
+    CHAT = "chat mode or its messages"
+    CHAT_PROMPT = "the engine's formatting of the chat"
+    FORKS = "the fork radar"
+    LOOKAHEAD = "the lookahead on show"
+    MANUAL = "manual mode (the writer picks each token)"
+    FAN = "the fan of continuations"
+    SWEEP = "the sweep's rows or message"
+    AB = "the blind A/B test"
+    TASTE = "the taste tuner"
+    MODEL_FORM = "the Model page's fields (path, GPU layers, RPC servers, tensor split, recent models)"
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, str):
+            raise TypeError(f"compare a change with a Changed member, not the string {other!r}")
+        return self is other
+
+    def __hash__(self) -> int:
+        return hash(self.name)
+
+
+@dataclass(frozen=True)
+class Change:
+    """What changed: ``what`` names it, ``lane`` says which lane (None: not lane-specific)."""
+
+    what: Changed
+    lane: int | None = None
+
+    def __post_init__(self):
+        if not isinstance(self.what, Changed):
+            raise TypeError(f"a change is a Changed member, got {self.what!r}")
+
+
+class StatePart:
+    """A part of the one state (a mixin of ``app.core.state.PlaygroundState``): what it changes, it announces
+    through the state's :meth:`emit`, which the state defines."""
+
+    def emit(self, what: Changed, lane: int | None = None) -> None:
+        raise NotImplementedError("a state part announces through PlaygroundState.emit")

@@ -1,0 +1,246 @@
+"""Runs a sweep's samples on the engine thread and writes their rows.
+
+The runner is driven by engine events, whoever delivers them: the command line
+pumps the engine itself, the window gets them through its bridge (the
+playground hands each event to :attr:`SweepRunner.handlers`).  It keeps
+:data:`IN_FLIGHT` Generate commands queued (up to four samples each, one per
+lane, each with its own settings and seed), so the engine never waits for it;
+after each run it measures the samples (:mod:`app.core.sweep.metrics`) on the
+caller's thread and, for the sweep series, queues one engine task that finds
+each sample's entropy-matched temperature (``app.core.analysis.match_entropy``: the
+baseline chain replayed on the sample's own records).  Rows are written a whole
+group at a time, in plan order, once the group's samples and matches are in.
+
+:meth:`SweepRunner.cancel` (or a stop of the engine from elsewhere) stops after
+the current step; what was written stays a valid, partial CSV.
+"""
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any, Callable, Sequence
+
+from app.core.analysis import match_entropy
+from app.engine.face import commands as cmd, events as ev
+from app.engine.face.options import LaneConfig, RunOptions
+from app.engine.face.records import StopReason
+
+from .metrics import group_self_bleu, sample_metrics
+from .output import sample_row
+from .plan import SWEEP, Sample, SweepPlan, batches, groups
+
+IN_FLIGHT = 2
+#: Entropy tolerance of the matched temperature (normalised entropy, 0 to 1).
+MATCH_TOL = 1e-3
+
+
+@dataclass
+class Progress:
+    total: int  # samples in the plan
+    skipped: int  # already in the file (resumed)
+    done: int = 0  # measured in this run
+    written: int = 0  # rows written in this run
+    elapsed_s: float = 0.0
+
+    @property
+    def fraction(self) -> float:
+        return (self.skipped + self.done) / self.total if self.total else 1.0
+
+    @property
+    def eta_s(self) -> float | None:
+        """Seconds left at this run's pace so far (None before the first sample)."""
+        left = self.total - self.skipped - self.done
+        return self.elapsed_s / self.done * left if self.done else None
+
+
+@dataclass
+class _Result:
+    tokens: list[int]
+    metrics: dict
+    stop: str
+    text: str
+    match: object = None
+    records: tuple = field(default=(), repr=False)
+
+
+def _match_task(items, cancelled: threading.Event, model):
+    """On the engine thread: each (records, baseline settings) pair's EntropyMatch (None once cancelled)."""
+    vocab = getattr(model, "vocab", None)
+    out = []
+    for records, settings in items:
+        if cancelled.is_set():
+            return None
+        out.append(match_entropy(records, records, settings, tol=MATCH_TOL, vocab=vocab))
+    return out
+
+
+class SweepRunner:
+    """Runs ``plan``'s samples (those whose key is not in ``done``) and hands each finished group's rows
+    to ``write(rows)``; ``on_change()`` is called after every event that moved it on."""
+
+    def __init__(self, engine, plan: SweepPlan, write: Callable[[list[dict]], None], *, done: Sequence = (),
+                 threads: int | None = None, on_change: Callable[[], None] | None = None, in_flight: int = IN_FLIGHT):
+        self.engine, self.plan, self.write = engine, plan, write
+        self.on_change = on_change or (lambda: None)
+        self.in_flight = in_flight
+        done_keys = set(done)
+        every = plan.samples()
+        self.samples = [s for s in every if s.key not in done_keys]
+        _check_whole_groups(every, done_keys)
+        self.progress = Progress(len(every), len(every) - len(self.samples))
+        self.options = RunOptions(max_tokens=plan.tokens, n_ctx=plan.n_ctx, n_threads=threads,
+                                  raw_logsumexp=True)
+        self._batches = list(batches(self.samples))
+        self._groups = groups(self.samples)
+        self._next_batch = 0
+        self._next_group = 0
+        self._runs: dict[int, list[Sample]] = {}
+        self._records: dict[int, dict[int, list]] = {}
+        self._tasks: dict[int, list[Sample]] = {}
+        self._results: dict[int, _Result] = {}  # sample index -> result
+        self._cancelled = threading.Event()
+        self._t0: float | None = None
+        self.started = self.finished = False
+        self.error = ""
+        self.handlers: dict[type, Callable[[Any], None]] = {
+            ev.StepsProduced: self._on_steps, ev.RunEnded: self._on_run_ended, ev.TaskEnded: self._on_task,
+        }
+
+    @property
+    def cancelled(self) -> bool:
+        return self._cancelled.is_set()
+
+    # -- control -------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        self.started = True
+        self._t0 = time.monotonic()
+        for _ in range(self.in_flight):
+            self._submit_next()
+        self._check_finished()
+
+    def cancel(self) -> None:
+        """Stop the engine's work (this sweep's and anything else queued); the rows written stay."""
+        if not self.finished and not self._cancelled.is_set():
+            self._cancelled.set()
+            self.engine.stop()
+            self._check_finished()
+
+    def handle(self, event) -> None:
+        handler = self.handlers.get(type(event))
+        if handler is not None:
+            handler(event)
+
+    # -- events --------------------------------------------------------------------------------
+
+    def _submit_next(self) -> None:
+        if self._cancelled.is_set() or self._next_batch >= len(self._batches):
+            return
+        batch = self._batches[self._next_batch]
+        self._next_batch += 1
+        run_id = self.engine.next_id()
+        self._runs[run_id] = batch
+        self._records[run_id] = {i: [] for i in range(len(batch))}
+        lanes = tuple(LaneConfig(s.settings, f"sample {s.index}", key=i) for i, s in enumerate(batch))
+        self.engine.submit(cmd.Generate(run_id, batch[0].prompt.text, lanes, self.options))
+
+    def _on_steps(self, e: ev.StepsProduced) -> None:
+        lanes = self._records.get(e.run_id)
+        if lanes is not None:
+            for rec in e.records:
+                lanes[rec.lane].append(rec)
+
+    def _on_run_ended(self, e: ev.RunEnded) -> None:
+        batch = self._runs.pop(e.run_id, None)
+        if batch is None:
+            return
+        records = self._records.pop(e.run_id)
+        results = {r.lane: r for r in e.results}
+        if e.error and not self.cancelled:
+            self._fail(f"the run of samples {batch[0].index}-{batch[-1].index} failed: {e.error}")
+        elif self.cancelled or any(results.get(i) is None or results[i].stop_reason == StopReason.CANCELLED
+                                   for i in range(len(batch))):
+            self.cancel()  # stopped from here or from elsewhere: nothing more starts
+        else:
+            self._measure(batch, records, results)
+            self._submit_next()
+        self._advance()
+
+    def _measure(self, batch: list[Sample], records: dict, results: dict) -> None:
+        to_match = []
+        for i, sample in enumerate(batch):
+            recs = tuple(records[i])
+            r = results[i]
+            keep = recs if self._needs_match(sample) else ()
+            self._results[sample.index] = _Result([int(x.token) for x in recs], sample_metrics(recs),
+                                                  r.stop_reason.name.lower(), r.text, records=keep)
+            self.progress.done += 1
+            if keep:
+                to_match.append(sample)
+        if to_match:
+            task_id = self.engine.next_id()
+            self._tasks[task_id] = to_match
+            items = tuple((self._results[s.index].records, self.plan.base.replace(seed=s.seed)) for s in to_match)
+            self.engine.submit(cmd.RunTask(task_id, partial(_match_task, items, self._cancelled), "sweep: match entropy"))
+
+    def _needs_match(self, sample: Sample) -> bool:
+        return self.plan.match and sample.point.series == SWEEP
+
+    def _on_task(self, e: ev.TaskEnded) -> None:
+        samples = self._tasks.pop(e.task_id, None)
+        if samples is None:
+            return
+        if e.error and not self.cancelled:
+            self._fail(e.error)
+        elif e.result is not None:
+            for sample, match in zip(samples, e.result):
+                result = self._results[sample.index]
+                result.match, result.records = match, ()
+        self._advance()
+
+    def _advance(self) -> None:
+        """Write every finished group that is next in plan order; see whether the sweep has ended."""
+        while not self.cancelled and self._next_group < len(self._groups):
+            group = self._groups[self._next_group]
+            found = [self._results.get(s.index) for s in group]
+            results = [r for r in found if r is not None]
+            if len(results) < len(group) or any(self._needs_match(s) and r.match is None for s, r in zip(group, results)):
+                break
+            bleu = group_self_bleu([r.tokens for r in results])
+            rows = []
+            for s, r, b in zip(group, results, bleu):
+                rows.append(sample_row(s, self.plan.axes, {**r.metrics, "self_bleu": b}, r.match, r.stop, r.text))
+                del self._results[s.index]
+            try:
+                self.write(rows)
+            except OSError as exc:
+                self._fail(f"writing the rows failed: {exc.strerror or exc}")
+                break
+            self.progress.written += len(rows)
+            self._next_group += 1
+        self._check_finished()
+
+    def _fail(self, message: str) -> None:
+        if not self.error:
+            self.error = message
+        self.cancel()
+
+    def _check_finished(self) -> None:
+        if self._t0 is not None:
+            self.progress.elapsed_s = time.monotonic() - self._t0
+        idle = not self._runs and not self._tasks
+        if self.started and not self.finished and idle and (self.cancelled or self._next_group >= len(self._groups)):
+            self.finished = True
+        self.on_change()
+
+
+def _check_whole_groups(samples: list[Sample], done: set) -> None:
+    """A resumed file holds whole groups (the runner writes them so); a partial one means it was edited."""
+    for group in groups(samples):
+        have = [s.key in done for s in group]
+        if any(have) and not all(have):
+            s = group[0]
+            raise ValueError(f"the file holds only some seeds of {s.point.series} point {s.point.flags!r}, prompt "
+                             f"{s.prompt.id!r} (rows are written a whole group at a time: was it edited?)")
