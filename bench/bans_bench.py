@@ -20,11 +20,11 @@ import statistics
 import sys
 import time
 
-from app.engine.run import generation
 from app.engine.face.cores import physical_cores
 from app.engine.face.options import LaneConfig, RunOptions
-from app.engine.run.generation import Generation
 from app.engine.llama.model import LoadedModel, default_model_path
+from app.engine.run import generation
+from app.engine.run.generation import Generation
 from sampler import SamplerSettings
 from sampler.phrases import vocab_plan
 

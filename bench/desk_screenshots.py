@@ -41,8 +41,8 @@ def main(argv=None) -> int:
     os.environ["SCATTER_PLAYGROUND_CONFIG"] = tempfile.mkdtemp(prefix="scatter-desk-screenshots-")
     from PySide6.QtWidgets import QApplication
 
-    from app.ui.token_menu import token_menu
     from app.ui.main_window import MainWindow
+    from app.ui.token_menu import token_menu
 
     out_dir = Path(args.out_dir)
     app = QApplication.instance() or QApplication([])

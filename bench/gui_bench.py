@@ -21,8 +21,8 @@ from app.core.changes import Changed
 from app.core.presets import find_builtin
 from app.engine.face.cores import physical_cores
 from app.engine.face.options import LaneConfig, RunOptions
-from app.engine.run.generation import Generation
 from app.engine.llama.model import LoadedModel, default_model_path
+from app.engine.run.generation import Generation
 from app.engine.run.workspace import Workspace
 
 PROMPT = "Write a long story about a lighthouse keeper who finds a letter from the future. Chapter 1.\n\n"

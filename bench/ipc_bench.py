@@ -12,12 +12,12 @@ import statistics
 import threading
 import time
 
+from app.core.presets import find_builtin
+from app.engine.face.cores import physical_cores
 from app.engine.face.events import StepsProduced
 from app.engine.face.options import LaneConfig, RunOptions
 from app.engine.llama.model import LoadedModel, default_model_path
-from app.engine.face.cores import physical_cores
 from app.engine.run.generation import Generation
-from app.core.presets import find_builtin
 
 PROMPT = "Write a long story about a lighthouse keeper who finds a letter from the future. Chapter 1.\n\n"
 N_STEPS = 64

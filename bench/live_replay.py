@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import time
 
+from app.core.presets import find_builtin
 from app.engine.engine import Engine
 from app.engine.face.cores import physical_cores
 from app.engine.face.options import LaneConfig, RunOptions
 from app.engine.run.generation import Generation
-from app.core.presets import find_builtin
 
 PROMPT = "Write a long story about a lighthouse keeper who finds a letter from the future. Chapter 1.\n\n"
 #: A run id no engine run uses: the replay appends to its own branches.

@@ -17,9 +17,9 @@ from types import SimpleNamespace
 from app.engine.face.commands import Lookahead
 from app.engine.face.cores import physical_cores
 from app.engine.face.options import LaneConfig, RunOptions
+from app.engine.llama.model import LoadedModel, default_model_path
 from app.engine.run.generation import Generation
 from app.engine.run.lookahead import run_lookahead
-from app.engine.llama.model import LoadedModel, default_model_path
 from app.engine.run.workspace import Workspace
 from sampler import SamplerSettings
 

@@ -9,6 +9,7 @@ time, steadier on a shared machine.
 """
 from __future__ import annotations
 
+import functools
 import statistics
 import tempfile
 import time
@@ -45,10 +46,13 @@ def run_all() -> dict[str, float]:
             store = PresetStore(path)
             loads.append(_timed(store.load))
             assert len(store) >= N_PRESETS
-            saves.append(_timed(lambda: store.save(f"extra {r}", extra)))
+            saves.append(_timed(functools.partial(store.save, f"extra {r}", extra)))
             cold = PresetStore(path)
-            colds.append(_timed(lambda: cold.save(f"cold {r}", extra)))
-    med = lambda pairs, i: statistics.median(p[i] for p in pairs)
+            colds.append(_timed(functools.partial(cold.save, f"cold {r}", extra)))
+
+    def med(pairs, i):
+        return statistics.median(p[i] for p in pairs)
+
     return {
         "presets_load_10k_s": med(loads, 0), "presets_load_10k_cpu_s": med(loads, 1),
         "presets_save_10k_s": med(saves, 0), "presets_save_10k_cpu_s": med(saves, 1),

@@ -20,8 +20,8 @@ from pathlib import Path
 
 from app.engine.face.cores import physical_cores
 from app.engine.face.options import LaneConfig, RunOptions
-from app.engine.run.generation import Generation
 from app.engine.llama.model import LoadedModel, default_model_path
+from app.engine.run.generation import Generation
 from sampler import SamplerSettings
 
 ROOT = Path(__file__).resolve().parent.parent

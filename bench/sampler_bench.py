@@ -95,7 +95,8 @@ def fit_stock(repeats: int = 3) -> dict[str, float]:
     """``fit_stock_s``: the nearest stock llama.cpp preset of a preset with smoothing, over 500 standard steps
     (the targets computed once, outside the timing); the median of ``repeats`` fits."""
     from sampler import SamplerSettings
-    from sampler.stockfit import fit_stock as fit, standard_steps, targets_from_settings
+    from sampler.stockfit import fit_stock as fit
+    from sampler.stockfit import standard_steps, targets_from_settings
 
     logits = standard_steps(500)
     q = targets_from_settings(SamplerSettings(samplers=("min_p", "temperature", "smoothing"), smoothing_factor=0.3,

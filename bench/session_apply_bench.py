@@ -54,9 +54,9 @@ def _measure() -> dict[str, float]:
     from PySide6.QtWidgets import QApplication
 
     import app.core.session.document as document
+    from app.core.session import save_session
     from app.engine.engine import Engine
     from app.engine.fake import fake_loader
-    from app.core.session import save_session
     from app.ui.main_window import MainWindow
 
     qt = QApplication.instance() or QApplication([])

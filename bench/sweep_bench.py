@@ -29,16 +29,17 @@ from pathlib import Path
 
 import numpy as np
 
-from app.engine.face import commands as cmd, events as ev
-from app.engine.face.cores import physical_cores
-from app.engine.engine import Engine
-from app.engine.face.options import LaneConfig
-from app.engine.run.logsumexp import LogSumExp
-from app.engine.llama.model import LoadedModel, default_model_path
 from app.core.sweep import output
 from app.core.sweep.build import build_plan
 from app.core.sweep.plan import batches
 from app.core.sweep.runner import MATCH_TOL, SweepRunner
+from app.engine.engine import Engine
+from app.engine.face import commands as cmd
+from app.engine.face import events as ev
+from app.engine.face.cores import physical_cores
+from app.engine.face.options import LaneConfig
+from app.engine.llama.model import LoadedModel, default_model_path
+from app.engine.run.logsumexp import LogSumExp
 
 PROMPT = "Write a long story about a lighthouse keeper who finds a letter from the future. Chapter 1.\n\n"
 N_TOKENS = 48
@@ -121,8 +122,8 @@ def _sweep(pump: _Pump, plan, folder: Path, info) -> tuple[float, float, float, 
 def _match_ms(model, plan) -> float:
     """One sweep sample's entropy match, timed on this thread (the engine's task does the same work)."""
     from app.core.analysis import match_entropy
-    from app.engine.run.generation import Generation
     from app.engine.face.options import RunOptions
+    from app.engine.run.generation import Generation
 
     sample = next(s for s in plan.samples() if s.point.values == (0.15,))
     gen = Generation(model, sample.prompt.text, [LaneConfig(sample.settings)], RunOptions(max_tokens=N_TOKENS))

@@ -22,7 +22,6 @@ import hashlib
 import json
 import os
 import platform
-import subprocess
 import sys
 import tarfile
 import tempfile

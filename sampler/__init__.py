@@ -7,8 +7,8 @@ The flag table (:mod:`sampler.flagtable`) and the stage table
 from .candidates import Candidates
 from .chain import SamplerChain, StageCount, StepTrace
 from .codec import settings_for_trace, settings_from_dict, settings_to_dict
-from .flagtable import FLAG_BY_NAME, FLAGS, ROW_BY_FIELD, ROWS, Flag
 from .flags import FlagError, parse_flags, to_flags
+from .flagtable import FLAG_BY_NAME, FLAGS, ROW_BY_FIELD, ROWS, Flag
 from .rng import DEFAULT_SEED
 from .scatter import Scatter, ScatterParams, ScatterTrace
 from .settings import SamplerSettings

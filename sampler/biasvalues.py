@@ -11,7 +11,7 @@ an inexact decimal there).
 from __future__ import annotations
 
 import math
-from typing import Iterable
+from collections.abc import Iterable
 
 import numpy as np
 

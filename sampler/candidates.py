@@ -40,7 +40,7 @@ class Candidates:
     hint_source: np.ndarray | None = None
 
     @classmethod
-    def from_logits(cls, logits: np.ndarray, top_hint: np.ndarray | None = None) -> "Candidates":
+    def from_logits(cls, logits: np.ndarray, top_hint: np.ndarray | None = None) -> Candidates:
         logits = np.asarray(logits, dtype=np.float32)
         if logits.ndim != 1:
             raise ValueError(f"logits must be one-dimensional, got shape {logits.shape}")

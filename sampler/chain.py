@@ -3,14 +3,15 @@ per-step trace.  :mod:`sampler.chainbuild` puts the stages together as llama.cpp
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 
 from .candidates import Candidates
-from .nonfinite import check_logits, check_probabilities
 from .chainbuild import chain_stages
+from .nonfinite import check_logits, check_probabilities
 from .scatter import ScatterTrace
 from .settings import SamplerSettings
 from .stage import Stage, StageState
@@ -73,7 +74,7 @@ class SamplerChain:
 
     @classmethod
     def from_settings(cls, settings: SamplerSettings, vocab: Vocabulary | None = None,
-                      n_vocab: int | None = None) -> "SamplerChain":
+                      n_vocab: int | None = None) -> SamplerChain:
         """The chain ``common_sampler_init`` builds (:mod:`sampler.chainbuild`).  ``vocab``: the model's
         vocabulary, when the settings need it; ``n_vocab``: its size when there is no ``vocab`` (Mirostat 1)."""
         stages, pick = chain_stages(settings, vocab, n_vocab)
@@ -144,7 +145,7 @@ class SamplerChain:
             stage.reset()
         self.selector.reset()
 
-    def clone(self) -> "SamplerChain":
+    def clone(self) -> SamplerChain:
         return SamplerChain([s.clone() for s in self.stages], self.selector.clone())
 
     def position(self) -> StageState:
@@ -173,7 +174,7 @@ class SamplerChain:
             stage.set_state(position[at:at + n])
             at += n
 
-    def carry_state(self, old: "SamplerChain") -> None:
+    def carry_state(self, old: SamplerChain) -> None:
         """Continue ``old``'s state here: this chain was built for other settings with the same seed, and
         shown the same tokens.
 

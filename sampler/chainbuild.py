@@ -23,17 +23,31 @@ from __future__ import annotations
 
 import functools
 import math
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 from .phrases import vocab_plan
 from .settings import SamplerSettings, ScatterParams
 from .stage import Stage
 from .stageargs import stage_args
-from .stagetable import BIASES, MIROSTAT_M, N_VOCAB, VOCAB
-from .stages import AdaptiveP, Dist, Dry, LogitBias, MinP, Mirostat, MirostatV2, Penalties, Temperature, TopK
-from .stages import TopNSigma, TopP, Typical, Xtc
+from .stages import (
+    AdaptiveP,
+    Dist,
+    Dry,
+    LogitBias,
+    MinP,
+    Mirostat,
+    MirostatV2,
+    Penalties,
+    Temperature,
+    TopK,
+    TopNSigma,
+    TopP,
+    Typical,
+    Xtc,
+)
 from .stages.beyond import Smoothing, TailFree, TopA
 from .stages.mirostat import COMMON_M
+from .stagetable import BIASES, MIROSTAT_M, N_VOCAB, VOCAB
 
 NEG_INF = -math.inf
 

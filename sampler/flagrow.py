@@ -2,9 +2,10 @@
 is checked, read from a command line and written as JSON.  The rows themselves are :mod:`sampler.flagtable`."""
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, Iterable
+from typing import Any
 
 import numpy as np
 

@@ -9,7 +9,7 @@ a warning, every problem here is an error naming the flag and the value.
 from __future__ import annotations
 
 import shlex
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from .biasvalues import bias_text
 from .flagtable import FLAG_BY_NAME, FLAGS, Flag  # noqa: F401  (re-exported: part of this API)

@@ -63,11 +63,16 @@ from __future__ import annotations
 from typing import Any
 
 from .flagrow import (  # noqa: F401  (re-exported: the table's vocabulary)
-    DEFAULT_BREAKERS, KINDS, MIN_REPEAT_PENALTY, MIN_SCALE, PY_TYPES, REPEATED_KINDS, Flag,
+    DEFAULT_BREAKERS,
+    KINDS,
+    MIN_REPEAT_PENALTY,
+    MIN_SCALE,
+    PY_TYPES,
+    REPEATED_KINDS,
+    Flag,
 )
 from .rng import DEFAULT_SEED
 from .stagetable import DEFAULT_ORDER
-
 
 #: Keyword arguments of :class:`Flag` that many rows share (values of several types).
 Kwargs = dict[str, Any]

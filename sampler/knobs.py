@@ -9,8 +9,8 @@ A stage below :data:`QUIET` on both shares is *idle*: a knob that did nothing.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 

@@ -6,7 +6,7 @@ that step is an error instead, whose message says which of the two it was.
 """
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 

@@ -14,7 +14,8 @@ first in the list wins.
 """
 from __future__ import annotations
 
-from typing import Iterable, NamedTuple
+from collections.abc import Iterable
+from typing import NamedTuple
 
 from .phrases import BannedPhrase
 

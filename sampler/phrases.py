@@ -37,7 +37,8 @@ from __future__ import annotations
 
 import functools
 import math
-from typing import Iterable, NamedTuple, Sequence
+from collections.abc import Iterable, Sequence
+from typing import NamedTuple
 
 from .ban_regex import check_pattern
 from .numbers import show

@@ -72,7 +72,7 @@ class Mt19937:
         self._bitgen._legacy_seeding(self.seed)
         self.drawn = 0
 
-    def clone(self) -> "Mt19937":
+    def clone(self) -> Mt19937:
         other = Mt19937.__new__(Mt19937)
         other.seed = self.seed
         other.drawn = self.drawn

@@ -125,7 +125,7 @@ class Scatter(RandomStage):
         self.rng.reseed(resolve_seed(self.seed))
         self._step = 0
 
-    def clone(self) -> "Scatter":
+    def clone(self) -> Scatter:
         other = Scatter(self.params, self.seed)
         other.rng = self.rng.clone()
         other._window = self._window.copy()

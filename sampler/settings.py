@@ -13,8 +13,9 @@ returns a checked copy with one changed.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from dataclasses import field, make_dataclass
-from typing import TYPE_CHECKING, Any, ClassVar, Mapping
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from .flagtable import PY_TYPES, SCATTER_ROWS, SETTINGS_ROWS, Flag, row_for
 from .stagetable import sampler_seq

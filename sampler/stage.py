@@ -16,7 +16,8 @@ text instead of from the old, shorter window.
 """
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -70,7 +71,7 @@ class Stage:
     def reset(self) -> None:
         pass
 
-    def clone(self) -> "Stage":
+    def clone(self) -> Stage:
         raise NotImplementedError
 
     @property

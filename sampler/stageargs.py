@@ -1,7 +1,7 @@
 """A stage's constructor arguments, read from settings through the stage and flag tables."""
 from __future__ import annotations
 
-from typing import Mapping
+from collections.abc import Mapping
 
 from .flagtable import SCATTER_ROWS
 from .stagetable import SCATTER_PARAMS, STAGE_BY_NAME, StageRow

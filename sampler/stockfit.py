@@ -20,8 +20,8 @@ when there is no session: 500 steps of a fixed Zipf-like spread of slopes, the s
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 import numpy as np
 

@@ -8,13 +8,13 @@ import time
 
 import numpy as np
 
-from app.engine.engine import Engine
-from app.engine.fake import fake_loader
-from app.engine.face.records import StepRecord
-from app.playground import Playground
 from app.core.presets import PresetStore, find_builtin
 from app.core.state import PlaygroundState
 from app.core.text_tree import Written
+from app.engine.engine import Engine
+from app.engine.face.records import StepRecord
+from app.engine.fake import fake_loader
+from app.playground import Playground
 
 CREATIVE = find_builtin("creative-writing")
 

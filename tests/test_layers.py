@@ -2,8 +2,9 @@
 from __future__ import annotations
 
 import pkgutil
-import tomllib
 from pathlib import Path
+
+import tomllib
 
 import app
 import app.core

@@ -12,19 +12,20 @@ from __future__ import annotations
 
 import dataclasses
 import random
+from collections.abc import Callable, Sequence
 from datetime import datetime, timezone
 from functools import partial
-from typing import Callable, Sequence
 
-from app.core.changes import Changed
+from app.actions.lanes import BASELINE_PRESET
 from app.core.ab import ABDraw, ABPhase, ABPlan, ABRound, ABSession, ABSide, Pick, PromptChoice
 from app.core.ab.csv_export import write_csv
-from app.actions.lanes import BASELINE_PRESET
 from app.core.analysis import match_entropy_task
-from app.engine.face import commands as cmd, events as ev
+from app.core.changes import Changed
+from app.core.presets import PresetNotFound
+from app.engine.face import commands as cmd
+from app.engine.face import events as ev
 from app.engine.face.options import MAX_LANES, LaneConfig
 from app.engine.face.records import StopReason
-from app.core.presets import PresetNotFound
 
 BUSY = "ab"
 

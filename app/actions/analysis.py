@@ -7,15 +7,14 @@ from __future__ import annotations
 
 from functools import partial
 
-from app.core.analysis import match_entropy_task
-from app.engine.face import commands as cmd, events as ev
 from app.actions.runs import start_parts
-from app.engine.face.options import LaneConfig
-from app.engine.face.records import StepRecord
+from app.core.analysis import match_entropy_task
 from app.core.jobs import FanState
 from app.core.state import PlaygroundState
-
-
+from app.engine.face import commands as cmd
+from app.engine.face import events as ev
+from app.engine.face.options import LaneConfig
+from app.engine.face.records import StepRecord
 
 
 def branch_point(tree, at: int, length: int) -> tuple[int, int]:

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from functools import partial
 
-from app.engine.face import commands as cmd, events as ev
-from app.engine.face.chat import ChatRequest
 from app.core.state import PlaygroundState
+from app.engine.face import commands as cmd
+from app.engine.face import events as ev
+from app.engine.face.chat import ChatRequest
 
 
 def _format_task(request: ChatRequest, model) -> str:

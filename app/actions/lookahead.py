@@ -17,10 +17,11 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from app.engine.face import commands as cmd, events as ev
+from app.core.forks import is_fork, top_candidates
+from app.engine.face import commands as cmd
+from app.engine.face import events as ev
 from app.engine.face.options import LaneConfig
 from app.engine.face.records import StepRecord
-from app.core.forks import is_fork, top_candidates
 
 from .runs import start_parts
 

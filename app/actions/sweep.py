@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from app.engine.face import events as ev
 from app.core.state import PlaygroundState
 from app.core.sweep import output
 from app.core.sweep.plan import SweepPlan
 from app.core.sweep.runner import SweepRunner
+from app.engine.face import events as ev
 from sampler import FlagError, parse_flags
 
 

@@ -11,20 +11,21 @@ file (:mod:`app.core.session.parts`), the round on show is simply written again.
 from __future__ import annotations
 
 import dataclasses
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from app.core.changes import Changed
+from app.actions.ab import _failed, _now
 from app.core.ab import ABDraw, ABPhase, Pick, PromptChoice
 from app.core.ab.taste import Knob, TastePlan, TasteRound, TasteSession
 from app.core.ab.taste.choose import next_pair
 from app.core.ab.taste.knobs import MAX_TUNING_ROUNDS
-from app.actions.ab import _failed, _now
-from app.engine.face import commands as cmd, events as ev
-from app.engine.face.options import LaneConfig
+from app.core.changes import Changed
 from app.core.presets import PresetNotFound
 from app.core.presets.preset import PresetFileError
+from app.engine.face import commands as cmd
+from app.engine.face import events as ev
+from app.engine.face.options import LaneConfig
 
 BUSY = "taste"
 

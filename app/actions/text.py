@@ -1,10 +1,10 @@
 """The writer's hand on a lane's text: edits, switching between branches, undo and redo."""
 from __future__ import annotations
 
-from app.engine.face.records import StepRecord
 from app.core.history import History
 from app.core.state import PlaygroundState
 from app.core.text_tree import Written
+from app.engine.face.records import StepRecord
 
 
 def kept_pieces(pieces, new_text: str) -> tuple[int, int]:

@@ -15,10 +15,20 @@ import sys
 import time
 from pathlib import Path
 
-from .args import (HELP_HINT, GenerateArgs, UsageError, check_tensor_split, check_trace_path, parse_generate_args,
-                   run_parser)
-from .common import (EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, Interrupt, fail, one_line, print_out,
-                     read_command_line, route_llama_logs, run_interruptible, silence_stdout)
+from .args import HELP_HINT, GenerateArgs, UsageError, check_tensor_split, check_trace_path, parse_generate_args, run_parser
+from .common import (
+    EXIT_FAILED,
+    EXIT_INTERRUPTED,
+    EXIT_USAGE,
+    Interrupt,
+    fail,
+    one_line,
+    print_out,
+    read_command_line,
+    route_llama_logs,
+    run_interruptible,
+    silence_stdout,
+)
 from .rpc_client import exit_if_lost, server_lines
 from .trace_file import TraceFile
 
@@ -51,9 +61,9 @@ def _describe_offload(model, gpu_layers: int | None) -> str:
 
 
 def _run(parsed: GenerateArgs) -> int:
+    from app.engine.face.model_info import ModelLoadError
     from app.engine.face.options import RunOptions
     from app.engine.llama.model import default_model_path
-    from app.engine.face.model_info import ModelLoadError
 
     args, say = parsed.options, _say(parsed)
     for note in parsed.notes:
@@ -82,12 +92,12 @@ def _run(parsed: GenerateArgs) -> int:
 
 
 def _run_model(parsed: GenerateArgs, path: str, options, interrupt: Interrupt, say) -> int:
+    from app.engine.face.model_info import ModelLoadError
+    from app.engine.face.options import LaneConfig
+    from app.engine.llama.model import LoadedModel
     from app.engine.llama.model_file import ModelFileChanged
     from app.engine.run.context import DecodeError
     from app.engine.run.generation import Generation
-    from app.engine.face.options import LaneConfig
-    from app.engine.llama.model import LoadedModel
-    from app.engine.face.model_info import ModelLoadError
 
     args = parsed.options
     say(f"loading {path} ...")

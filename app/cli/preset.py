@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import sys
 
-from app.fileio import atomic_write, read_limited, same_file
 from app.core.formats import FORMATS, WRITABLE, FormatError, read_preset, write_preset
 from app.core.formats.stock import nearest_stock, needs_fit
+from app.fileio import atomic_write, read_limited, same_file
 
 from .common import EXIT_FAILED, EXIT_USAGE, fail
 from .parsing import ArgParser, UsageError

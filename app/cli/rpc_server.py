@@ -24,8 +24,8 @@ import sys
 import threading
 import time
 
-from .parsing import ArgParser, UsageError, int_in
 from .common import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, fail
+from .parsing import ArgParser, UsageError, int_in
 
 DEFAULT_PORT = 50052  # llama.cpp's rpc-server default
 READY_TIMEOUT_S = 30.0
@@ -93,9 +93,9 @@ def main(argv: list[str]) -> int:
 
 
 def _serve(args, endpoint: str) -> int:
-    from app.engine.rpc import ggml as rpc
     from app.engine.face.cores import physical_cores
     from app.engine.llama.model import ensure_backend
+    from app.engine.rpc import ggml as rpc
     from app.engine.rpc.endpoints import RpcError
 
     ensure_backend()

@@ -15,14 +15,24 @@ import sys
 import threading
 import time
 
-from app.engine.face import commands as cmd, events as ev
-from app.engine.face.model_info import LoadRequest
 from app.core.sweep import output
 from app.core.sweep.report import progress_line, summary_text
 from app.core.sweep.runner import SweepRunner
+from app.engine.face import commands as cmd
+from app.engine.face import events as ev
+from app.engine.face.model_info import LoadRequest
 
-from .common import (EXIT_FAILED, EXIT_INTERRUPTED, Interrupt, StdoutError, fail, print_out, read_command_line,
-                     route_llama_logs, silence_stdout)
+from .common import (
+    EXIT_FAILED,
+    EXIT_INTERRUPTED,
+    Interrupt,
+    StdoutError,
+    fail,
+    print_out,
+    read_command_line,
+    route_llama_logs,
+    silence_stdout,
+)
 from .sweep_args import HELP_HINT, SweepArgs, parse_sweep_args, sweep_parser
 
 PROGRESS_INTERVAL_S = 0.5
@@ -100,7 +110,8 @@ def _load_and_sweep(pump: _Pump, parsed: SweepArgs, interrupt: Interrupt, say) -
                     EXIT_FAILED)
     from app.engine.llama.model_file import sigbus_says
 
-    with sigbus_says(info.path, f"the samples written so far are in {args.output}"):  # the model file cut short under a decode: one line naming it
+    # the model file cut short under a decode: one line naming it
+    with sigbus_says(info.path, f"the samples written so far are in {args.output}"):
         return _sweep(pump, parsed, out, done, interrupt, say)
 
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 import dataclasses
 import os
 from dataclasses import dataclass
-
 from typing import TYPE_CHECKING
 
 from app.core.changes import Changed, StatePart

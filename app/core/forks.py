@@ -24,8 +24,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from app.core.changes import Changed, StatePart
 from app.core.analysis import final_entropy
+from app.core.changes import Changed, StatePart
 
 DEFAULT_BITS = 1.0
 
@@ -82,7 +82,7 @@ class RadarState(StatePart):
             self.emit(Changed.FORKS)
 
 
-_scores: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_scores: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def entropy_bits(rec) -> float:

@@ -9,12 +9,13 @@ change and call these; none of them touches ``lane.tree`` or emits for it.
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING
 
 from app.core.changes import Changed, StatePart
-from app.engine.face.records import LaneResult, StepRecord
 from app.core.text_tree import Branch, Piece, TextTree
+from app.engine.face.records import LaneResult, StepRecord
 from sampler import SamplerSettings
 
 

@@ -14,24 +14,22 @@ values check them and raise ValueError (naming the value) before anything change
 """
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Callable
+from dataclasses import dataclass
 from types import EllipsisType
 
-import dataclasses
-from dataclasses import dataclass
-from typing import Callable
-
+from app.core.ab.session import ABSession
+from app.core.ab.taste.session import TasteSession
 from app.core.changes import Change, Changed
 from app.core.chat import ChatTokensState
-from app.core.ab.session import ABSession
-from app.engine.face.options import MAX_LANES, RunOptions
-from app.engine.face.model_info import LoadRequest, ModelInfo
-from app.engine.face.records import StepRecord
-from app.core.ab.taste.session import TasteSession
 from app.core.forks import RadarState
 from app.core.jobs import JobsState
 from app.core.lane_text import LaneText, LaneTextState
+from app.engine.face.model_info import LoadRequest, ModelInfo
+from app.engine.face.options import MAX_LANES, RunOptions
+from app.engine.face.records import StepRecord
 from sampler import SamplerSettings
-
 
 Listener = Callable[[Change], None]
 

@@ -37,7 +37,7 @@ class Branch:
     prompt_tokens: tuple[int, ...] = ()  # a root: the prompt's tokens, once a run said
     result: LaneResult | None = None  # how the last run on it ended
 
-    def copy(self) -> "Branch":
+    def copy(self) -> Branch:
         return Branch(self.id, self.parent, self.fork, list(self.pieces), self.prompt, self.prompt_tokens, self.result)
 
 

@@ -17,11 +17,11 @@ import itertools
 import queue
 import threading
 from collections import deque
-from typing import Callable
+from collections.abc import Callable
 
 from app.engine.face import queues
 from app.engine.face.commands import Fan, Generate, LoadModel, Lookahead, RunTask, SetPaused, Shutdown, UpdateLaneSettings
-from app.engine.face.events import EngineStopped, Event, ModelLost, TaskEnded
+from app.engine.face.events import EngineStopped, ModelLost, TaskEnded
 from app.engine.run import jobs, lookahead
 from app.engine.run.workspace import Workspace
 
@@ -61,7 +61,7 @@ class Engine:
 
     # -- any thread ------------------------------------------------------------
 
-    def start(self) -> "Engine":
+    def start(self) -> Engine:
         self._thread.start()
         return self
 

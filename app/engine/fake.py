@@ -114,7 +114,7 @@ class FakeCounters:
 class FakeContext:
     """``n_seq`` sequences of tokens; ``decode_*`` append, ``logits(i)`` reads the last outputs."""
 
-    def __init__(self, model: "FakeModel", n_seq: int, n_ctx: int):
+    def __init__(self, model: FakeModel, n_seq: int, n_ctx: int):
         self.model = model
         self.n_seq = n_seq
         self.n_ctx = n_ctx

@@ -34,11 +34,13 @@ import multiprocessing
 import queue
 import signal
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
+from app.engine.face import commands as cmd
+from app.engine.face import events as ev
+from app.engine.face import queues
 from app.engine.face.model_file import Fingerprint, changed_in_place
-from app.engine.face import commands as cmd, events as ev, queues
 
 #: How long a closed engine may take to end before it is killed (seconds).
 SHUTDOWN_GRACE_S = 5.0
@@ -105,7 +107,7 @@ def _ending(command, message: str):
 class _Child:
     """One engine process and the reader thread that listens to it."""
 
-    def __init__(self, owner: "EngineProcess", context):
+    def __init__(self, owner: EngineProcess, context):
         self.conn, child_conn = context.Pipe(duplex=True)
         self.process = context.Process(target=_child_main, args=(child_conn, owner.loader), name="engine",
                                        daemon=True)
@@ -144,7 +146,7 @@ class EngineProcess:
 
     # -- the face ----------------------------------------------------------------------
 
-    def start(self) -> "EngineProcess":
+    def start(self) -> EngineProcess:
         with self._lock:
             if self._child is None:
                 self._child = _Child(self, self._context)

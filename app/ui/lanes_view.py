@@ -3,11 +3,24 @@ and their statistics in a table underneath, one row per lane; bound to the state
 from __future__ import annotations
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import (QApplication, QButtonGroup, QComboBox, QFrame, QGridLayout, QHBoxLayout, QLabel,
-                               QPlainTextEdit, QRadioButton, QStackedWidget, QToolButton, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QApplication,
+    QButtonGroup,
+    QComboBox,
+    QFrame,
+    QGridLayout,
+    QHBoxLayout,
+    QLabel,
+    QPlainTextEdit,
+    QRadioButton,
+    QStackedWidget,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
 
-from app.core.changes import Changed
 from app.core.analysis import first_divergence, lane_stats
+from app.core.changes import Changed
 
 from . import theme as themes
 from .branch_bar import BranchBar

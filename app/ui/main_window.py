@@ -11,13 +11,13 @@ from pathlib import Path
 from PySide6.QtCore import QEvent
 from PySide6.QtWidgets import QFileDialog, QMainWindow, QPlainTextEdit, QStatusBar, QToolBar
 
-from app.engine.process import EngineProcess
-from app.playground import Playground
+from app.core.changes import Change, Changed
 from app.core.presets import PresetStore, default_prompt, find_builtin
 from app.core.recent import RecentModels
 from app.core.session import Autosave
-from app.core.changes import Change, Changed
 from app.core.state import PlaygroundState
+from app.engine.process import EngineProcess
+from app.playground import Playground
 
 from .chat_box import PromptArea
 from .controllers.actions import ActionsController
@@ -35,10 +35,10 @@ from .focus_keys import tab_moves_focus
 from .gui_gc import GuiGarbageCollection
 from .lanes_view import LanesView
 from .plots.absorption import AbsorptionPanel
+from .plots.bans import BansPanel
 from .plots.collision import CollisionPanel
 from .plots.entropy import EntropyPanel
 from .plots.funnel import FunnelPanel
-from .plots.bans import BansPanel
 from .plots.metric_strips import MetricStrips
 from .plots.pre_post import PrePostPanel
 from .window_layout import build_layout, opening_size

@@ -32,7 +32,7 @@ class ViewPrefs:
         return json.dumps(asdict(self), indent=1, sort_keys=True).encode("utf-8")
 
     @classmethod
-    def from_json(cls, raw: bytes) -> "ViewPrefs":
+    def from_json(cls, raw: bytes) -> ViewPrefs:
         prefs = cls()
         try:
             data = json.loads(raw.decode("utf-8"))

@@ -6,16 +6,15 @@ how many of them it has drawn already.
 from __future__ import annotations
 
 import html
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
-
 from PySide6.QtCore import Signal
 from PySide6.QtGui import QColor, QFont, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import QTextBrowser, QTextEdit, QToolTip
 
-from app.engine.face.records import StepRecord
 from app.core.forks import is_fork
+from app.engine.face.records import StepRecord
 
 from . import theme as themes
 from .theme import Theme, text_on

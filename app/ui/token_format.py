@@ -10,7 +10,6 @@ from __future__ import annotations
 import html
 
 import numpy as np
-
 from PySide6.QtGui import QColor, QFont, QTextCharFormat, QTextCursor, QTextFormat
 
 from app.engine.face import token_kinds as tk

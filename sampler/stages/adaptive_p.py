@@ -162,7 +162,7 @@ class AdaptiveP(RandomStage):
         self.weighted_sum, self.total_weight = bits_float(pairs[0][0]), bits_float(pairs[0][1])
         self.pending_token_id, self.pending_token_idx = LLAMA_TOKEN_NULL, -1
 
-    def clone(self) -> "AdaptiveP":
+    def clone(self) -> AdaptiveP:
         other = AdaptiveP(float(self.target), 0.0, self.seed)  # fresh generator, as llama.cpp
         other.decay = self.decay  # the float32 decay as it is (0.99f is a little above the flag's 0.99)
         other.weighted_sum = self.weighted_sum

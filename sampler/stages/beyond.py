@@ -68,7 +68,7 @@ class TopA(Stage):
         if stop >= 0:
             cur.take(slice(0, stop), sorted=True)
 
-    def clone(self) -> "TopA":
+    def clone(self) -> TopA:
         return TopA(float(self.a), self.min_keep)
 
 
@@ -100,7 +100,7 @@ class TailFree(Stage):
         if stop >= 0:
             cur.take(slice(0, stop), sorted=True)
 
-    def clone(self) -> "TailFree":
+    def clone(self) -> TailFree:
         return TailFree(float(self.z), self.min_keep)
 
 
@@ -135,5 +135,5 @@ class Smoothing(Stage):
         cur.top_hint = None
         cur.p = None
 
-    def clone(self) -> "Smoothing":
+    def clone(self) -> Smoothing:
         return Smoothing(float(self.factor), float(self.curve))

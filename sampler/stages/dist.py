@@ -5,8 +5,8 @@ import numpy as np
 
 from ..candidates import Candidates
 from ..cfloat import expf, seq_cumsum_f64
-from ..rng import DEFAULT_SEED, Mt19937, resolve_seed
 from ..flagtable import check
+from ..rng import DEFAULT_SEED, Mt19937, resolve_seed
 from ..stage import RandomStage
 
 F32 = np.float32
@@ -40,7 +40,7 @@ class Dist(RandomStage):
     def reset(self) -> None:
         self.rng.reseed(resolve_seed(self.seed))
 
-    def clone(self) -> "Dist":
+    def clone(self) -> Dist:
         other = Dist(self.seed)
         other.rng = self.rng.clone()
         return other

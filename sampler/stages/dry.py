@@ -11,7 +11,8 @@ from __future__ import annotations
 import functools
 import math
 from collections import deque
-from typing import Protocol, Sequence
+from collections.abc import Sequence
+from typing import Protocol
 
 import numpy as np
 
@@ -108,7 +109,7 @@ class Dry(Stage):
     def reset(self) -> None:
         self._history.clear()
 
-    def clone(self) -> "Dry":
+    def clone(self) -> Dry:
         other = Dry.__new__(Dry)
         other.__dict__.update(self.__dict__)
         other._history = deque(self._history, maxlen=self._history.maxlen)

@@ -7,10 +7,10 @@ import numpy as np
 
 from ..candidates import Candidates
 from ..cfloat import logf, logf_scalar, seq_cumsum_f32, seq_sum_f32, seq_sum_f32_of_f64
-from ..sorting import desc_order, top_order
-from ..stdsort import all_equivalent_order
 from ..flagtable import check
+from ..sorting import desc_order, top_order
 from ..stage import Stage
+from ..stdsort import all_equivalent_order
 from .softmax import softmax
 
 F32 = np.float32
@@ -52,7 +52,7 @@ class TopNSigma(Stage):
             out[below] = NEG_INF
             cur.logits = out
 
-    def clone(self) -> "TopNSigma":
+    def clone(self) -> TopNSigma:
         return TopNSigma(float(self.n))
 
 
@@ -73,7 +73,7 @@ class TopK(Stage):
             hinted = cur.hinted_top(k)
             cur.take(top_order(cur.logits, k) if hinted is None else hinted, sorted=True)
 
-    def clone(self) -> "TopK":
+    def clone(self) -> TopK:
         return TopK(self.k)
 
 
@@ -108,7 +108,7 @@ class Typical(Stage):
         last = _first_true(ok, len(order) - 1) + 1
         cur.take(order[:last], sorted=False)
 
-    def clone(self) -> "Typical":
+    def clone(self) -> Typical:
         return Typical(float(self.p), self.min_keep)
 
 
@@ -146,7 +146,7 @@ class TopP(Stage):
         hit = _first_true((cum >= self.p) & (kept >= self.min_keep), -1)
         return default if hit < 0 else hit + 1
 
-    def clone(self) -> "TopP":
+    def clone(self) -> TopP:
         return TopP(float(self.p), self.min_keep)
 
 
@@ -174,5 +174,5 @@ class MinP(Stage):
         stop = _first_true((cur.logits[1:] < min_logit) & (idx >= self.min_keep), -1)
         cur.take(slice(0, len(cur) if stop < 0 else stop + 1), sorted=True)
 
-    def clone(self) -> "MinP":
+    def clone(self) -> MinP:
         return MinP(float(self.p), self.min_keep)

@@ -62,7 +62,7 @@ a bias reorders a sorted array) and does not touch ``p``.
 from __future__ import annotations
 
 import math
-from typing import Callable, Iterable
+from collections.abc import Callable, Iterable
 
 import numpy as np
 
@@ -232,5 +232,5 @@ class LogitBias(Stage):
         if logits is not None:
             cur.logits = logits
 
-    def clone(self) -> "LogitBias":
+    def clone(self) -> LogitBias:
         return LogitBias(self.n_vocab, [(t, float(b)) for t, b in self.biases])

@@ -197,7 +197,7 @@ class Mirostat(_MirostatBase):
             cur.take(slice(0, keep), sorted=True)
         self._finish(cur)
 
-    def clone(self) -> "Mirostat":
+    def clone(self) -> Mirostat:
         return self._with_state_of(Mirostat(self.n_vocab, self.seed, float(self.tau), float(self.eta), self.m))
 
 
@@ -221,5 +221,5 @@ class MirostatV2(_MirostatBase):
             cur.take(slice(0, keep), sorted=True)
         self._finish(cur)
 
-    def clone(self) -> "MirostatV2":
+    def clone(self) -> MirostatV2:
         return self._with_state_of(MirostatV2(self.seed, float(self.tau), float(self.eta)))

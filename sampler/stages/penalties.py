@@ -48,7 +48,7 @@ class Penalties(Stage):
     def reset(self) -> None:
         self._window.clear()
 
-    def clone(self) -> "Penalties":
+    def clone(self) -> Penalties:
         other = Penalties(self.last_n, float(self.repeat), float(self.freq), float(self.present))
         other._window = self._window.copy()
         return other

@@ -60,5 +60,5 @@ class Temperature(Stage):
     def noted(self) -> tuple[str, float]:
         return "temperature", self.last_temp
 
-    def clone(self) -> "Temperature":
+    def clone(self) -> Temperature:
         return Temperature(float(self.temp), float(self.delta), float(self.exponent))

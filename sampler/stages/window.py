@@ -31,7 +31,7 @@ class TokenWindow:
         self.tokens.clear()
         self.counts.clear()
 
-    def copy(self) -> "TokenWindow":
+    def copy(self) -> TokenWindow:
         other = TokenWindow(self.n)
         other.tokens.extend(self.tokens)
         other.counts.update(self.counts)

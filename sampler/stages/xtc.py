@@ -4,8 +4,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..candidates import Candidates
-from ..rng import DEFAULT_SEED, Mt19937, resolve_seed
 from ..flagtable import check
+from ..rng import DEFAULT_SEED, Mt19937, resolve_seed
 from ..stage import RandomStage
 from .softmax import softmax
 
@@ -41,7 +41,7 @@ class Xtc(RandomStage):
     def reset(self) -> None:
         self.rng.reseed(resolve_seed(self.seed))
 
-    def clone(self) -> "Xtc":
+    def clone(self) -> Xtc:
         other = Xtc(float(self.probability), float(self.threshold), self.min_keep, self.seed)
         other.rng = self.rng.clone()
         return other

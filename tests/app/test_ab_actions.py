@@ -8,13 +8,13 @@ import pytest
 from app.core.ab import ABPhase, Pick, PromptChoice
 from app.core.ab.plan import PLAYGROUND_PROMPT
 from app.core.analysis import match_entropy
-from app.engine.face import events as ev
+from app.core.presets import PresetStore, find_builtin
 from app.engine.engine import Engine
+from app.engine.face import events as ev
+from app.engine.face.options import LaneConfig, RunOptions
 from app.engine.fake import FakeModel, fake_loader
 from app.engine.run.generation import Generation
-from app.engine.face.options import LaneConfig, RunOptions
 from app.playground import Playground
-from app.core.presets import PresetStore, find_builtin
 from session_helpers import pump
 
 CREATIVE = find_builtin("creative-writing")

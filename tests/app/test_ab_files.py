@@ -7,8 +7,7 @@ import shlex
 
 import pytest
 
-from app.core.ab import ABRound, ABSide, Pick
-from app.core.ab import csv_export
+from app.core.ab import ABRound, ABSide, Pick, csv_export
 from app.core.ab.csv_export import COLUMNS, csv_text, write_csv
 from app.core.ab.plan import PLAYGROUND_PROMPT
 from app.core.ab.prompts import prompt_sets, read_example_prompts
@@ -104,7 +103,7 @@ def test_example_prompts_follow_the_readme(tmp_path):
     write(root / "prose" / "10-later-one.txt", b"Later.\n")
     write(root / "prose" / "02-closed-bakery.txt", b"The bakery had been closed")  # no newline: kept as is
     write(root / "prose" / "notes.txt", b"not NN-slug: skipped")
-    write(root / "poetry" / "01-winter-orchard.txt", "A poem.\n\nThe trees\n\n".encode())
+    write(root / "poetry" / "01-winter-orchard.txt", b"A poem.\n\nThe trees\n\n")
     write(root / "dialogue" / "01-night-shift.txt", b"\"Still here?\" she asked.\r\n")
     write(root / "zeta" / "01-other-kind.txt", b"more kinds may be added\n")
     write(root / "dialogue" / "02-bad-bytes.txt", b"\xff\xfe not UTF-8")

@@ -4,14 +4,14 @@ from __future__ import annotations
 import pytest
 
 from app.core.chat import ChatSettings, chat_for_export
-from app.engine.face.chat import ChatRequest, ChatTemplate
-from app.engine.engine import Engine
-from app.engine.fake import FakeModel, fake_loader
-from app.engine.face.commands import Fan
-from app.engine.face.model_info import ModelInfo
-from app.playground import Playground
 from app.core.presets import PresetStore
 from app.core.state import PlaygroundState
+from app.engine.engine import Engine
+from app.engine.face.chat import ChatRequest, ChatTemplate
+from app.engine.face.commands import Fan
+from app.engine.face.model_info import ModelInfo
+from app.engine.fake import FakeModel, fake_loader
+from app.playground import Playground
 from sampler import SamplerSettings
 from session_helpers import pump
 

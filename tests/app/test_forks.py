@@ -7,8 +7,8 @@ from dataclasses import dataclass
 import numpy as np
 import pytest
 
-from app.engine.face.records import FinalTail
 from app.core.forks import ForkRule, alternatives, entropy_bits, fork_steps, is_fork
+from app.engine.face.records import FinalTail
 
 
 @dataclass(eq=False)  # as StepRecord: hashed by identity, so the radar can memoise it

@@ -10,8 +10,8 @@ import pytest
 from app.core.formats import FormatError, read_preset, write_preset
 from app.core.formats.kobold import import_fields, import_kcpps
 from sampler import SamplerSettings
-from sampler.rng import DEFAULT_SEED
 from sampler.phrases import BannedPhrase
+from sampler.rng import DEFAULT_SEED
 
 INT32_MAX = 2**31 - 1
 

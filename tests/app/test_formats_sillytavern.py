@@ -10,8 +10,8 @@ import pytest
 from app.core.formats import FormatError, read_preset, write_preset
 from app.core.formats.sillytavern import import_preset
 from sampler import SamplerSettings
-from sampler.rng import DEFAULT_SEED
 from sampler.phrases import BannedPhrase
+from sampler.rng import DEFAULT_SEED
 
 
 def notes(report, field):

@@ -8,9 +8,9 @@ from pathlib import Path
 import numpy as np
 
 from app.core.changes import Change, Changed
-from app.engine.face.records import StepRecord
 from app.core.state import PlaygroundState
 from app.core.text_tree import TextTree, Written
+from app.engine.face.records import StepRecord
 from sampler import SamplerSettings
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -1,14 +1,14 @@
 """llama.cpp command lines: export, import, quoting and escapes (``app.core.llamacpp``)."""
 from __future__ import annotations
 
-from tiers import examples
-
 import re
 import shlex
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings as hyp_settings, strategies as st
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hyp_settings
+from hypothesis import strategies as st
 
 from app.core.llamacpp import (
     MODEL_PLACEHOLDER,
@@ -28,6 +28,7 @@ from sampler.flags import FLAG_BY_NAME, UNSUPPORTED, FlagError
 from sampler.rng import DEFAULT_SEED
 from sampler.scatter import ScatterParams
 from sampler.settings import SamplerSettings
+from tiers import examples
 
 DEFAULT = SamplerSettings()
 ARG_CPP = Path("/tmp/sdist/llama_cpp_python-0.3.36/vendor/llama.cpp/common/arg.cpp")
@@ -86,7 +87,8 @@ def test_export_escapes_instead_of_no_escape():
     cases = [
         (DEFAULT, "C:\\path \\n", None),
         (DEFAULT, "a\nb\tc\r", None),
-        (SamplerSettings(dry_sequence_breakers=("\\n", "\n", "none", "\\", "x\x0by")), None, ("\\n", "\n", "none", "\\", "x\x0by")),
+        (SamplerSettings(dry_sequence_breakers=("\\n", "\n", "none", "\\", "x\x0by")), None,
+         ("\\n", "\n", "none", "\\", "x\x0by")),
     ]
     for s, prompt, breakers in cases:
         line = llama_cli_command(s, prompt=prompt, include_prompt=prompt is not None)
@@ -152,8 +154,6 @@ C_CALL = re.compile(
 )
 
 from strategies import as_stock_export, sampler_settings  # noqa: E402
-
-
 
 PROPERTY = hyp_settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

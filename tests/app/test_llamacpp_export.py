@@ -6,8 +6,6 @@ Checks against llama.cpp's own sources read the sources that llama-cpp-python
 """
 from __future__ import annotations
 
-from tiers import examples
-
 import inspect
 import json
 import os
@@ -16,12 +14,28 @@ import shlex
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings as hyp_settings, strategies as st
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hyp_settings
+from hypothesis import strategies as st
 
 from app.core.llamacpp import (
-    CHAT_PROGRAM, INLINE_PROMPT_MAX, MODEL_PLACEHOLDER, NON_SAMPLING_OPTIONS, PLAIN_PROGRAM, SCATTER_BUILD_NOTE,
-    PromptFile, PromptFileConflict, RunSpec, export_run, import_command, import_command_with_notes, llama_gaps,
-    llama_kwargs, process_escapes, server_request, strip_off_values,
+    CHAT_PROGRAM,
+    INLINE_PROMPT_MAX,
+    MODEL_PLACEHOLDER,
+    NON_SAMPLING_OPTIONS,
+    PLAIN_PROGRAM,
+    SCATTER_BUILD_NOTE,
+    PromptFile,
+    PromptFileConflict,
+    RunSpec,
+    export_run,
+    import_command,
+    import_command_with_notes,
+    llama_gaps,
+    llama_kwargs,
+    process_escapes,
+    server_request,
+    strip_off_values,
 )
 from app.core.llamacpp.off_values import OFF_VALUES
 from app.core.llamacpp.server import CHAT_ENDPOINT, COMPLETION_ENDPOINT, FIELDS
@@ -29,6 +43,7 @@ from sampler.flags import FLAG_BY_NAME, UNSUPPORTED, FlagError
 from sampler.rng import DEFAULT_SEED
 from sampler.settings import SamplerSettings
 from strategies import as_stock_export, sampler_settings
+from tiers import examples
 
 DEFAULT = SamplerSettings()
 VENDOR = Path("/tmp/sdist/llama_cpp_python-0.3.36/vendor/llama.cpp")

@@ -9,18 +9,24 @@
 """
 from __future__ import annotations
 
-from tiers import examples
-
 import shlex
 
-from hypothesis import HealthCheck, example, given, settings as hyp_settings, strategies as st
+from hypothesis import HealthCheck, example, given
+from hypothesis import settings as hyp_settings
+from hypothesis import strategies as st
 
 from app.core.llamacpp import (
-    NON_SAMPLING_OPTIONS, command_args, export_text, import_command, llama_cli_command, process_escapes,
+    NON_SAMPLING_OPTIONS,
+    command_args,
+    export_text,
+    import_command,
+    llama_cli_command,
+    process_escapes,
 )
 from sampler import SamplerSettings
 from sampler.flags import FLAG_BY_NAME, UNSUPPORTED, FlagError
 from strategies import as_stock_export, sampler_settings
+from tiers import examples
 
 DEFAULT = SamplerSettings()
 

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import json
 
-from app.engine.fake import FakeVocab
 from app.core.llamacpp import export_run, export_text, import_command, llama_kwargs, server_request
+from app.engine.fake import FakeVocab
 from sampler.settings import SamplerSettings
 
 RUN = dict(n_predict=16, n_ctx=512, model_path="/models/m.gguf", prompt="x")

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from app.engine.fake import fake_loader
-from app.engine.face.records import StepRecord
 from app.core.forks import is_fork, top_candidates
-from app.playground import Playground
 from app.core.presets import PresetStore
 from app.core.state import PlaygroundState
 from app.engine.engine import Engine
+from app.engine.face.records import StepRecord
+from app.engine.fake import fake_loader
+from app.playground import Playground
 from session_helpers import CREATIVE, pump
 
 

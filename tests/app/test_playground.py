@@ -4,11 +4,11 @@ from __future__ import annotations
 import pytest
 
 from app.core.changes import Changed
+from app.core.presets import PresetStore, find_builtin
+from app.core.state import PlaygroundState
 from app.engine.engine import Engine
 from app.engine.fake import fake_loader
 from app.playground import Playground
-from app.core.presets import PresetStore, find_builtin
-from app.core.state import PlaygroundState
 from sampler import SamplerSettings
 from session_helpers import pump, run
 

@@ -15,11 +15,11 @@ import time
 from pathlib import Path
 
 import pytest
-from tiers import length
 
 import app.core.presets.store as store_module
 from app.core.presets import PresetFileError, PresetStore
 from sampler import SamplerSettings
+from tiers import length
 
 REPO = Path(__file__).resolve().parents[2]
 

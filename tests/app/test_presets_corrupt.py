@@ -12,8 +12,9 @@ from __future__ import annotations
 import builtins
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable, NamedTuple
+from typing import NamedTuple
 
 import pytest
 

@@ -15,11 +15,11 @@ import time
 from pathlib import Path
 
 import pytest
-from tiers import length
 
 from app.core.presets import Preset, PresetStore
 from app.core.presets.codec import encode
 from sampler import SamplerSettings
+from tiers import length
 
 KILLS = length(50, 12)
 #: Kills go on past KILLS until one has landed mid-write (on a loaded machine most land in the encoding).

@@ -12,20 +12,21 @@ For arbitrary bytes, arbitrary JSON structures and mutated valid files:
 """
 from __future__ import annotations
 
-from tiers import examples
-
 import json
 import tempfile
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, assume, given, settings as hyp_settings, strategies as st
+from hypothesis import HealthCheck, assume, given
+from hypothesis import settings as hyp_settings
+from hypothesis import strategies as st
 
 from app.core.presets import PresetFileError, PresetStore
 from app.core.presets.codec import FILE_FORMAT, FILE_VERSION, encode
 from app.core.presets.preset import Preset
 from sampler import SamplerSettings
 from strategies import sampler_settings
+from tiers import examples
 
 SETTINGS_KEYS = sorted(SamplerSettings.__dataclass_fields__)
 SCATTER_KEYS = sorted(SamplerSettings().scatter.__dataclass_fields__)

@@ -6,15 +6,15 @@ their own (``test_presets_*.py``).
 """
 from __future__ import annotations
 
-from tiers import examples
-
 import json
 import os
 from pathlib import Path
 
 import platformdirs
 import pytest
-from hypothesis import HealthCheck, given, settings as hyp_settings, strategies as st
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hyp_settings
+from hypothesis import strategies as st
 
 import app.core.presets.store as store_module
 from app.core.config import CONFIG_ENV
@@ -22,6 +22,7 @@ from app.core.presets import PresetFileError, PresetNotFound, PresetStore, built
 from app.core.presets.codec import FILE_FORMAT
 from sampler import SamplerSettings, ScatterParams
 from sampler.stagetable import DEFAULT_ORDER
+from tiers import examples
 
 #: A settings value with every field away from its default.
 ODD = SamplerSettings(

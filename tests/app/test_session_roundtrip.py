@@ -8,16 +8,20 @@ import dataclasses
 import numpy as np
 import pytest
 
-from app.core.changes import Changed
 from app.core.analysis import final_entropy, normalised_entropy, post_chain_entropy
-from app.engine.face.records import BanHit, FinalTail, StepRecord
+from app.core.changes import Changed
 from app.core.history import History
 from app.core.session import SessionPart, open_session, read_session, save_session, session_bytes
 from app.core.session.records_codec import FINAL_KEEP, decode_records, encode_records
 from app.core.state import PlaygroundState
 from app.core.text_tree import Written
+from app.engine.face.records import BanHit, FinalTail, StepRecord
 from session_helpers import (
-    assert_same_record, assert_same_state, new_playground, rich_session, run,
+    assert_same_record,
+    assert_same_state,
+    new_playground,
+    rich_session,
+    run,
 )
 
 

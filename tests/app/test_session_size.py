@@ -24,15 +24,15 @@ import functools
 import time
 
 import pytest
-from tiers import length
 
 from app.actions import runs as runs_module
-from app.engine.face.options import RunOptions
-from app.engine.engine import Engine
-from app.playground import Playground
 from app.core.presets import PresetStore, default_prompt, find_builtin
 from app.core.session import open_session, save_session
 from app.core.state import PlaygroundState
+from app.engine.engine import Engine
+from app.engine.face.options import RunOptions
+from app.playground import Playground
+from tiers import length
 
 STEPS = length(1000, 150)
 PRESET_LANE_BYTES_PER_STEP = 500

@@ -2,11 +2,11 @@
 a point opens as a lane."""
 from __future__ import annotations
 
+from test_playground import pg, pump  # noqa: F401  (the fixture and the event pump)
+
 from app.core.changes import Changed
 from app.core.sweep import output
 from app.core.sweep.build import build_plan
-
-from test_playground import pg, pump  # noqa: F401  (the fixture and the event pump)
 
 
 def plan(tmp_path, **kw):

@@ -7,12 +7,12 @@ import math
 import numpy as np
 import pytest
 
+from app.core.sweep.metrics import group_self_bleu, sample_metrics, self_bleu, token_logprob
+from app.engine.face.options import LaneConfig, RunOptions
+from app.engine.face.records import StepRecord
 from app.engine.fake import FakeModel, fake_logits
 from app.engine.run.generation import Generation
-from app.engine.face.options import LaneConfig, RunOptions
 from app.engine.run.logsumexp import LogSumExp
-from app.engine.face.records import StepRecord
-from app.core.sweep.metrics import group_self_bleu, sample_metrics, self_bleu, token_logprob
 from sampler import SamplerSettings
 from sampler.scatter import ScatterTrace
 from sampler.sorting import top_order

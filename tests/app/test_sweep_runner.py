@@ -7,16 +7,17 @@ import time
 
 import pytest
 
-from app.engine.face import commands as cmd, events as ev
-from app.engine.engine import Engine
-from app.engine.fake import fake_loader
-from app.engine.face.model_info import LoadRequest
 from app.core.presets import find_builtin
 from app.core.sweep import output
 from app.core.sweep.plan import Axis, SweepPlan
 from app.core.sweep.prompts import Prompt
 from app.core.sweep.runner import MATCH_TOL, SweepRunner
 from app.core.sweep.summary import matched_comparison, summarise
+from app.engine.engine import Engine
+from app.engine.face import commands as cmd
+from app.engine.face import events as ev
+from app.engine.face.model_info import LoadRequest
+from app.engine.fake import fake_loader
 from sampler.flagtable import FLAG_BY_NAME
 
 CREATIVE = find_builtin("creative-writing").settings

@@ -10,11 +10,11 @@ import pytest
 
 from app.core.ab import ABPhase, Pick, PromptChoice
 from app.core.ab.taste import TasteSession
-from app.engine.face import events as ev
 from app.core.presets import PresetStore
 from app.core.session.errors import SessionFileError
 from app.core.session.files import open_session, save_session
 from app.core.state import PlaygroundState
+from app.engine.face import events as ev
 from session_helpers import CREATIVE, new_playground, pump
 
 PROMPTS = (PromptChoice("playground", "playground", "once upon a time"),

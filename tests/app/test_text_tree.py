@@ -6,14 +6,14 @@ import time
 
 import pytest
 
-from app.engine.face.options import LaneConfig, RunOptions
-from app.engine.engine import Engine
-from app.engine.fake import FakeVocab, fake_loader
-from app.engine.run.generation import Generation
-from app.playground import Playground
 from app.core.presets import PresetStore
 from app.core.state import PlaygroundState
 from app.core.text_tree import TextTree, Written
+from app.engine.engine import Engine
+from app.engine.face.options import LaneConfig, RunOptions
+from app.engine.fake import FakeVocab, fake_loader
+from app.engine.run.generation import Generation
+from app.playground import Playground
 from sampler import SamplerSettings
 
 #: Random enough that the generators' positions matter (top-k off, hot, XTC and scatter drawing).

@@ -8,8 +8,8 @@ import signal
 
 import pytest
 
-from app.cli.args import UsageError, check_trace_path, lane_settings, parse_generate_args, run_parser
 from app.cli import main
+from app.cli.args import UsageError, check_trace_path, lane_settings, parse_generate_args, run_parser
 from app.cli.common import Interrupt, one_line
 from app.cli.trace_file import TraceError, TraceFile
 from app.core.presets import find_builtin

@@ -23,7 +23,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-
 from cli_run import run_cli
 
 FAKE_GGUF = b"GGUF" + struct.pack("<I", 3) + bytes(16)  # a header check passes; llama.cpp never sees it

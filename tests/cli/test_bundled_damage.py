@@ -10,10 +10,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from cli_run import ROOT, cli_env
 
 from app.engine.llama.bundled import ENV_VAR, Source, ensure_bundled_model
 from app.engine.llama.bundled_check import load_bundled
-from cli_run import ROOT, cli_env
 
 
 class LoadFailed(Exception):

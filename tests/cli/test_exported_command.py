@@ -6,10 +6,10 @@ the whole chain.
 from __future__ import annotations
 
 import pytest
+from cli_run import run_cli
 
 from app.cli.args import parse_generate_args
 from app.core.llamacpp import export_run, llama_kwargs
-from cli_run import run_cli
 from sampler import SamplerSettings
 
 PROMPT = 'The sign said "Keep out" \\ but\nshe wrote C:\\notes\\today.txt and said \'fine\':\n'
@@ -18,9 +18,8 @@ N_TOKENS, N_CTX = 10, 256
 
 def engine_text(model, settings: SamplerSettings, prompt: str) -> str:
     """The text of one lane run by the engine the window uses."""
-    from app.engine.face.options import RunOptions
+    from app.engine.face.options import LaneConfig, RunOptions
     from app.engine.run.generation import Generation
-    from app.engine.face.options import LaneConfig
 
     options = RunOptions(max_tokens=N_TOKENS, n_ctx=N_CTX, n_threads=1)
     (result,) = Generation(model, prompt, [LaneConfig(settings, "lane 0")], options).run()

@@ -13,13 +13,14 @@ import subprocess
 import sys
 
 import pytest
+from cli_run import ROOT, cli_env
 
-from app.cli import main, sweep as sweep_cli
+from app.cli import main
+from app.cli import sweep as sweep_cli
 from app.cli.parsing import UsageError
 from app.cli.sweep_args import parse_sweep_args
-from app.engine.llama.bundled import ENV_VAR, expected_path
 from app.engine.fake import fake_loader
-from cli_run import ROOT, cli_env
+from app.engine.llama.bundled import ENV_VAR, expected_path
 
 SWEEP = ["--scatter-strength", "0,0.1", "-p", "x", "--seeds", "1", "-n", "4", "--quiet"]
 

@@ -7,12 +7,12 @@ import subprocess
 import sys
 
 import pytest
+from cli_run import ROOT, cli_env
 
 from app.cli import sweep as sweep_cli
 from app.cli.common import Interrupt
-from app.engine.fake import fake_loader
 from app.core.sweep import output
-from cli_run import ROOT, cli_env
+from app.engine.fake import fake_loader
 
 HELP = "see 'scatter-playground sweep --help'"
 BASE = ["--preset", "creative-writing", "-p", "once upon a time", "-p", "the cat", "--seeds", "2", "-n", "8", "--quiet"]

@@ -10,11 +10,11 @@ import sys
 import threading
 
 import pytest
-
-from app.cli.sweep_args import parse_sweep_args
-from app.cli.parsing import UsageError
-from app.cli.trace_file import TraceError, TraceFile, finite_json
 from cli_run import ROOT, cli_env
+
+from app.cli.parsing import UsageError
+from app.cli.sweep_args import parse_sweep_args
+from app.cli.trace_file import TraceError, TraceFile, finite_json
 
 #: Writes records of ~200 bytes until the trace refuses one; prints the error line.
 WRITER = """

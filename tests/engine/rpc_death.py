@@ -27,10 +27,12 @@ from rpc_servers import RpcServer, port_is_free  # noqa: E402
 
 from app.engine.face import commands as cmd  # noqa: E402
 from app.engine.face import events as ev  # noqa: E402
-from app.engine.face.options import RunOptions  # noqa: E402
-from app.engine.process import EngineProcess as Engine  # noqa: E402
-from app.engine.face.options import LaneConfig  # noqa: E402
 from app.engine.face.model_info import LoadRequest  # noqa: E402
+from app.engine.face.options import (
+    LaneConfig,  # noqa: E402
+    RunOptions,  # noqa: E402
+)
+from app.engine.process import EngineProcess as Engine  # noqa: E402
 from sampler import SamplerSettings  # noqa: E402
 
 WAIT_S = 120.0

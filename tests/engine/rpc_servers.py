@@ -68,7 +68,7 @@ class RpcServer:
         self.port = port  # 0: the server picks a free one
         self.endpoint = ""
 
-    def start(self) -> "RpcServer":
+    def start(self) -> RpcServer:
         self.proc = subprocess.Popen(
             [sys.executable, "-c", BOOT, "rpc-server", "--host", "127.0.0.1", "--port", str(self.port),
              "--threads", str(self.threads)],
@@ -103,7 +103,7 @@ class RpcServer:
             if pipe:
                 pipe.close()
 
-    def __enter__(self) -> "RpcServer":
+    def __enter__(self) -> RpcServer:
         return self.start()
 
     def __exit__(self, *exc) -> None:

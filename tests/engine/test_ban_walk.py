@@ -6,9 +6,9 @@ import math
 
 import pytest
 
-from app.engine.run import bans
 from app.engine.face.options import LaneConfig, RunOptions
 from app.engine.fake import FakeModel
+from app.engine.run import bans
 from app.engine.run.generation import Generation
 from sampler import SamplerSettings
 

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import pytest
 
-from app.engine.run import bans
 from app.engine.face.options import LaneConfig, RunOptions
 from app.engine.fake import FakeModel
+from app.engine.run import bans
 from app.engine.run.generation import Generation
 from sampler import SamplerSettings
 from sampler.phrase_match import PhraseMatcher

@@ -1,17 +1,18 @@
 """Token kinds and chat requests on the engine thread, with the scripted fake backend."""
 from __future__ import annotations
 
-
 import pytest
-
-from app.engine.face import commands as cmd, events as ev, token_kinds as tk
-from app.engine.face.chat import ChatRequest
-from app.engine.face.options import LaneConfig, RunOptions
-from app.engine.engine import Engine
 from engine_events import collect
+
+from app.engine.engine import Engine
+from app.engine.face import commands as cmd
+from app.engine.face import events as ev
+from app.engine.face import token_kinds as tk
+from app.engine.face.chat import ChatRequest
+from app.engine.face.model_info import LoadRequest
+from app.engine.face.options import LaneConfig, RunOptions
 from app.engine.fake import BOS, EOS, SPECIAL, FakeModel, fake_loader
 from app.engine.run.starts import tokenize_prompt
-from app.engine.face.model_info import LoadRequest
 from sampler import SamplerSettings
 
 OPTIONS = RunOptions(max_tokens=8, n_ctx=256, n_threads=1)

@@ -12,10 +12,12 @@ import time
 import llama_cpp as ll
 import pytest
 
-from app.engine.face import commands as cmd, events as ev, token_kinds as tk
+from app.engine.engine import Engine
+from app.engine.face import commands as cmd
+from app.engine.face import events as ev
+from app.engine.face import token_kinds as tk
 from app.engine.face.chat import ChatRequest
 from app.engine.face.options import LaneConfig, RunOptions
-from app.engine.engine import Engine
 from app.engine.face.records import StopReason
 from sampler import SamplerSettings
 

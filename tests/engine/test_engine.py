@@ -10,14 +10,15 @@ from __future__ import annotations
 import time
 
 import pytest
-
-from app.engine.face import commands as cmd, events as ev
-from app.engine.face.options import LaneConfig, RunOptions
-from app.engine.engine import Engine
 from engine_events import collect
-from app.engine.fake import FakeModel, fake_loader
+
+from app.engine.engine import Engine
+from app.engine.face import commands as cmd
+from app.engine.face import events as ev
 from app.engine.face.model_info import LoadRequest
+from app.engine.face.options import LaneConfig, RunOptions
 from app.engine.face.records import StopReason
+from app.engine.fake import FakeModel, fake_loader
 from sampler import SamplerSettings
 
 CTX = RunOptions(n_ctx=512, n_threads=1)

@@ -12,17 +12,17 @@ import dataclasses
 
 import numpy as np
 import pytest
-from tiers import length
 
 from app.core.presets import find_builtin
 from app.engine.face.options import MAX_LANES, TOP_N, LaneConfig, RunOptions
+from app.engine.face.records import LaneResult, StepRecord, StopReason
+from app.engine.llama.vocab import ModelVocabulary
+from app.engine.native.loop import native_generate
 from app.engine.run.detok import TextStream
 from app.engine.run.generation import Generation
 from app.engine.run.starts import PromptTooLong, tokenize_prompt
-from app.engine.native.loop import native_generate
-from app.engine.face.records import LaneResult, StepRecord, StopReason
-from app.engine.llama.vocab import ModelVocabulary
 from sampler import SamplerSettings
+from tiers import length
 
 CTX = RunOptions(n_ctx=512, n_threads=1)
 STORY = "Chapter 1\n\nThe rain had not stopped for three days, and"

@@ -4,15 +4,16 @@ one line."""
 from __future__ import annotations
 
 import pytest
+from test_engine import collect
 
-from app.engine.face import commands as cmd, events as ev
+from app.engine.engine import Engine
+from app.engine.face import commands as cmd
+from app.engine.face import events as ev
+from app.engine.face.model_info import LoadRequest
 from app.engine.face.options import LaneConfig, RunOptions
 from app.engine.fake import fake_loader
 from app.engine.run.generation import Generation
-from app.engine.face.model_info import LoadRequest
-from app.engine.engine import Engine
 from sampler import SamplerSettings
-from test_engine import collect
 
 CTX = RunOptions(n_ctx=512, n_threads=1)
 OPTIONS = CTX.replace(max_tokens=32)

@@ -144,11 +144,13 @@ def test_the_engine_stops_a_run_between_decodes_when_the_file_grows_or_is_rewrit
 def test_the_window_engine_names_the_file_when_it_dies_of_it_and_the_reload_says_why(model_copy):
     """The window's engine process: the crash (or the check) names the file; Generate's reload then fails
     with a line naming it, within the wait (state.lost_model's path)."""
-    from app.engine.face import commands as cmd, events as ev
+    from engine_events import collect
+
+    from app.engine.face import commands as cmd
+    from app.engine.face import events as ev
     from app.engine.face.model_info import LoadRequest
     from app.engine.face.options import LaneConfig, RunOptions
     from app.engine.process import EngineProcess
-    from engine_events import collect
     from sampler import SamplerSettings
 
     engine = EngineProcess().start()
@@ -196,11 +198,11 @@ def test_generate_and_continue_after_a_crash_with_the_model_file_gone_say_so_and
     file gone that load fails naming the file, the run ends at once (no model), and each later try says
     the same; nothing waits.  The engine here is llama.cpp's, in-process, holding no model (as a new one
     after a crash)."""
+    from app.core.presets import PresetStore
+    from app.core.state import PlaygroundState
     from app.engine.engine import Engine
     from app.engine.face.model_info import LoadRequest
     from app.playground import Playground
-    from app.core.presets import PresetStore
-    from app.core.state import PlaygroundState
 
     gone = tmp_path / "gone.gguf"
     state = PlaygroundState("once upon a time")

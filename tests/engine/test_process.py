@@ -7,11 +7,11 @@ import functools
 import os
 import signal
 
+import engine_events
 import numpy as np
 import pytest
 
 from app.engine.engine import Engine
-import engine_events
 from app.engine.face import commands as cmd
 from app.engine.face import events as ev
 from app.engine.face.model_info import LoadRequest

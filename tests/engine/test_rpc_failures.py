@@ -13,7 +13,6 @@ import sys
 import time
 
 import pytest
-
 from rpc_servers import ROOT, RpcServer, env, port_is_free, unused_port
 
 pytestmark = [pytest.mark.rpc, pytest.mark.slow]

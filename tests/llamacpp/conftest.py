@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import pytest
-
 from lcpp_agreement import SUMMARIES
 from lcpp_programs import bin_dir
 

@@ -23,8 +23,9 @@ import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from app.core.llamacpp import export_run, llama_kwargs, server_request
 from lcpp_programs import THREADS, Server, run_completion
+
+from app.core.llamacpp import export_run, llama_kwargs, server_request
 
 #: What the test adds after the exported words of a program (see the module docstring).
 RUNTIME_ARGS = ["-t", THREADS, "--no-warmup"]

@@ -17,7 +17,6 @@ from __future__ import annotations
 import os
 
 import pytest
-
 from lcpp_agreement import PATHS, SUMMARIES, WHOLE_RUN_AGREEMENT, counts, differences, gather
 from lcpp_configs import N_CTX, N_PREDICT, N_PREDICT_QUICK, configurations, quick_configurations
 

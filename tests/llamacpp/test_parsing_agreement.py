@@ -13,10 +13,10 @@ import shlex
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
+from lcpp_programs import THREADS, printed_chain, printed_params, run_completion
 
 from app.core.llamacpp import PINNED_FIELDS, import_command
 from app.core.llamacpp.importer import import_command_with_notes
-from lcpp_programs import THREADS, printed_chain, printed_params, run_completion
 from sampler import FlagError
 
 #: printed name -> our settings field

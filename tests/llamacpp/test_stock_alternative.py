@@ -6,11 +6,11 @@ command line, server request and Python kwargs give the text the playground give
 from __future__ import annotations
 
 import pytest
-
-from app.core.llamacpp import export_run, import_command, llama_kwargs, server_request
 from lcpp_agreement import RUNTIME_ARGS, Outcome, differences, kwargs_text, run_engine
 from lcpp_configs import N_CTX, PROMPTS
 from lcpp_programs import Server, run_completion
+
+from app.core.llamacpp import export_run, import_command, llama_kwargs, server_request
 from sampler import SamplerSettings
 
 N_PREDICT = 16

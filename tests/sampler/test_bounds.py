@@ -15,15 +15,14 @@ import math
 import numpy as np
 import pytest
 
-from sampler.stagetable import NOT_IN_LLAMACPP
-
 from sampler.chainbuild import CONSTRUCTORS
 from sampler.codec import settings_from_dict
 from sampler.cparse import stoi, stoul_uint32
-from sampler.flagtable import ROWS, Flag
 from sampler.flags import FlagError, parse_flags
+from sampler.flagtable import ROWS, Flag
 from sampler.settings import SamplerSettings, ScatterParams
 from sampler.stageargs import stage_args
+from sampler.stagetable import NOT_IN_LLAMACPP
 
 NUMERIC = [row for row in ROWS if row.numeric]
 INT32 = (-(2**31), 2**31 - 1)

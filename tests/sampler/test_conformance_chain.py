@@ -13,11 +13,10 @@ import numpy as np
 import pytest
 
 from app.engine.native.sampler import native_chain
+from native_decode import decode_against_native
 from sampler import SamplerChain, SamplerSettings, parse_flags
 from sampler.chainbuild import eog_tokens
 from sampler.sorting import top_order
-
-from native_decode import decode_against_native
 
 VOCAB = 262_144
 

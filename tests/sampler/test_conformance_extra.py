@@ -20,11 +20,10 @@ import numpy as np
 import pytest
 
 from app.engine.native.sampler import NativeSampler
+from native_decode import decode_against_native
 from sampler import Candidates
 from sampler.stages import AdaptiveP, LogitBias, MinP, Mirostat, MirostatV2, Temperature
 from sampler.stages.mirostat import COMMON_M
-
-from native_decode import decode_against_native
 
 VOCAB = 262_144
 SIZES = (1, 2, 3, 7, 40, 99, 100, 101, 300, 1025, 5000)

@@ -7,13 +7,13 @@ llama-cpp-python 0.3.36.
 """
 from __future__ import annotations
 
-from tiers import examples
-
 import dataclasses
 import shlex
 
 import pytest
-from hypothesis import HealthCheck, given, settings as hyp_settings, strategies as st
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hyp_settings
+from hypothesis import strategies as st
 
 from sampler.flags import (
     FLAG_BY_NAME,
@@ -25,11 +25,12 @@ from sampler.flags import (
     quote,
     to_flags,
 )
+from sampler.flagtable import DEFAULT_BREAKERS
 from sampler.rng import DEFAULT_SEED
 from sampler.scatter import ScatterParams
-from sampler.flagtable import DEFAULT_BREAKERS
 from sampler.settings import SamplerSettings
 from sampler.stagetable import DEFAULT_ORDER, LETTERS
+from tiers import examples
 
 DEFAULT = SamplerSettings()
 
@@ -627,8 +628,6 @@ def test_quote_round_trips_awkward_strings():
 # --------------------------------------------------------------------------
 
 from strategies import sampler_settings  # noqa: E402
-
-
 
 ROUND_TRIP = hyp_settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

@@ -22,8 +22,20 @@ import pytest
 from sampler import Candidates
 from sampler.cfloat import logf
 from sampler.stages import (
-    AdaptiveP, Dist, Dry, LogitBias, MinP, Mirostat, MirostatV2, Penalties, Temperature, TopK, TopNSigma, TopP,
-    Typical, Xtc,
+    AdaptiveP,
+    Dist,
+    Dry,
+    LogitBias,
+    MinP,
+    Mirostat,
+    MirostatV2,
+    Penalties,
+    Temperature,
+    TopK,
+    TopNSigma,
+    TopP,
+    Typical,
+    Xtc,
 )
 
 F32 = np.float32

@@ -13,8 +13,6 @@ prefix of the medium; fewer than two finite candidates is a no-op.
 """
 from __future__ import annotations
 
-from tiers import examples
-
 import math
 from collections import Counter
 
@@ -25,6 +23,7 @@ from hypothesis import strategies as st
 
 from sampler import Candidates, Scatter, ScatterParams
 from sampler.scatter import diffusion_matrix
+from tiers import examples
 
 NEG_INF = float("-inf")
 P_FLOOR = 1e-10

@@ -9,8 +9,6 @@ earlier stage can hand over: float32's whole range, ``-inf`` (banned), and
 """
 from __future__ import annotations
 
-from tiers import examples
-
 import contextlib
 import math
 import warnings
@@ -26,6 +24,7 @@ from sampler.flags import parse_flags
 from sampler.rng import Mt19937
 from sampler.scatter import diffusion_matrix
 from strategies import any_scatter_params, any_settings, sampler_orders
+from tiers import examples
 
 NEG_INF, POS_INF, NAN = float("-inf"), float("inf"), float("nan")
 FLOAT_BELOW_ONE = float(np.nextafter(np.float32(1.0), np.float32(0.0)))

@@ -1,20 +1,20 @@
 """Settings by field path (``get``/``with_value``) and the JSON codec (``sampler.codec``)."""
 from __future__ import annotations
 
-from tiers import examples
-
 import dataclasses
 import json
 import pickle
 
 import pytest
-from hypothesis import HealthCheck, given, settings as hyp_settings
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hyp_settings
 
 from sampler.codec import settings_for_trace, settings_from_dict, settings_to_dict
 from sampler.flagtable import ROW_BY_FIELD, ROWS
 from sampler.phrases import BannedPhrase
 from sampler.settings import SamplerSettings, ScatterParams
 from strategies import any_settings
+from tiers import examples
 
 DEFAULT = SamplerSettings()
 PATHS = list(ROW_BY_FIELD)

@@ -25,9 +25,20 @@ from sampler.settings import SamplerSettings, ScatterParams
 from sampler.stageargs import arg_paths, scatter_ext_args, stage_args
 from sampler.stages import Dist, Dry, MinP, Penalties, Temperature, TopK, TopNSigma, TopP, Typical, Xtc
 from sampler.stagetable import (  # noqa: I001
+    BIASES,
+    DEFAULT_ORDER,
+    DIST,
+    EXTRA_STAGES,
+    LETTERS,
+    MARKER_FIELDS,
+    MIROSTAT_M,
+    N_VOCAB,
     NOT_IN_LLAMACPP,
-    BIASES, DEFAULT_ORDER, DIST, EXTRA_STAGES, LETTERS, MARKER_FIELDS, MIROSTAT_M, N_VOCAB, STAGE_ALIASES,
-    STAGE_BY_NAME, STAGES, UNSUPPORTED_STAGES, VOCAB,
+    STAGE_ALIASES,
+    STAGE_BY_NAME,
+    STAGES,
+    UNSUPPORTED_STAGES,
+    VOCAB,
 )
 
 DATA = Path(__file__).parent / "data" / "llama.cpp"

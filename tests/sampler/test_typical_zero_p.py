@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from test_conformance import SIZES, VOCAB, make_logits, run_both
 
 from app.engine.native.sampler import native_chain
 from sampler import SamplerChain, SamplerSettings
-from test_conformance import SIZES, VOCAB, make_logits, run_both
 
 
 def assert_same_kept(native, cur, label: str) -> None:
@@ -26,7 +26,7 @@ def assert_same_kept(native, cur, label: str) -> None:
         order = np.lexsort((ids, logits))
         return logits[order], ids[order]
 
-    (nl, ni), (ol, oi) = finite_pairs(native), finite_pairs(cur)
+    (_, ni), (_, oi) = finite_pairs(native), finite_pairs(cur)
     np.testing.assert_array_equal(ni, oi, err_msg=f"{label}: the kept tokens of some finite logit differ")
 
 

@@ -7,7 +7,6 @@ import os
 import sys
 import tempfile
 import time
-from pathlib import Path
 
 os.environ["SCATTER_PLAYGROUND_CONFIG"] = tempfile.mkdtemp(prefix="scatter-xvfb-")
 
@@ -17,7 +16,6 @@ from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from app.engine.engine import Engine  # noqa: E402
 from app.engine.fake import fake_loader  # noqa: E402
-
 from app.ui.main_window import MainWindow  # noqa: E402
 
 found: dict = {}

@@ -5,7 +5,6 @@ import pytest
 from PySide6.QtGui import QTextCursor
 
 from app.ui.controls.list_editors import biases_text, parse_biases, parse_phrases, phrases_text
-from sampler import SamplerSettings
 from sampler.phrases import BannedPhrase, check_phrases
 
 

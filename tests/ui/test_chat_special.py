@@ -11,13 +11,12 @@ from __future__ import annotations
 import pytest
 
 from app.core.chat import ChatSettings, chat_for_export
+from app.engine.engine import Engine
 from app.engine.face import token_kinds as tk
 from app.engine.face.chat import ChatRequest
-from app.engine.engine import Engine
 from app.engine.fake import EOS, FAKE_CHAT_TEMPLATE, SPECIAL, FakeModel, fake_loader
 from app.ui.chat_box import CHAT, PLAIN
 from app.ui.token_format import CHIP_PROPERTY
-
 
 
 def _window(qtbot, loader, max_tokens=16):

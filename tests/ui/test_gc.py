@@ -15,7 +15,6 @@ import threading
 import pytest
 
 
-
 @pytest.fixture
 def collections():
     threads: list[str] = []

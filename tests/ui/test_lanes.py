@@ -5,7 +5,6 @@ from app.core.analysis import post_chain_entropy
 from app.core.llamacpp import import_command
 
 
-
 def test_baseline_lane_runs_beside_scatter_and_matches_entropy(qtbot, window, run_and_wait):
     window.playground.lanes.edit("scatter.strength", 0.4)
     window.actions.baseline.trigger()

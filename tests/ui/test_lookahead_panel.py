@@ -2,7 +2,6 @@
 its alternatives, Tab takes the top one, 2 the second, Esc leaves the mode; every pick is a branch."""
 from __future__ import annotations
 
-import pytest
 from PySide6.QtCore import Qt
 
 from app.core.forks import is_fork

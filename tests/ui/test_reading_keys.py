@@ -1,7 +1,7 @@
 """The reading layout, the keyboard in the lanes, the preset picker, the lane diff, A/B rounds read again."""
 from __future__ import annotations
 
-from PySide6.QtCore import QTimer, Qt
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QApplication, QMenu
 
 from app.core.ab import ABPhase

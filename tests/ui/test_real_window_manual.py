@@ -8,7 +8,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from test_real_window import ROOT, xvfb_display  # noqa: F401  (the module's Xvfb fixture)
 
 pytestmark = pytest.mark.xvfb

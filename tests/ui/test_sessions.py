@@ -6,9 +6,9 @@ import hashlib
 
 import pytest
 
+from app.core.session import autosave_path, save_session
 from app.engine.engine import Engine
 from app.engine.fake import fake_loader
-from app.core.session import autosave_path, save_session
 from session_helpers import assert_same_state
 
 

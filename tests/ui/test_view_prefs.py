@@ -15,7 +15,6 @@ from app.ui.controllers.view import system_is_dark
 from app.ui.prefs import ViewPrefs, load_prefs, prefs_path, save_prefs
 
 
-
 def open_window(qtbot, *, loader=None, **kwargs):
     from app.ui.main_window import MainWindow
 

@@ -13,7 +13,6 @@ import pytest
 from app.core.analysis import gate_decisions
 
 
-
 def test_a_slider_and_a_box_reach_the_state_and_the_engine(qtbot, window, run_and_wait):
     controls = window.controls.controls
     strength = controls["scatter.strength"]

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import csv
 
-from PySide6.QtCore import QPoint, QUrl, Qt
+from PySide6.QtCore import QPoint, Qt, QUrl
 from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 

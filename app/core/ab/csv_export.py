@@ -10,7 +10,7 @@ from __future__ import annotations
 import csv
 import io
 import os
-from typing import Iterable
+from collections.abc import Iterable
 
 from app.fileio import atomic_write
 from sampler import to_flags

@@ -22,8 +22,8 @@ Definitions:
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 from .rounds import ABRound, Pick
 

@@ -7,7 +7,8 @@ long), how many tokens went back, and, where the phrase stayed, why.
 """
 from __future__ import annotations
 
-from typing import NamedTuple, Sequence
+from collections.abc import Sequence
+from typing import NamedTuple
 
 
 class BanEvent(NamedTuple):

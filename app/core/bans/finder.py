@@ -22,7 +22,8 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Iterable, NamedTuple, Sequence
+from collections.abc import Iterable, Sequence
+from typing import NamedTuple
 
 import numpy as np
 

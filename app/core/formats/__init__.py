@@ -16,14 +16,14 @@ Qt-free; nothing here touches the user's files (the caller reads and writes them
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import PurePath
-from typing import Callable
 
 from app.core.llamacpp import export_text, import_command_with_notes
 from sampler import FlagError, SamplerSettings
 
-from . import kobold, lmstudio, llama_ini, sillytavern, webui
+from . import kobold, llama_ini, lmstudio, sillytavern, webui
 from .kobold_export import export_fields as _kobold_export
 from .report import FieldNote, FormatError, Report
 

@@ -29,7 +29,7 @@ import json
 from sampler import SamplerSettings
 from sampler.rng import DEFAULT_SEED
 
-from .reader import MISSING, FieldReader
+from .reader import FieldReader
 from .report import FieldNote, FormatError, Report
 
 FORMAT = "KoboldCpp generate fields"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Callable, Iterable
+from collections.abc import Callable, Iterable
 
 from sampler import SamplerSettings
 from sampler.flagtable import row_for

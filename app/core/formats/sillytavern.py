@@ -191,7 +191,7 @@ def _bans(r: FieldReader) -> None:
                 r.dropped(key, "send_banned_tokens is off: SillyTavern sends no bans")
         lines = []
     biases, phrases, dropped = _logit_bias(r), [], []
-    for key, line in lines:
+    for _key, line in lines:
         if line.startswith("[") and line.endswith("]"):
             try:
                 ids = json.loads(line)

@@ -111,7 +111,7 @@ def _temperature(r: FieldReader, v: dict) -> None:
         r.drop_all(("temperature",), "dynamic temperature is on")
         r.converted("dynatemp_low", "temp", (lo + hi) / 2, f"temp = (low + high) / 2 = ({lo} + {hi}) / 2")
         r.converted("dynatemp_high", "dynatemp_range", max(0.0, (hi - lo) / 2),
-                    f"dynatemp_range = (high - low) / 2; max entropy over the tokens above -inf")
+                    "dynatemp_range = (high - low) / 2; max entropy over the tokens above -inf")
         r.exact("dynatemp_exponent", "dynatemp_exponent", v["dynatemp_exponent"])
         return
     r.set("temperature", "temp", v["temperature"], "exact", "" if r.has("temperature") else "absent: 1")

@@ -21,7 +21,7 @@ from __future__ import annotations
 import os
 
 from sampler.emulated import active_stages_not_in_llamacpp, fields_of_stage
-from sampler.flags import needs_scatter_build as _args_need_scatter_build, quote, to_flags
+from sampler.flags import quote, to_flags
 from sampler.flagtable import FLAG_BY_NAME, ROW_BY_FIELD
 from sampler.settings import SamplerSettings
 from sampler.stageargs import scatter_ext_args

@@ -20,8 +20,8 @@ warning, and named in a note (:mod:`app.core.llamacpp.sampler_names`).
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 from sampler.flags import FLAG_BY_NAME, UNSUPPORTED, FlagError, looks_like_flag, parse_flags
 from sampler.settings import SamplerSettings

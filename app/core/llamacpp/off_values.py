@@ -23,8 +23,8 @@ form) and the file flags (their effect depends on the file).
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Iterable, Sequence
 
 from sampler.flags import FLAG_BY_NAME, UNSUPPORTED
 

@@ -13,7 +13,8 @@ llama.cpp cannot, so from the first place it would appear the text differs.
 """
 from __future__ import annotations
 
-from typing import NamedTuple, Sequence
+from collections.abc import Sequence
+from typing import NamedTuple
 
 from sampler.phrases import BannedPhrase, plan_phrases, token_index
 from sampler.settings import SamplerSettings

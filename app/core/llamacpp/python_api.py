@@ -126,7 +126,7 @@ class LlamaExport:
     call_kwargs: dict
     gaps: tuple[str, ...]
     #: The nearest stock settings' kwargs when no llama.cpp runs these as they are (the last gap says so).
-    stock_alternative: "LlamaExport | None" = None
+    stock_alternative: LlamaExport | None = None
 
     @property
     def code(self) -> str:

@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Mapping
 
 from app.engine.face.options import RunOptions
 from sampler.settings import SamplerSettings
@@ -55,7 +55,7 @@ class RunSpec:
 
     @classmethod
     def make(cls, settings: SamplerSettings, run_settings: RunOptions | None = None, *, n_predict: int | None = None,
-             n_ctx: int | None = None, stop=None, **fields) -> "RunSpec":
+             n_ctx: int | None = None, stop=None, **fields) -> RunSpec:
         """A spec from the run's options (``run_settings``, default RunOptions()) with llama.cpp's names for
         the changes to them (``n_predict``, ``n_ctx``, ``stop``; checked there: ValueError names a bad one)."""
         changes = {k: v for k, v in (("max_tokens", n_predict), ("n_ctx", n_ctx)) if v is not None}

@@ -66,16 +66,28 @@ from sampler.rng import DEFAULT_SEED
 from sampler.settings import SamplerSettings
 
 from .export import (
-    CHAT_PROGRAM, INLINE_PROMPT_MAX, MIROSTAT_FIELDS, MODEL_PLACEHOLDER, PINNED_FIELDS, PLAIN_PROGRAM, PROGRAMS,
-    FORK_TARGET, PROMPT_MODES, SCATTER_BUILD_NOTE, STOCK_TARGET, IDLE_SCATTER_NOTE, escape_breaker, flag_units,
-    has_scatter_flags, stock_units,
+    CHAT_PROGRAM,
+    FORK_TARGET,
+    IDLE_SCATTER_NOTE,
+    INLINE_PROMPT_MAX,
+    MIROSTAT_FIELDS,
+    MODEL_PLACEHOLDER,
+    PINNED_FIELDS,
+    PLAIN_PROGRAM,
+    PROGRAMS,
+    PROMPT_MODES,
+    SCATTER_BUILD_NOTE,
+    STOCK_TARGET,
+    escape_breaker,
+    flag_units,
+    has_scatter_flags,
+    stock_units,
 )
 from .phrases import phrase_notes, resolve_phrases
 from .prompt_file import PROMPT_STEM, SYSTEM_STEM, PromptFile, pick_path, prompt_file_text, system_file_text
 from .run import RunSpec
 from .shell import _HEX_ESCAPED, escape
 from .stock_alternative import stock_alternative
-
 
 # --------------------------------------------------------------------------
 # The command that reproduces a run
@@ -132,7 +144,7 @@ class RunExport:
     files: tuple[PromptFile, ...]
     notes: tuple[str, ...]
     needs_scatter_build: bool
-    stock_alternative: "RunExport | None" = None
+    stock_alternative: RunExport | None = None
 
     @property
     def target(self) -> str:

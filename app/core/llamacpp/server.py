@@ -46,9 +46,9 @@ from sampler.flags import FLAG_BY_NAME, quote
 from sampler.settings import SamplerSettings
 
 from .export import MODEL_PLACEHOLDER, SERVER_PROGRAM, flag_units
-from .run_export import reproducing_flags
 from .phrases import phrase_notes, resolve_phrases
 from .run import RunSpec
+from .run_export import reproducing_flags
 from .stock_alternative import changed_fields, stock_alternative
 
 COMPLETION_ENDPOINT = "/completion"
@@ -103,7 +103,7 @@ class ServerExport:
     notes: tuple[str, ...]
     needs_scatter_build: bool
     #: The nearest stock settings' request when stock llama.cpp cannot run these (the last note gives it).
-    stock_alternative: "ServerExport | None" = None
+    stock_alternative: ServerExport | None = None
 
     @property
     def launch(self) -> str:

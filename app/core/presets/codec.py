@@ -22,11 +22,12 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Iterable, NamedTuple
+from collections.abc import Iterable
+from typing import NamedTuple
 
 from sampler import settings_from_dict, settings_to_dict
-from sampler.flagtable import SCATTER_ROWS, SETTINGS_ROWS
 from sampler.flags import FlagError, parse_flags
+from sampler.flagtable import SCATTER_ROWS, SETTINGS_ROWS
 
 from .entry_text import entry_texts
 from .preset import MAX_DESCRIPTION_LENGTH, Preset, clean_name, fold
@@ -78,7 +79,7 @@ def encode(presets: Iterable[Preset]) -> bytes:
     )
     body = f"\n    {entries}\n  " if entries else ""
     return (f'{{\n  "format": {json.dumps(FILE_FORMAT)},\n  "version": {FILE_VERSION},\n'
-            f'  "presets": [{body}]\n}}\n').encode("utf-8")
+            f'  "presets": [{body}]\n}}\n').encode()
 
 
 def encode_rejected(bad: Iterable[BadEntry]) -> bytes:

@@ -17,8 +17,8 @@ from __future__ import annotations
 import dataclasses
 import os
 import time
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Callable, Iterable
 
 from filelock import FileLock
 

@@ -16,8 +16,8 @@ import time
 from pathlib import Path
 
 from app.core.config import config_dir
-from app.fileio import aside_name
 from app.core.state import PlaygroundState
+from app.fileio import aside_name
 
 from .document import Session, snapshot
 from .errors import NewerSessionFile, SessionFileError

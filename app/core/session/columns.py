@@ -109,7 +109,7 @@ class ColumnReader:
     def bools(self, name: str, length: int | None = None) -> list[bool]:
         return self.scalars(name, BOOL_KINDS, length).tolist()
 
-    def ragged(self, name: str, kinds: str, length: int | None = None, dtype=None) -> "Ragged":
+    def ragged(self, name: str, kinds: str, length: int | None = None, dtype=None) -> Ragged:
         """A ragged column: its values end to end and each record's count (``dtype``: only that one will do)."""
         flat = self._floats(name) if kinds == FLOAT_KINDS else self._array(name, kinds)
         if dtype is not None and flat.dtype != np.dtype(dtype):

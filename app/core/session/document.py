@@ -25,11 +25,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from app.engine.face.options import MAX_LANES, RunOptions
-from app.engine.face.model_info import ModelInfo
 from app.core.lane_text import LaneText
 from app.core.state import PlaygroundState
 from app.core.text_tree import TextTree
+from app.engine.face.model_info import ModelInfo
+from app.engine.face.options import MAX_LANES, RunOptions
 from sampler import settings_from_dict, settings_to_dict
 
 from .parts import PARTS, SessionPart

@@ -4,7 +4,6 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-
 #: Reasons longer than this are cut (they quote values from the file).
 MAX_REASON_CHARS = 300
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from app.fileio import atomic_write
 from app.core.lane_text import LaneText
 from app.core.state import PlaygroundState
+from app.fileio import atomic_write
 
 KINDS = ("txt", "md")
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from app.fileio import atomic_write, read_limited
 from app.core.state import PlaygroundState
+from app.fileio import atomic_write, read_limited
 
 from . import container, document
 from .document import Session

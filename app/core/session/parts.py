@@ -15,11 +15,11 @@ adding a part therefore needs no new format version.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
-from app.core.changes import Changed
 from app.core.ab.taste.session import TasteSession
+from app.core.changes import Changed
 from app.core.state import PlaygroundState
 
 

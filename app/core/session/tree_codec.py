@@ -12,8 +12,8 @@ the session's record table, and the writer's text as strings.
 """
 from __future__ import annotations
 
-from app.engine.face.records import LaneResult, StepRecord, StopReason
 from app.core.text_tree import Branch, TextTree, Written
+from app.engine.face.records import LaneResult, StepRecord, StopReason
 
 BRANCH_KEYS = {"id", "parent", "fork", "prompt", "prompt_tokens", "pieces", "result"}
 

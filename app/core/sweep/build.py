@@ -4,7 +4,7 @@ Every problem is a ValueError whose message is one line naming the flag or field
 """
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from app.core.presets import builtin_presets, find_builtin
 from sampler import FlagError, parse_flags

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from typing import Sequence
+from collections.abc import Sequence
 
 from app.core.analysis import distinct_n, post_chain_entropy, repeated_ngrams
 

@@ -15,8 +15,8 @@ draws.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Iterator, Sequence
 
 from app.core.analysis import baseline_chain_settings
 from app.engine.face.options import MAX_LANES

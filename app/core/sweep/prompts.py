@@ -10,9 +10,9 @@ used (its top-level files and every subfolder).
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
 
 from app.fileio import read_prompt_file
 from app.resources import asset_path

@@ -18,12 +18,14 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from app.core.analysis import match_entropy
-from app.engine.face import commands as cmd, events as ev
+from app.engine.face import commands as cmd
+from app.engine.face import events as ev
 from app.engine.face.options import LaneConfig, RunOptions
 from app.engine.face.records import StopReason
 

@@ -6,14 +6,14 @@ run in progress between two of its steps.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable, NamedTuple
-
-from sampler import SamplerSettings
+from typing import Any, NamedTuple
 
 from app.engine.face.chat import ChatRequest
-from app.engine.face.options import LaneConfig, RunOptions
 from app.engine.face.model_info import LoadRequest
+from app.engine.face.options import LaneConfig, RunOptions
+from sampler import SamplerSettings
 
 
 @dataclass(frozen=True)

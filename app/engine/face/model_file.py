@@ -18,7 +18,7 @@ class Fingerprint:
     mtime_ns: int
 
     @classmethod
-    def of(cls, path) -> "Fingerprint | None":
+    def of(cls, path) -> Fingerprint | None:
         try:
             st = os.stat(path)
         except OSError:

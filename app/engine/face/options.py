@@ -64,11 +64,11 @@ class RunOptions:
         if any(not isinstance(s, str) or not s for s in self.stop_strings):
             raise ValueError(f"stop strings: each must be non-empty text, got {self.stop_strings!r}")
 
-    def replace(self, **changes) -> "RunOptions":
+    def replace(self, **changes) -> RunOptions:
         """A copy with ``changes`` (checked like a new one)."""
         return dataclasses.replace(self, **changes)
 
-    def within_window(self) -> "RunOptions":
+    def within_window(self) -> RunOptions:
         """These options if the window's controls can show them, else ValueError naming the field."""
         _whole("max tokens", self.max_tokens, 1, WINDOW_MAX_TOKENS)
         _whole("context size", self.n_ctx, WINDOW_MIN_CTX, WINDOW_MAX_CTX)

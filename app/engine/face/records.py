@@ -8,8 +8,8 @@ from typing import NamedTuple
 import numpy as np
 
 from sampler import SamplerSettings
-from sampler.codec import settings_for_trace
 from sampler.chain import StageCount
+from sampler.codec import settings_for_trace
 from sampler.scatter import ScatterTrace
 
 

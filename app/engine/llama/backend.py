@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import ctypes
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 import llama_cpp as ll
@@ -102,7 +102,7 @@ def _libraries() -> list[ctypes.CDLL]:
     return libs
 
 
-@lru_cache(maxsize=None)
+@cache
 def _fn(name: str, restype, *argtypes):
     for lib in _libraries():
         try:

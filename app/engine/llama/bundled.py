@@ -27,9 +27,9 @@ import os
 import shutil
 import threading
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Sequence
 
 from app.fileio import fsync_dir
 

@@ -7,8 +7,9 @@ loaded once more.  An intact file's failure is the load's own (memory, a backend
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable, TypeVar
+from typing import TypeVar
 
 from app.engine.llama.bundled import BundledModelError, Message, Source, _build, _check_existing, _write_stamp, package_source
 

@@ -6,18 +6,18 @@ import ctypes
 import os
 import struct
 import threading
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Callable, Sequence
 
 import llama_cpp as ll
 
-from app.engine.llama import backend, llama_log
-from app.engine.llama.model_file import FileWatch
-from app.engine.llama.chat_template import choose_template, file_template, format_chat
 from app.engine.face.model_info import ModelInfo, ModelLoadError
+from app.engine.llama import backend, llama_log
+from app.engine.llama.chat_template import choose_template, file_template, format_chat
+from app.engine.llama.model_file import FileWatch
+from app.engine.llama.vocab import ModelVocabulary
 from app.engine.rpc.endpoints import tensor_split_problem
 from app.engine.rpc.link import RpcLink
-from app.engine.llama.vocab import ModelVocabulary
 
 GGUF_MAGIC = b"GGUF"
 _backend_lock = threading.Lock()
@@ -184,8 +184,8 @@ class LoadedModel:
 
         ContextTooLarge (a ValueError naming the size) when its KV cache would not fit in memory.
         """
-        from app.engine.run.context import DecodeContext
         from app.engine.llama.memory import check_context_fits
+        from app.engine.run.context import DecodeContext
 
         check_context_fits(self, options.n_ctx, n_seq)
         self.check_servers()
@@ -204,7 +204,7 @@ class LoadedModel:
             if self.rpc is not None:
                 self.rpc.close()
 
-    def __enter__(self) -> "LoadedModel":
+    def __enter__(self) -> LoadedModel:
         return self
 
     def __exit__(self, *exc) -> None:

@@ -6,8 +6,8 @@ import threading
 
 import llama_cpp as ll
 
-from app.engine.llama import vocab_cache
 from app.engine.face.token_kinds import kind_from_attr
+from app.engine.llama import vocab_cache
 
 #: ``llama_detokenize`` with plain addresses for arguments: several times cheaper per
 #: call than the bindings' wrapper, which matters over 262,144 tokens.

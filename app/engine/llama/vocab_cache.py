@@ -19,8 +19,8 @@ import struct
 import sys
 import zlib
 from array import array
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 MAGIC = b"SPVOCAB1"
 ENV_VAR = "SCATTER_PLAYGROUND_CACHE"

@@ -34,8 +34,8 @@ from __future__ import annotations
 import ctypes
 import os
 import threading
+from collections.abc import Callable
 from contextlib import contextmanager
-from typing import Callable
 
 from app.engine.rpc.endpoints import split_endpoint
 

@@ -127,7 +127,7 @@ def probe(endpoint: str, timeout: float = PROBE_TIMEOUT_S) -> tuple[int, int, in
         sock = socket.create_connection(address, timeout=timeout)
     except ConnectionRefusedError:
         raise RpcUnreachable(f"{where}: nothing is listening there (connection refused)") from None
-    except socket.timeout:
+    except TimeoutError:
         raise RpcUnreachable(f"{where}: no answer within {timeout:g} s (host down or port filtered)") from None
     except OSError as exc:
         raise RpcUnreachable(f"{where}: cannot connect ({exc.strerror or exc})") from None
@@ -141,7 +141,7 @@ def probe(endpoint: str, timeout: float = PROBE_TIMEOUT_S) -> tuple[int, int, in
                     f"{where}: RPC protocol version mismatch (its handshake answer is {size} bytes, protocol "
                     f"{_dotted(PROTOCOL)} expects {HELLO_REPLY_SIZE}); run the same llama.cpp version on both sides")
             major, minor, patch = _recv_exactly(sock, size, timeout)[:3]
-        except socket.timeout:
+        except TimeoutError:
             raise RpcUnreachable(
                 f"{where}: connected, but no handshake answer within {timeout:g} s (an RPC server serves one "
                 "client at a time: is another program using it?)") from None

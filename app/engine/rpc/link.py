@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import ctypes
 
-from app.engine.rpc import abort as rpc_abort, ggml as rpc
 from app.engine.face.model_info import ServerUsage
+from app.engine.rpc import abort as rpc_abort
+from app.engine.rpc import ggml as rpc
 from app.engine.rpc.endpoints import probe
 from app.engine.rpc.usage import BufferSizes
 from app.engine.rpc.watch import ServerWatch

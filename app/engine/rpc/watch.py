@@ -37,6 +37,7 @@ import struct
 
 from app.engine.rpc.endpoints import resolve
 
+
 def _deadline_from_env() -> float:
     try:
         value = float(os.environ.get("SCATTER_RPC_TIMEOUT_S", "10"))

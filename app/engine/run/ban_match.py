@@ -17,7 +17,7 @@ rest of the lane's run and named in :attr:`BanMatcher.dropped`, never retried.
 """
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 import regex
 

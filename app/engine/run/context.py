@@ -1,7 +1,6 @@
 """A llama.cpp context for batched, multi-sequence decoding."""
 from __future__ import annotations
 
-
 import llama_cpp as ll
 import numpy as np
 

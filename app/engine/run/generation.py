@@ -3,21 +3,21 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import Iterator, Sequence
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 
-from sampler.sorting import top_order
-
+from app.engine.face.options import MAX_LANES, TOP_N, LaneConfig, RunOptions
+from app.engine.face.records import LaneResult, StepRecord, StopReason
+from app.engine.llama.model import LoadedModel
 from app.engine.run.bans import best_other
 from app.engine.run.lane import LaneRun, sample_forced
-from app.engine.face.options import MAX_LANES, TOP_N, LaneConfig, RunOptions
 from app.engine.run.logsumexp import LogSumExp
-from app.engine.llama.model import LoadedModel
-from app.engine.face.records import LaneResult, StepRecord, StopReason
 from app.engine.run.rewind import rewind, settled_records, stop_reason
 from app.engine.run.starts import assign_sequences, lane_starts
 from app.engine.run.workspace import Workspace, common_prefix
+from sampler.sorting import top_order
+
 
 class Generation:
     """Generates in 1 to 4 lanes; iterate to get each step's records.

@@ -11,15 +11,22 @@ import traceback
 
 from app.engine.face.commands import Fan, Generate, LoadModel
 from app.engine.face.events import (
-    FanEnded, FanProduced, ModelLoaded, ModelLoadFailed, ModelLoadProgress, RunEnded, RunStarted, StepsProduced,
+    FanEnded,
+    FanProduced,
+    ModelLoaded,
+    ModelLoadFailed,
+    ModelLoadProgress,
+    RunEnded,
+    RunStarted,
+    StepsProduced,
 )
-from app.engine.run.context import DecodeError
-from app.engine.run.generation import Generation
-from app.engine.face.options import MAX_LANES, LaneConfig
 from app.engine.face.model_info import ModelLoadError
+from app.engine.face.options import MAX_LANES, LaneConfig
 from app.engine.face.records import StopReason
 from app.engine.llama.model_file import ModelFileChanged
 from app.engine.rpc.watch import RpcServerLost
+from app.engine.run.context import DecodeError
+from app.engine.run.generation import Generation
 
 #: Load progress is reported at most this often (seconds), the last fraction always.
 PROGRESS_INTERVAL_S = 0.05
@@ -80,7 +87,8 @@ def generate(engine, cmd: Generate) -> None:
         workspace = engine.workspace_for(max([len(cmd.lanes)] + [k + 1 for k in keys]), cmd.options)
         gen = Generation(engine.model, prompt, cmd.lanes, cmd.options, workspace=workspace,
                          should_stop=engine.cancelled)
-    except (ValueError, DecodeError, RpcServerLost, ModelFileChanged) as exc:  # no chat template, a prompt too long, no memory ...
+    # no chat template, a prompt too long, no memory ...
+    except (ValueError, DecodeError, RpcServerLost, ModelFileChanged) as exc:
         engine.emit(RunEnded(cmd.run_id, error=str(exc)))
         return
     starts = tuple((lane.key, tuple(lane.prompt_tokens)) for lane in gen.lanes)

@@ -5,17 +5,16 @@ import dataclasses
 
 import numpy as np
 
+from app.engine.face.options import LaneConfig
+from app.engine.face.records import StepRecord, StopReason
+from app.engine.llama.vocab import ModelVocabulary
+from app.engine.run.ban_match import BanMatcher
+from app.engine.run.bans import LaneBans
+from app.engine.run.detok import TextStream
 from sampler import Candidates, SamplerChain, SamplerSettings
 from sampler.chain import StepTrace
 from sampler.chainbuild import merged_biases
 from sampler.phrases import vocab_plan
-
-from app.engine.run.ban_match import BanMatcher
-from app.engine.run.bans import LaneBans
-from app.engine.run.detok import TextStream
-from app.engine.face.options import LaneConfig
-from app.engine.face.records import StepRecord, StopReason
-from app.engine.llama.vocab import ModelVocabulary
 
 
 class LaneRun:

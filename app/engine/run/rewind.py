@@ -21,8 +21,8 @@ import dataclasses
 
 import numpy as np
 
-from app.engine.run.detok import TextStream
 from app.engine.face.records import StepRecord, StopReason
+from app.engine.run.detok import TextStream
 
 
 def rewind(workspace, lane, j: int) -> np.ndarray:

@@ -1,11 +1,11 @@
 """Where each lane of a run starts: its tokens, and its KV sequence."""
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
-from app.engine.run.lane import LaneRun
 from app.engine.face.options import LaneConfig, PromptText
 from app.engine.llama.model import LoadedModel
+from app.engine.run.lane import LaneRun
 from app.engine.run.workspace import Workspace
 
 

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QComboBox, QFormLayout, QLabel, QPushButton, QSpinBox, QVBoxLayout, QWidget
 
+from app.actions.lanes import BASELINE_PRESET
 from app.core.ab.plan import MAX_ROUNDS
 from app.core.ab.prompts import prompt_sets, read_example_prompts
-from app.actions.lanes import BASELINE_PRESET
 from app.core.presets import PresetNotFound
 from sampler import to_flags
 from sampler.flags import quote

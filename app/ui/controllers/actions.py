@@ -9,15 +9,15 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QInputDialog, QMenu, QToolBar, QToolButton
 
 from app.actions.lanes import check_in_vocabulary
-from app.engine.face.options import MAX_LANES
 from app.core.changes import Change, Changed
+from app.engine.face.options import MAX_LANES
 
 from ..ab import ABDialog
 from ..ab.taste_dialog import TasteDialog
-from ..lookahead_panel import LookaheadPanel
 from ..dialogs import ExportDialog, FanDialog, ImportDialog
 from ..dialogs.fan_dialog import FanSetupDialog
 from ..dialogs.lane_diff import LaneDiffDialog
+from ..lookahead_panel import LookaheadPanel
 
 FAN_TOKENS = 48
 
@@ -40,7 +40,8 @@ class ActionsController:
                                    lambda: state.select(None), "Ctrl+End")
         self.add_lane = self._action("+ Lane", "Add a lane like the edited one, with a seed of its own",
                                      lanes.add, "Ctrl+Shift+L")
-        self.baseline = self._action("+ Baseline", "Add a temperature baseline: a lane with scatter off, plain temperature, same seed",
+        self.baseline = self._action("+ Baseline",
+                                     "Add a temperature baseline: a lane with scatter off, plain temperature, same seed",
                                      lanes.add_baseline, "Ctrl+Shift+B")
         self.match = self._action("Match entropy", "Set the baseline's temperature so its mean post-chain entropy "
                                   "equals the scatter lane's", analysis.match_entropy, "Ctrl+Shift+M")

@@ -7,8 +7,8 @@ from pathlib import Path
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
-from app.core.session import SUFFIX, Autosave, SessionFileError, export_file, open_session, save_session
 from app.core.changes import Change, Changed
+from app.core.session import SUFFIX, Autosave, SessionFileError, export_file, open_session, save_session
 
 from ..session_reader import background_reader
 

@@ -9,8 +9,8 @@ from PySide6.QtCore import QEvent, QObject
 from PySide6.QtWidgets import QDialog, QFileDialog
 
 from app.core.changes import Changed
-from app.fileio import read_limited
 from app.core.formats import FormatError, read_preset
+from app.fileio import read_limited
 from sampler.knobs import knob_effects
 from sampler.stockfit import steps_from_records
 

@@ -3,8 +3,10 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QFormLayout, QHBoxLayout, QLineEdit, QPlainTextEdit, QPushButton, QSpinBox, QWidget
 
-from app.engine.face.options import WINDOW_MAX_CTX as MAX_CTX, WINDOW_MAX_TOKENS as MAX_TOKENS, WINDOW_MIN_CTX as MIN_CTX
 from app.core.changes import Change, Changed
+from app.engine.face.options import WINDOW_MAX_CTX as MAX_CTX
+from app.engine.face.options import WINDOW_MAX_TOKENS as MAX_TOKENS
+from app.engine.face.options import WINDOW_MIN_CTX as MIN_CTX
 from sampler.flagtable import ROW_BY_FIELD
 
 from ..focus_keys import tab_moves_focus

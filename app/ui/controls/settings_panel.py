@@ -13,7 +13,7 @@ from app.core.changes import Change, Changed
 from sampler.flagtable import ROW_BY_FIELD
 
 from .ban_list_row import BanListRow
-from .flag_control import FlagControl, FlagSwitch, tooltip
+from .flag_control import FlagControl, FlagSwitch
 from .list_editors import ListEdit, list_editors
 from .model_page import ModelPage
 from .order_editor import OrderEditor

@@ -16,15 +16,36 @@ import os
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFontDatabase, QGuiApplication
 from PySide6.QtWidgets import (
-    QButtonGroup, QCheckBox, QComboBox, QDialog, QDialogButtonBox, QFileDialog, QFormLayout, QHBoxLayout, QLabel,
-    QLineEdit, QMessageBox, QPlainTextEdit, QPushButton, QRadioButton, QTabWidget, QVBoxLayout, QWidget,
+    QButtonGroup,
+    QCheckBox,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFileDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QMessageBox,
+    QPlainTextEdit,
+    QPushButton,
+    QRadioButton,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
 )
 
-from app.fileio import atomic_write
 from app.core.llamacpp import (
-    CHAT_PROGRAM, INLINE_PROMPT_MAX, PLAIN_PROGRAM, PromptFileConflict, export_run, llama_kwargs, scatter_ext_call,
+    CHAT_PROGRAM,
+    INLINE_PROMPT_MAX,
+    PLAIN_PROGRAM,
+    PromptFileConflict,
+    export_run,
+    llama_kwargs,
+    scatter_ext_call,
     server_request,
 )
+from app.fileio import atomic_write
 
 SCATTER_BANNER = ("Needs a llama.cpp build with the scatter sampler: the --scatter-* flags and the scatter "
                   "stage are the patch's; upstream llama.cpp refuses those flags.")

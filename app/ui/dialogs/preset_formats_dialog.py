@@ -10,16 +10,26 @@ from __future__ import annotations
 import html
 from pathlib import Path
 
-from PySide6.QtWidgets import (
-    QCheckBox, QComboBox, QDialog, QDialogButtonBox, QFileDialog, QHBoxLayout, QLabel, QLineEdit, QPushButton,
-    QSplitter, QTextBrowser, QVBoxLayout,
-)
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QSplitter,
+    QTextBrowser,
+    QVBoxLayout,
+)
 
-from app.fileio import atomic_write
 from app.core.formats import FORMATS, WRITABLE, FormatError, Imported, Report, write_preset
 from app.core.formats.in_effect import effective_chain, in_effect
 from app.core.formats.stock import nearest_stock, needs_fit
+from app.fileio import atomic_write
 
 #: Status -> (text colour, background) of its tag in the report (light enough for both themes' text).
 STATUS_STYLE = {"exact": ("#0f5132", "#d1e7dd"), "converted": ("#084298", "#cfe2ff"),

@@ -4,7 +4,13 @@ Nothing is banned until the writer clicks."""
 from __future__ import annotations
 
 from PySide6.QtWidgets import (
-    QDialog, QDialogButtonBox, QLabel, QPushButton, QTableWidget, QTableWidgetItem, QVBoxLayout,
+    QDialog,
+    QDialogButtonBox,
+    QLabel,
+    QPushButton,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
 )
 
 from app.core.bans.finder import MIN_RATIO, MIN_SAMPLES, propose, session_samples

@@ -6,7 +6,7 @@ clipped).  The chosen token's label is bold.
 """
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 import pyqtgraph as pg
@@ -16,8 +16,8 @@ from app.engine.face.records import StepRecord
 
 from ..theme import Theme, style_plot
 from .bars import Bars
-from .kept_axis import kept_axes
 from .common import LEFT_AXIS_PX, display_token, fit_y, plain_axes, plot_panel, set_x, solid_brush, title_row
+from .kept_axis import kept_axes
 from .token_axis import TokenAxis
 
 

@@ -6,7 +6,7 @@ Hover a bar or a dot for its step's hits; click a row of the list (or the strip)
 """
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import pyqtgraph as pg
@@ -16,8 +16,8 @@ from PySide6.QtWidgets import QListWidget, QListWidgetItem, QWidget
 from app.core.bans.events import ban_events, per_step
 
 from ..theme import Theme, current, style_plot
-from .kept_axis import kept_axes
 from .common import LEFT_AXIS_PX, cursor_line, grow_x, header, plain_axes, set_y, stack, title_row
+from .kept_axis import kept_axes
 
 
 class BansPanel(QWidget):

@@ -1,7 +1,7 @@
 """What the collision gate decided at every step, against the rate the run was configured with."""
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import pyqtgraph as pg
@@ -12,8 +12,8 @@ from app.engine.face.records import StepRecord
 
 from ..theme import Theme, style_plot
 from .append_curve import AppendCurve
-from .kept_axis import kept_axes
 from .common import LEFT_AXIS_PX, cursor_line, grow_x, plain_axes, plot_panel, title_row
+from .kept_axis import kept_axes
 from .run_feed import RunFeed
 
 

@@ -23,7 +23,7 @@ def header(text: str) -> PanelTitle:
     return PanelTitle(text)
 
 
-def solid_brush(theme: Theme, rgb: RGB, alpha: int) -> "pg.QtGui.QBrush":
+def solid_brush(theme: Theme, rgb: RGB, alpha: int) -> pg.QtGui.QBrush:
     """A brush of ``rgb`` at opacity ``alpha`` (0-255) over the theme's background, as an opaque colour.
 
     Qt's software painter blends a translucent fill 30 to 40 times slower than it fills an

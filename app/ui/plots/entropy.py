@@ -3,7 +3,7 @@ the selected step, and both over the run (the selected step marked).  The title 
 each name with the shown step's value."""
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import pyqtgraph as pg
@@ -15,10 +15,18 @@ from app.engine.face.records import StepRecord
 from ..theme import Theme, current, style_plot
 from .append_curve import AppendCurve
 from .bars import Bars
-from .kept_axis import kept_axes
 from .common import (
-    LEFT_AXIS_PX, cursor_line, fit_y, grow_x, header, legend_html, plain_axes, solid_brush, stack,
+    LEFT_AXIS_PX,
+    cursor_line,
+    fit_y,
+    grow_x,
+    header,
+    legend_html,
+    plain_axes,
+    solid_brush,
+    stack,
 )
+from .kept_axis import kept_axes
 from .run_feed import RunFeed
 
 

@@ -21,9 +21,9 @@ from app.engine.face.records import StepRecord
 
 from ..theme import Theme, current, style_plot
 from .bars import Bars
-from .kept_axis import kept_axes
 from .common import display_token, header, plain_axes, set_y, solid_brush, stack, title_row
 from .funnel_ranks import FunnelRow, funnel
+from .kept_axis import kept_axes
 
 NAMES = {"penalties": "penalties", "dry": "DRY", "top_n_sigma": "top-n-\u03c3", "top_k": "top-k", "typ_p": "typical",
          "top_p": "top-p", "min_p": "min-p", "xtc": "XTC", "scatter": "scatter", "temperature": "temperature",

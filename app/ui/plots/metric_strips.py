@@ -9,20 +9,20 @@ log2 scale (ranks 1, 2, 4 … equally spaced).
 """
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QScrollArea, QToolButton, QWidget
 
-from app.engine.face.records import StepRecord
 from app.core.forks import ForkRule, fork_steps
+from app.engine.face.records import StepRecord
 
 from ..theme import Theme, current, style_plot
 from .append_curve import AppendCurve
-from .kept_axis import kept_axes
 from .common import LEFT_AXIS_PX, cursor_line, fit_y, grow_x, header, plain_axes, quick_view, stack, unit_ticks
+from .kept_axis import kept_axes
 from .run_feed import RunFeed
 
 STRIP_PX = 52

@@ -20,7 +20,14 @@ from collections import OrderedDict
 
 from PySide6.QtCore import QEvent, QPointF, QRectF, QSize
 from PySide6.QtGui import (
-    QAbstractTextDocumentLayout, QColor, QFont, QFontMetricsF, QImage, QPainter, QPalette, QTextDocument,
+    QAbstractTextDocumentLayout,
+    QColor,
+    QFont,
+    QFontMetricsF,
+    QImage,
+    QPainter,
+    QPalette,
+    QTextDocument,
 )
 from PySide6.QtWidgets import QSizePolicy, QWidget
 

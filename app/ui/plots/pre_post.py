@@ -9,7 +9,7 @@ probabilities; the label goes when the pointer leaves, or the step changes.
 """
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 import pyqtgraph as pg
@@ -20,8 +20,8 @@ from app.engine.face.records import StepRecord
 
 from ..theme import Theme, current, style_plot
 from .bars import Bars
-from .kept_axis import kept_axes
 from .common import LEFT_AXIS_PX, display_token, fit_y, header, legend_html, plain_axes, set_x, solid_brush, stack
+from .kept_axis import kept_axes
 from .marker import Marker
 from .token_axis import TokenAxis
 

@@ -10,7 +10,7 @@ branch, fewer records) the plot draws everything again.
 """
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 
 class RunFeed:

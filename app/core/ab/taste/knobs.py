@@ -60,7 +60,7 @@ class Knob:
         return {"field": self.field, "low": self.low, "high": self.high}
 
     @classmethod
-    def from_json(cls, data) -> "Knob":
+    def from_json(cls, data) -> Knob:
         if not isinstance(data, dict) or set(data) != {"field", "low", "high"}:
             raise ValueError(f"knob: expected field, low and high, got {data!r}")
         return cls(data["field"], data["low"], data["high"])

@@ -102,7 +102,7 @@ class TasteSession:
         }
 
     @classmethod
-    def from_json(cls, data) -> "TasteSession":
+    def from_json(cls, data) -> TasteSession:
         """A tuning from a session file (it waits for "Go on"); ValueError names what is wrong."""
         if not isinstance(data, dict):
             raise ValueError(f"taste tuning: expected an object, got {type(data).__name__}")

@@ -33,7 +33,7 @@ class TasteRound:
                 "decided_at": self.decided_at}
 
     @classmethod
-    def from_json(cls, data, knobs: int) -> "TasteRound":
+    def from_json(cls, data, knobs: int) -> TasteRound:
         """A round from its JSON; ValueError names what is wrong."""
         if not isinstance(data, dict):
             raise ValueError(f"taste round: expected an object, got {type(data).__name__}")
