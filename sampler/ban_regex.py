@@ -25,7 +25,7 @@ import re
 
 try:  # Python 3.11 and later
     from re import _constants as _sc  # type: ignore[attr-defined]
-    from re import _parser as _sp
+    from re import _parser as _sp  # type: ignore[attr-defined]
 except ImportError:  # Python 3.10
     import sre_constants as _sc
     import sre_parse as _sp

@@ -88,6 +88,7 @@ def _read(where: str, data, rows: tuple[Flag, ...], nested: tuple[str, ...] = ()
             raise ValueError(f"{where}: unknown key(s) {', '.join(map(repr, unknown))}")
     memo = _CHECKED[id(rows)]
     out = {}
+    memo_key: tuple | None
     for key, value in data.items():  # the loop of a presets file's load: plain look-ups only
         kind = type(value)
         if (kind is float and value) or kind is int or kind is bool:

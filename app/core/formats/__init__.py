@@ -138,7 +138,8 @@ def read_preset(name: str, data: bytes, format: str | None = None) -> Imported:
 
 def write_preset(settings: SamplerSettings, format: str) -> tuple[bytes, Report]:
     """The file's bytes in ``format`` and the report of what each setting became."""
-    if format not in WRITABLE:
+    writer = FORMATS[format][1] if format in FORMATS else None
+    if writer is None:
         raise FormatError(f"--to: cannot write {format!r} (one of {', '.join(WRITABLE)})")
-    text, report = FORMATS[format][1](settings)
+    text, report = writer(settings)
     return text.encode("utf-8"), report

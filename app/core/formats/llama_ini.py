@@ -93,7 +93,8 @@ def export_section(settings: SamplerSettings, section: str = "*") -> tuple[str, 
     """One section with every sampling option that differs from llama.cpp's defaults."""
     w = FieldWriter(FORMAT, settings)
     args = to_flags(settings)
-    lines, written = [f"[{section}]"], {}
+    lines: list[str] = [f"[{section}]"]
+    written: dict[str, list[str]] = {}
     i = 0
     while i < len(args):
         flag = args[i]

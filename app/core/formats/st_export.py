@@ -61,7 +61,8 @@ def _order(w: FieldWriter) -> None:
 
 
 def _bans(w: FieldWriter) -> None:
-    lines, entries = [], []
+    lines: list[str] = []
+    entries: list[dict] = []
     for token, bias in w.get("logit_bias"):
         if bias == -math.inf:
             lines.append(f"[{token}]")

@@ -22,7 +22,8 @@ def export_fields(settings: SamplerSettings) -> tuple[dict, Report]:
     w = FieldWriter(FORMAT, settings)
     order = settings.samplers if settings.mirostat == 0 else ()
     for key, (path, _status) in PLAIN.items():
-        stage = make_stage(_stage_of(path), settings) if _stage_of(path) in ORDERABLE else None
+        name = _stage_of(path)
+        stage = make_stage(name, settings) if name is not None and name in ORDERABLE else None
         if stage is not None and _stage_of(path) not in order and stage.enabled:
             w.record(path, "converted", f"{_stage_of(path)} is not in the order: written off (its default)")
             continue

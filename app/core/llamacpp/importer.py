@@ -42,7 +42,7 @@ class _Reader:
         self.breakers: list[str] | None = None  # raw values, "none" already applied
         self.escape = True
         self.problems: list[str] = []
-        self.off_pairs: list[tuple[str, str]] = []  # flags of the off-value table, with their values
+        self.off_pairs: list[tuple[str, str | None]] = []  # flags of the off-value table, with their values
         self.notes: list[str] = []  # what was read as llama.cpp reads it, with a warning
 
     def run(self) -> None:
@@ -125,7 +125,7 @@ class _Reader:
         elif kind == "choice":
             if self.i < len(self.words) and self.words[self.i].lower() in SWITCH_VALUES:
                 self.i += 1
-        elif kind:
+        elif isinstance(kind, int) and kind:
             if self.i + kind > len(self.words):
                 self.problems.append(f"{name}: missing value")
             self.i += kind
@@ -183,7 +183,8 @@ def import_command_with_notes(
         raise TypeError(f"base: expected SamplerSettings, got {type(start).__name__}")
     reader = _Reader(words)
     reader.run()
-    notes, still_errors = resolve(reader.off_pairs)
+    # a flag left without its value is already a problem of the reader's
+    notes, still_errors = resolve([(name, value) for name, value in reader.off_pairs if value is not None])
     for name, value in still_errors:  # parse_flags names them "not supported by the playground"
         reader.sampling += [name, value]
     breakers = reader.final_breakers()
@@ -198,6 +199,6 @@ def import_command_with_notes(
         problems += exc.problems
     except ValueError as exc:
         problems.append(str(exc))
-    if problems:
+    if problems or settings is None:
         raise FlagError(problems)
     return ImportResult(settings, tuple(reader.notes + notes))

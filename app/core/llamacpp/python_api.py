@@ -41,7 +41,7 @@ from .stock_alternative import changed_fields, stock_alternative
 #: The order of ``Llama``'s fixed chain.
 LLAMA_ORDER = ("penalties", "top_k", "typ_p", "top_p", "min_p", "temperature")
 #: Stage -> the kwargs that switch it off in ``Llama``.
-OFF_KWARGS = {
+OFF_KWARGS: dict[str, dict[str, float | int]] = {
     "penalties": {"repeat_penalty": 1.0, "frequency_penalty": 0.0, "presence_penalty": 0.0},
     "top_k": {"top_k": 0},
     "typ_p": {"typical_p": 1.0},

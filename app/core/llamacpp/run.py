@@ -58,7 +58,7 @@ class RunSpec:
              n_ctx: int | None = None, stop=None, **fields) -> RunSpec:
         """A spec from the run's options (``run_settings``, default RunOptions()) with llama.cpp's names for
         the changes to them (``n_predict``, ``n_ctx``, ``stop``; checked there: ValueError names a bad one)."""
-        changes = {k: v for k, v in (("max_tokens", n_predict), ("n_ctx", n_ctx)) if v is not None}
+        changes: dict[str, object] = {k: v for k, v in (("max_tokens", n_predict), ("n_ctx", n_ctx)) if v is not None}
         if stop is not None:
             changes["stop_strings"] = tuple(stop)
         options = (run_settings or RunOptions()).replace(**changes)

@@ -48,7 +48,7 @@ class NewerVersion(ValueError):
 
 
 class BadEntry(NamedTuple):
-    index: int
+    index: int  # type: ignore[assignment]  # the entry's place in the file; shadows tuple.index, unused here
     entry: object
     reason: str
     #: The entry's JSON text exactly as in the file (None when it could not be found).
@@ -170,10 +170,11 @@ def _check_int_range(data, where: str, group: str = "settings") -> None:
         return
     for key in _INT_ATTRS[group]:
         value = data.get(key)
-        kind = type(value)
-        if kind is float and not (math.isfinite(value) and value.is_integer()):
+        if not isinstance(value, (int, float)) or isinstance(value, bool):
+            continue  # not a number: the setting's own check names it
+        if type(value) is float and not (math.isfinite(value) and value.is_integer()):
             continue  # "expected an integer"
-        if (kind is int or kind is float) and not INT32_MIN <= value <= INT32_MAX:
+        if not INT32_MIN <= value <= INT32_MAX:
             raise ValueError(
                 f"{where}.{key}: out of range, got {value!r} (an integer from {INT32_MIN} to {INT32_MAX})"
             )
@@ -265,7 +266,9 @@ def decode(raw: bytes, *, strict: bool) -> Decoded:
         raise NewerVersion(_short(str(exc))) from None
     except ValueError as exc:
         raise ValueError(_short(str(exc))) from None
-    presets, bad, seen = [], [], {}
+    presets: list[Preset] = []
+    bad: list[BadEntry] = []
+    seen: dict[str, str] = {}
     for i, entry in enumerate(entries):
         try:
             preset = parse_entry(entry, i)

@@ -22,10 +22,12 @@ def find_entry_texts(text: str) -> list[str] | None:
     decoder = json.JSONDecoder()
 
     def skip(i: int) -> int:
-        return _WHITESPACE.match(text, i).end()
+        found = _WHITESPACE.match(text, i)  # whitespace or none: always a match
+        return found.end() if found else i
 
     def items(i: int) -> tuple[list[str], int]:  # text[i] == "["
-        out, i = [], skip(i + 1)
+        out: list[str] = []
+        i = skip(i + 1)
         if text[i] == "]":
             return out, i + 1
         while True:

@@ -34,8 +34,8 @@ class SessionPart:
     apply: Callable[[PlaygroundState, object], None]
 
 
-def _apply_taste(state: PlaygroundState, taste: TasteSession | None) -> None:
-    state.taste = taste or TasteSession()
+def _apply_taste(state: PlaygroundState, taste: object) -> None:
+    state.taste = taste if isinstance(taste, TasteSession) else TasteSession()  # None: the file has none
     state.emit(Changed.TASTE)
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from app.engine.face.records import FinalTail, StepRecord
-from sampler import settings_from_dict, settings_to_dict
+from sampler import SamplerSettings, settings_from_dict, settings_to_dict
 from sampler.chain import StageCount
 
 from .ban_hits_codec import decode_ban_hits, encode_ban_hits
@@ -88,7 +88,10 @@ def _chain_state(state) -> tuple[list[int], list[int]]:
 
 def encode_records(records: list[StepRecord]) -> tuple[dict, dict[str, np.ndarray]]:
     """``(meta, arrays)``: the JSON part (tables) and the columns of ``records``."""
-    settings, settings_index, stage_sets, stage_index = [], {}, [], {}
+    settings: list[SamplerSettings] = []
+    settings_index: dict[SamplerSettings, int] = {}
+    stage_sets: list[tuple[str, ...]] = []
+    stage_index: dict[tuple[str, ...], int] = {}
     w = ColumnWriter()
     kept = [kept_final(r) for r in records]
     for r, (ids, p, chosen, _) in zip(records, kept):  # what a reader would refuse is not written
@@ -236,7 +239,7 @@ def _stages(r: ColumnReader, stage_sets: list[tuple[str, ...]]) -> list[tuple[St
     active = r.ragged("stages.active", BOOL_KINDS)
     same_lengths("stage counts", n_in, n_out, active)
     sizes = np.array([len(names) for names in stage_sets], dtype=np.int64)
-    bad = np.flatnonzero(sizes[np.asarray(which, dtype=np.int64)] != n_in.lengths) if which else []
+    bad = np.flatnonzero(sizes[np.asarray(which, dtype=np.int64)] != n_in.lengths) if which else np.zeros(0, np.intp)
     if len(bad):
         raise ValueError(f"records: record {int(bad[0])}'s stage counts do not match its stages")
     made: dict[tuple, StageCount] = {}  # the same counts recur: one object each

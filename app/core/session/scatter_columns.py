@@ -66,7 +66,7 @@ def decode_scatter(r: ColumnReader, xor: bool) -> list[ScatterTrace | None]:
         p_final = columns["p_final"]
         columns["p_final"] = Ragged(_xor(p_final.flat, columns["p_diffused"].flat), p_final.lengths)
     arrays = [columns[n].split() for n in SCATTER_ARRAYS]
-    out = []
+    out: list[ScatterTrace | None] = []
     for i, row in enumerate(zip(*arrays)):
         if not has[i]:
             out.append(None)
