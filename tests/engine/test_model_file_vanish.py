@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from app.core.changes import Changed
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "cli"))
 from cli_run import ROOT, cli_env, start_cli  # noqa: E402
 
@@ -209,18 +211,18 @@ def test_generate_and_continue_after_a_crash_with_the_model_file_gone_say_so_and
     engine = Engine().start()
     pg = Playground(state, engine, PresetStore(tmp_path / "presets.json"))
     problems = []
-    state.subscribe(lambda change: change.what == "problem" and problems.append(state.problem))
+    state.subscribe(lambda change: change.what == Changed.PROBLEM and problems.append(state.problem))
     try:
         state.set_model(None, lost=LoadRequest(str(gone), 0))
         for action in (pg.runs.generate, pg.runs.continue_run, pg.runs.generate):
             problems.clear()
             action()
             deadline = time.monotonic() + 60
-            while (state.busy or pg.runs.load_id is not None) and time.monotonic() < deadline:
+            while (state.busy or state.load_id is not None) and time.monotonic() < deadline:
                 pg.handle_all()
                 time.sleep(0.01)
             pg.handle_all()
-            assert not state.busy and pg.runs.load_id is None
+            assert not state.busy and state.load_id is None
             assert any(str(gone) in p for p in problems if p), problems
             assert state.lost_model is not None and state.lost_model.path == str(gone)  # the next try loads it again
     finally:

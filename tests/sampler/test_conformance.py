@@ -14,6 +14,7 @@ from app.engine.native.sampler import NativeSampler, native_chain, native_stage
 from sampler import Candidates, SamplerChain, SamplerSettings
 from sampler.chainbuild import build_stages
 from sampler.sorting import top_order
+from tiers import length
 
 VOCAB = 262_144
 SIZES = (1, 2, 3, 7, 40, 300, 1025, 5000)
@@ -205,7 +206,7 @@ def test_whole_chain_picks_equal_native(flags):
     ids = np.arange(VOCAB, dtype=np.int32)
     picks = []
     base = rng.normal(0.0, 2.5, VOCAB).astype(np.float32)
-    for step in range(500):
+    for step in range(length(500, 150)):
         logits = (base + rng.normal(0.0, 1.5, VOCAB).astype(np.float32)).astype(np.float32)
         r = native.apply(ids, logits)
         native_token = int(r.ids[r.selected])

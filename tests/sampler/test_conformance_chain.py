@@ -17,8 +17,10 @@ from native_decode import decode_against_native
 from sampler import SamplerChain, SamplerSettings, parse_flags
 from sampler.chainbuild import eog_tokens
 from sampler.sorting import top_order
+from tiers import length
 
 VOCAB = 262_144
+CHAIN_STEPS = length(100, 40)  # steps of test_whole_chain_picks_equal_native (tests/tiers.py)
 
 
 def _settings(flags: str) -> SamplerSettings:
@@ -56,8 +58,8 @@ def distinct(logits: np.ndarray) -> np.ndarray:
 
 @pytest.mark.parametrize("flags", SYNTHETIC)
 def test_whole_chain_picks_equal_native(flags):
-    """100 steps of a fixed stream of full-vocabulary logits (without ties): the same pick and
-    probabilities every step."""
+    """100 steps (40 by default, tests/tiers.py) of a fixed stream of full-vocabulary logits (without
+    ties): the same pick and probabilities every step."""
     settings = _settings(flags)
     rng = np.random.default_rng(abs(hash(flags)) % 2**32)
     native = native_chain(settings, n_vocab=VOCAB)
@@ -69,7 +71,7 @@ def test_whole_chain_picks_equal_native(flags):
     ids = np.arange(VOCAB, dtype=np.int32)
     base = rng.normal(0.0, 2.5, VOCAB).astype(np.float32)
     picks = []
-    for step in range(100):
+    for step in range(CHAIN_STEPS):
         logits = distinct((base + rng.normal(0.0, 1.5, VOCAB).astype(np.float32)).astype(np.float32))
         r = native.apply(ids, logits)
         native_token = int(r.ids[r.selected])
@@ -79,7 +81,7 @@ def test_whole_chain_picks_equal_native(flags):
         assert trace.token == native_token, f"step {step}: ours {trace.token} native {native_token}"
         np.testing.assert_array_equal(np.sort(r.p), np.sort(trace.final_p), err_msg=f"step {step}")
         picks.append(native_token)
-    assert len(set(picks)) > 20
+    assert len(set(picks)) > CHAIN_STEPS // 5
     banned = {t for t, b in settings.logit_bias if b == -np.inf}
     assert not banned & set(picks)
     native.close()
@@ -109,7 +111,7 @@ def test_the_chain_is_built_as_common_sampler_init_builds_it():
 # Gemma
 # --------------------------------------------------------------------------
 
-N_TOKENS = 200
+N_TOKENS = length(200, 80)  # Gemma decodes with both chains (tests/tiers.py)
 
 
 def decode_both(model, settings: SamplerSettings, n_tokens: int = N_TOKENS) -> list[int]:

@@ -48,12 +48,12 @@ def known_sampler_letters(flag: str, raw: str) -> tuple[str, str | None]:
     return kept, _note(flag, "letter", unknown, unsupported)
 
 
-def _note(flag: str, what: str, unknown: list[str], unsupported: list[str]) -> str | None:
+def _note(flag: str, unit: str, unknown: list[str], unsupported: list[str]) -> str | None:
     parts = []
     if unknown:
         names = ", ".join(repr(u) for u in unknown)
-        parts.append(f"left out the unknown sampler {what}{'s' if len(unknown) > 1 else ''} {names}, as llama.cpp "
-                     f"does (it warns \"unable to match sampler by {'char' if what == 'letter' else 'name'}\")")
+        parts.append(f"left out the unknown sampler {unit}{'s' if len(unknown) > 1 else ''} {names}, as llama.cpp "
+                     f"does (it warns \"unable to match sampler by {'char' if unit == 'letter' else 'name'}\")")
     if unsupported:
         names = ", ".join(repr(u) for u in unsupported)
         parts.append(f"left out {names}: the playground has no infill sampler (llama.cpp would run it)")
