@@ -18,8 +18,9 @@ import sys
 import time
 
 import pytest
-from tiers import FULL
 from cli_run import cli_env
+
+from tiers import FULL
 
 PROMPT = "The old lighthouse keeper counted the ships that passed the rocky point each night. " * 40
 ALL_DELAYS = (0.0, 0.02, 0.05, 0.1, 0.15, 0.2, 0.3, 0.45, 0.6, 0.8, 1.0, 1.3, 1.7, 2.2, 3.0)
