@@ -92,7 +92,7 @@ NATIVE_SETS = {
         top_n_sigma=1.5, dynatemp_range=0.6, xtc_probability=0.5, xtc_threshold=0.1
     ),
 }
-NATIVE_TOKENS = length(200, 96)  # past the penalties' and DRY's last-n of 64 either way
+NATIVE_TOKENS = length(200, 72)  # past the penalties' and DRY's last-n of 64 either way
 
 
 @pytest.mark.parametrize("name", list(NATIVE_SETS))

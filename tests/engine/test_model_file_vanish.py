@@ -88,7 +88,7 @@ def test_the_next_load_of_a_vanished_model_names_it_at_once(model_copy):
 def _sweep_and(action, model: Path, csv: Path) -> subprocess.CompletedProcess:
     proc = subprocess.Popen(
         [sys.executable, "-m", "app", "sweep", "-o", str(csv), "-m", str(model), "--scatter-strength", "0,0.1,0.2,0.3",
-         "-p", "Once upon a time", "--seeds", "2", "-n", "48", "-t", "1"],
+         "-p", "Once upon a time", "--seeds", "2", "-n", "32", "-t", "1"],
         cwd=ROOT, env=cli_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     for line in proc.stderr:  # its plan: the model is loaded, the samples start
         if " samples: " in line:

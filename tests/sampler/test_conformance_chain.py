@@ -111,7 +111,9 @@ def test_the_chain_is_built_as_common_sampler_init_builds_it():
 # Gemma
 # --------------------------------------------------------------------------
 
-N_TOKENS = length(200, 80)  # Gemma decodes with both chains (tests/tiers.py)
+N_TOKENS = length(200, 48)  # Gemma decodes with both chains (tests/tiers.py)
+#: A run this varied is a real test of the picks (30 of 200 tokens distinct, 7 of 48).
+DISTINCT = N_TOKENS * 3 // 20
 
 
 def decode_both(model, settings: SamplerSettings, n_tokens: int = N_TOKENS) -> list[int]:
@@ -137,13 +139,13 @@ def test_gemma_logit_bias_and_mirostat_2(default_model):
     s = _settings(f"--mirostat 2 --temp 0.9 -s 2468 -l {_token(m, ' the')}-3 -l {_token(m, ',')}+1.5 "
                   f"-l {_token(m, chr(10))}-inf -l {_token(m, ' sea')}+2 -l {_token(m, ' sea')}+1.25")
     tokens = decode_both(m, s)
-    assert len(tokens) == N_TOKENS and len(set(tokens)) > 30
+    assert len(tokens) == N_TOKENS and len(set(tokens)) > DISTINCT
     assert _token(m, "\n") not in tokens
 
 
 def test_gemma_mirostat_1(default_model):
     tokens = decode_both(default_model, _settings("--mirostat 1 --mirostat-ent 4 --mirostat-lr 0.2 --temp 0.7 -s 1357"))
-    assert len(tokens) == N_TOKENS and len(set(tokens)) > 30
+    assert len(tokens) == N_TOKENS and len(set(tokens)) > DISTINCT
 
 
 def test_gemma_adaptive_p(default_model):
@@ -152,7 +154,7 @@ def test_gemma_adaptive_p(default_model):
     chain = SamplerChain.from_settings(s, default_model.vocab)
     assert [x.name for x in chain.stages] + [chain.selector.name] == ["penalties", "min_p", "temperature", "adaptive_p"]
     tokens = decode_both(default_model, s)
-    assert len(tokens) == N_TOKENS and len(set(tokens)) > 30
+    assert len(tokens) == N_TOKENS and len(set(tokens)) > DISTINCT
 
 
 def test_gemma_ignore_eos(default_model):

@@ -509,7 +509,9 @@ def test_logit_bias_clone_and_reset():
 # Whole chains on Gemma
 # --------------------------------------------------------------------------
 
-N_TOKENS = length(200, 80)  # Gemma decodes with both chains (tests/tiers.py)
+N_TOKENS = length(200, 48)  # Gemma decodes with both chains (tests/tiers.py)
+#: A run this varied is a real test of the picks (30 of 200 tokens distinct, 7 of 48).
+DISTINCT = N_TOKENS * 3 // 20
 
 
 def _suppress_tokens(vocab_ptr) -> list[int]:
@@ -565,7 +567,7 @@ def test_gemma_logit_bias_and_mirostat_v2_chain(default_model):
          ll.llama_sampler_init_temp(temp), ll.llama_sampler_init_mirostat_v2(seed, tau, eta)],
         [LogitBias(n_vocab, biases), Temperature(temp), MirostatV2(seed, tau, eta)],
     )
-    assert len(tokens) == N_TOKENS and len(set(tokens)) > 30
+    assert len(tokens) == N_TOKENS and len(set(tokens)) > DISTINCT
     banned = {t for t, b in biases if b == -np.inf}
     assert not banned & set(tokens)
 
@@ -580,7 +582,7 @@ def test_gemma_logit_bias_and_mirostat_v1_chain(default_model):
          ll.llama_sampler_init_temp(0.7), ll.llama_sampler_init_mirostat(n_vocab, seed, tau, eta, COMMON_M)],
         [LogitBias(n_vocab, biases), Temperature(0.7), Mirostat(n_vocab, seed, tau, eta, COMMON_M)],
     )
-    assert len(set(tokens)) > 30
+    assert len(set(tokens)) > DISTINCT
 
 
 def test_gemma_adaptive_p_chain(default_model):
@@ -596,5 +598,5 @@ def test_gemma_adaptive_p_chain(default_model):
          ll.llama_sampler_init_adaptive_p(0.35, 0.9, seed)],
         stages,
     )
-    assert len(set(tokens)) > 30
+    assert len(set(tokens)) > DISTINCT
     assert (stages[-1].weighted_sum, stages[-1].total_weight) != start  # the average took in the picks
