@@ -77,20 +77,11 @@ llamacpp-programs: venv
 agreement: venv llamacpp-programs
 	SCATTER_AGREEMENT=1 QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q tests/llamacpp/test_agreement.py -k full --timeout 5400
 
-# The real-window tests (tests/ui/test_real_window.py) need Xvfb: installed here when we may (root
-# with apt-get), else make stops and says how.
-xvfb:
-	@command -v Xvfb >/dev/null 2>&1 || { \
-	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-	    echo ">>> Installing Xvfb for the real-window tests (apt-get install xvfb)."; \
-	    apt-get update -qq && apt-get install -y -qq xvfb libxcb-cursor0 libxkbcommon-x11-0; \
-	  else \
-	    echo "make test needs Xvfb for the real-window tests (tests/ui/test_real_window.py):"; \
-	    echo "  Debian/Ubuntu: sudo apt-get install -y xvfb libxcb-cursor0 libxkbcommon-x11-0"; \
-	    echo "  Fedora:        sudo dnf install -y xorg-x11-server-Xvfb xcb-util-cursor"; \
-	    echo "  or run the rest: .venv/bin/python -m pytest -m 'not xvfb'"; \
-	    exit 1; \
-	  fi; }
+# The real-window tests (tests/ui/test_real_window.py) need Xvfb and every library Qt's xcb plugin links to
+# (packaging/real_window_deps.py asks ldd): installed here when we may (root with apt-get), else make stops
+# and names the packages.
+xvfb: venv
+	@$(PY) packaging/real_window_deps.py ensure
 
 # docs/screenshot.png from a run on the bundled model (the tests never write into the repository).
 screenshot: venv
