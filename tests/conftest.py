@@ -15,6 +15,11 @@ import pytest  # noqa: E402
 from hypothesis import settings as hypothesis_settings  # noqa: E402
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+# One decode thread wherever a run does not name its own (the engine, the window's engine process, the
+# command line in subprocesses): the suite's parallel workers share this machine's cores, and llama.cpp's
+# threads spin-wait on each other when another process holds a core (a Gemma window test took 72 s with
+# two threads and 4.6 s with one).  llama.cpp's CPU kernels give the same numbers on any thread count.
+os.environ.setdefault("SCATTER_PLAYGROUND_THREADS", "1")
 from tiers import FULL, examples  # noqa: E402
 
 # Hypothesis keeps no example database (it would write .hypothesis/ into the repository).  A property

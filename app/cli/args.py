@@ -59,7 +59,7 @@ def run_parser() -> argparse.ArgumentParser:
     p.add_argument("-c", "--ctx-size", dest="ctx", type=int_in("-c (context size)", 16), default=4096,
                    help="context size per lane")
     p.add_argument("-t", "--threads", type=int_in("-t (threads)", 1, 1024), default=None,
-                   help="threads (default: physical cores)")
+                   help="threads (default: $SCATTER_PLAYGROUND_THREADS, else physical cores)")
     p.add_argument("-ngl", "--gpu-layers", "--n-gpu-layers", dest="gpu_layers", type=int_in("-ngl (GPU layers)", 0),
                    default=None)
     p.add_argument("-fa", "--flash-attn", dest="flash_attn", choices=["on", "off", "auto"], default="auto")

@@ -47,7 +47,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("-p", "--port", type=int_in("--port", 0, 65535), default=DEFAULT_PORT,
                    help=f"port to bind to (default: {DEFAULT_PORT}; 0: any free port)")
     p.add_argument("-t", "--threads", type=int_in("--threads", 1, 1024), default=None,
-                   help="threads for the CPU device (default: physical cores)")
+                   help="threads for the CPU device (default: $SCATTER_PLAYGROUND_THREADS, else physical cores)")
     p.add_argument("-c", "--cache", metavar="DIR", default=None,
                    help="keep received weights in this folder, so a reload skips sending them")
     return p
@@ -93,13 +93,13 @@ def main(argv: list[str]) -> int:
 
 
 def _serve(args, endpoint: str) -> int:
-    from app.engine.face.cores import physical_cores
+    from app.engine.face.cores import decode_threads
     from app.engine.llama.model import ensure_backend
     from app.engine.rpc import ggml as rpc
     from app.engine.rpc.endpoints import RpcError
 
     ensure_backend()
-    threads = args.threads or physical_cores()
+    threads = args.threads or decode_threads()
     try:
         _, description = rpc.cpu_device()
     except RpcError as exc:

@@ -4,6 +4,21 @@ from __future__ import annotations
 
 import os
 
+#: The decode threads when a run does not say (``-t``): a whole number >= 1, else every physical core.  For
+#: a machine shared with other work, and for the test suite, whose parallel workers would otherwise each start
+#: every core's worth of llama.cpp threads that spin-wait on each other.
+THREADS_ENV = "SCATTER_PLAYGROUND_THREADS"
+
+
+def decode_threads() -> int:
+    """The default decode thread count: ``$SCATTER_PLAYGROUND_THREADS`` when set to a whole number >= 1, else
+    :func:`physical_cores` (llama-cli's default).  Any other value is ignored (the run says nothing: a
+    default, not a setting the writer typed)."""
+    value = os.environ.get(THREADS_ENV, "").strip()
+    if value.isdigit() and int(value) >= 1:
+        return min(int(value), 1024)
+    return physical_cores()
+
 
 def physical_cores() -> int:
     """Physical core count from /proc/cpuinfo where available (llama-cli's default)."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 import llama_cpp as ll
 import numpy as np
 
-from app.engine.face.cores import physical_cores
+from app.engine.face.cores import decode_threads
 from app.engine.face.options import RunOptions
 from app.engine.llama.model import LoadedModel
 
@@ -33,7 +33,7 @@ class DecodeContext:
         self.model = model
         self.n_seq = n_seq
         self.n_ctx = int(options.n_ctx)
-        threads = int(options.n_threads or physical_cores())
+        threads = int(options.n_threads or decode_threads())
         params = ll.llama_context_default_params()
         params.n_ctx = self.n_ctx * n_seq
         params.n_batch = max(options.n_batch, n_seq)

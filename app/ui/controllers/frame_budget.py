@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 
-from app.engine.face.cores import physical_cores
+from app.engine.face.cores import decode_threads as default_decode_threads
 
 #: The GUI thread's share of a run's wall time when decoding uses every core.
 SHARED_SHARE = 0.04
@@ -36,7 +36,7 @@ class FrameBudget:
 
     def __init__(self, cores: int | None = None, decode_threads: int | None = None):
         self.cores = cores or logical_cores()
-        self.decode_threads = decode_threads or physical_cores()
+        self.decode_threads = decode_threads or default_decode_threads()
         self.share = IDLE_SHARE if self.cores > self.decode_threads else SHARED_SHARE
         self.cycle_s = 0.005  # a running estimate of one frame cycle's GUI-thread CPU
 
