@@ -5,7 +5,8 @@ every time exit 130 and one line, never a KeyboardInterrupt traceback.
 Four outcomes belong to the interpreter, not to this program (they come before its first line
 runs, in the first 0.1 to 0.3 s on a loaded machine): killed by SIGINT before Python installs its
 handler (the shell reports 130; nothing printed); CPython's own "Fatal Python error: init_..." (exit
-1) while it starts up; and a KeyboardInterrupt whose every frame is CPython's import machinery
+1) while it starts up; its "Could not import runpy module" (Modules/main.c, exit 1) when the signal lands
+while ``-m`` imports runpy; and a KeyboardInterrupt whose every frame is CPython's import machinery
 (``<frozen runpy>``, ``<frozen importlib...>``); and that same KeyboardInterrupt swallowed by the import
 lock's callback ("Exception ignored in"), after which the command runs on.  Each run prints how many tries ended which way.
 """
@@ -61,7 +62,10 @@ def _interpreter_starting(code: int, err: str) -> bool:
     # handler exists, and the command runs on.
     swallowed_by_import_lock = (err.startswith("Exception ignored in: <function _get_module_lock")
                                 and bool(frames) and all(f.startswith('File "<frozen ') for f in frames))
+    # CPython's pymain_run_module: "Could not import runpy module", then the KeyboardInterrupt alone, exit 1.
+    runpy_import = code == 1 and err.splitlines() == ["Could not import runpy module", "KeyboardInterrupt"]
     return ((code == -signal.SIGINT and err == "") or (code == 1 and err.startswith("Fatal Python error: init_"))
+            or runpy_import
             or in_import_machinery or swallowed_by_import_lock)
 
 
