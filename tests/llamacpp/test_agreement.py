@@ -20,6 +20,9 @@ import pytest
 from lcpp_agreement import PATHS, SUMMARIES, WHOLE_RUN_AGREEMENT, counts, differences, gather
 from lcpp_configs import N_CTX, N_PREDICT, N_PREDICT_QUICK, configurations, quick_configurations
 
+#: One worker runs this module (make test's --dist loadgroup): the set's runs are gathered once, not once a worker.
+pytestmark = pytest.mark.xdist_group("agreement")
+
 #: Some of the full set only (``SCATTER_AGREEMENT_CONFIGS=6,17 make agreement``): to rerun the ones that differed.
 CHOSEN = {int(i) for i in os.environ.get("SCATTER_AGREEMENT_CONFIGS", "").split(",") if i.strip()}
 

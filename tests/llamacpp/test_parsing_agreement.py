@@ -13,11 +13,15 @@ import shlex
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from lcpp_programs import THREADS, printed_chain, printed_params, run_completion
+from lcpp_agreement import RUNTIME_ARGS
+from lcpp_programs import printed_chain, printed_params, run_completion
 
 from app.core.llamacpp import PINNED_FIELDS, import_command
 from app.core.llamacpp.importer import import_command_with_notes
 from sampler import FlagError
+
+#: One worker runs this module (make test's --dist loadgroup): the 39 llama-completion runs happen once.
+pytestmark = pytest.mark.xdist_group("parsing_agreement")
 
 #: printed name -> our settings field
 PRINTED = {
@@ -90,8 +94,7 @@ WARNING = re.compile(r"unable to match sampler by (?:name|char) '(.*)'")
 
 
 def _run(programs, model_path, line: str):
-    args = ["-m", model_path, "-n", "1", "-c", "256", "-p", "x", "-no-cnv", "--no-display-prompt", "-t", THREADS,
-            "--no-warmup"]
+    args = ["-m", model_path, "-n", "1", "-c", "256", "-p", "x", "-no-cnv", "--no-display-prompt", *RUNTIME_ARGS]
     return run_completion(programs, args + shlex.split(line))
 
 

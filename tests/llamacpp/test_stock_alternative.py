@@ -6,7 +6,7 @@ command line, server request and Python kwargs give the text the playground give
 from __future__ import annotations
 
 import pytest
-from lcpp_agreement import RUNTIME_ARGS, Outcome, differences, kwargs_text, run_engine
+from lcpp_agreement import RUNTIME_ARGS, SERVER_RUNTIME_ARGS, Outcome, differences, kwargs_text, run_engine
 from lcpp_configs import N_CTX, PROMPTS
 from lcpp_programs import Server, run_completion
 
@@ -62,7 +62,7 @@ def test_stock_llama_cpp_refuses_the_exact_line_and_runs_the_alternative(program
     outcome.completion = ran.generated
     run = dict(RUN, model_path=model_path)
     request = server_request(SCATTER_ON, **run).stock_alternative
-    with Server(programs, [*request.launch_args, "--no-warmup"], tmp_path / "server.log") as server:
+    with Server(programs, [*request.launch_args, *SERVER_RUNTIME_ARGS], tmp_path / "server.log") as server:
         outcome.server = server.post(request.endpoint, request.body).get("content")
     kwargs = llama_kwargs(SCATTER_ON, **run).stock_alternative
     assert not kwargs.gaps

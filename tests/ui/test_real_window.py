@@ -18,7 +18,8 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.xvfb
+#: One worker runs this module (one Xvfb for it): make test uses --dist loadgroup.
+pytestmark = [pytest.mark.xvfb, pytest.mark.xdist_group("real_window")]
 
 ROOT = Path(__file__).resolve().parents[2]
 INSTALL = "Xvfb is needed for the real-window tests: on Debian/Ubuntu run `sudo apt-get install -y xvfb`"
