@@ -6,6 +6,9 @@ built from exactly the llama.cpp our llama-cpp-python vendors, with exactly our 
     python packaging/llamacpp_programs.py ensure   # builds once, later a no-op; prints the bin folder
     python packaging/llamacpp_programs.py path     # the bin folder (exit 1 when not built yet)
 
+Beside ``bin`` it keeps ``source``: the few llama.cpp files the suite reads verbatim (SOURCE_FILES: the
+samplers' defaults and parsing, which tests/sampler/data/llama.cpp excerpts and the tables must match).
+
 Source: the llama-cpp-python sdist of the pinned version (``pip download --no-binary``), its
 ``vendor/llama.cpp``.  Flags: the wheel's (``llama_wheel.resolve``: the backend's flag,
 ``-DGGML_NATIVE=OFF``, ``-DGGML_RPC=ON``, the user's ``CMAKE_ARGS``), plus what makes the programs and
@@ -34,6 +37,9 @@ import llama_wheel as lw  # noqa: E402
 #: the programs; llama-cli is built where this llama.cpp version has it
 PROGRAMS = ("llama-completion", "llama-cli", "llama-server")
 REQUIRED = ("llama-completion", "llama-server")
+#: llama.cpp's files the suite reads (kept in <key>/source; glob patterns inside vendor/llama.cpp)
+SOURCE_FILES = ("common/common.h", "common/sampling.cpp", "common/arg.cpp", "src/llama-sampler.cpp",
+                "include/llama.h", "tools/server/*.cpp")
 PROGRAM_FLAGS = ["-DCMAKE_BUILD_TYPE=Release", "-DLLAMA_CURL=OFF", "-DLLAMA_BUILD_TESTS=OFF",
                  "-DLLAMA_BUILD_EXAMPLES=OFF", "-DLLAMA_BUILD_TOOLS=ON", "-DLLAMA_BUILD_SERVER=ON",
                  "-DBUILD_SHARED_LIBS=OFF"]
@@ -49,7 +55,38 @@ def spec(venv: Path, gpu: str = "") -> dict:
     key = f"{wheel['backend']}-{hashlib.sha256(ident.encode()).hexdigest()[:12]}"
     folder = lw.cache_root() / "llamacpp-programs" / key
     return {"version": wheel["version"], "flags": flags, "key": key, "dir": str(folder),
-            "bin": str(folder / "bin")}
+            "bin": str(folder / "bin"), "source": str(folder / "source")}
+
+
+def has_sources(s: dict) -> bool:
+    return all(any(Path(s["source"]).glob(pattern)) for pattern in SOURCE_FILES)
+
+
+def keep_sources(src: Path, s: dict) -> None:
+    """Copy SOURCE_FILES from an unpacked vendor/llama.cpp into <key>/source (renamed in whole)."""
+    target = Path(s["source"])
+    with tempfile.TemporaryDirectory(prefix=".source-", dir=target.parent) as tmp:
+        staged = Path(tmp) / "source"
+        for pattern in SOURCE_FILES:
+            found = sorted(src.glob(pattern))
+            if not found:
+                raise lw.Fail(f"llama.cpp's sources have no {pattern} ({src})")
+            for path in found:
+                name = path.relative_to(src)
+                (staged / name).parent.mkdir(parents=True, exist_ok=True)
+                (staged / name).write_bytes(path.read_bytes())
+        if target.exists():
+            os.rename(target, Path(tmp) / "stale")
+        os.replace(staged, target)
+
+
+def ensure_sources(s: dict) -> None:
+    """A build made before ``source`` was kept: fetch the sdist again (seconds) for the files alone."""
+    if has_sources(s):
+        return
+    print(f">>> Keeping llama.cpp's sampler sources beside its programs: {s['source']}", flush=True)
+    with tempfile.TemporaryDirectory(prefix=f".{s['key']}-src-", dir=Path(s["dir"]).parent) as tmp:
+        keep_sources(vendored_source(s["version"], Path(tmp)), s)
 
 
 def built(s: dict) -> bool:
@@ -110,6 +147,7 @@ def build(s: dict) -> None:
         if folder.exists():  # an unfinished earlier attempt
             os.rename(folder, work / "stale")
         os.replace(work / "out", folder)  # one rename: a folder there is a complete build
+        keep_sources(src, s)
     print(f">>> Built llama.cpp's programs in {time.monotonic() - t0:.0f} s: {s['bin']}", flush=True)
 
 
@@ -126,6 +164,8 @@ def main(argv=None) -> int:
             return 0
         if args.command == "ensure" and not built(s):
             build(s)
+        if args.command == "ensure" and built(s):
+            ensure_sources(s)
         if not built(s):
             print(f"error: llama.cpp's programs are not built ({s['bin']}): run "
                   f"python packaging/llamacpp_programs.py ensure", file=sys.stderr)

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import re
 import shlex
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given
@@ -24,6 +23,7 @@ from app.core.llamacpp import (
     scatter_ext_call,
     split_command,
 )
+from llamacpp_source import source_path
 from sampler.flags import FLAG_BY_NAME, UNSUPPORTED, FlagError
 from sampler.rng import DEFAULT_SEED
 from sampler.scatter import ScatterParams
@@ -31,7 +31,6 @@ from sampler.settings import SamplerSettings
 from tiers import examples
 
 DEFAULT = SamplerSettings()
-ARG_CPP = Path("/tmp/sdist/llama_cpp_python-0.3.36/vendor/llama.cpp/common/arg.cpp")
 
 # --------------------------------------------------------------------------
 # Export
@@ -327,9 +326,9 @@ def test_non_sampling_table_does_not_shadow_sampling_flags():
     assert len(NON_SAMPLING_OPTIONS) > 300
 
 
-@pytest.mark.skipif(not ARG_CPP.exists(), reason="vendored llama.cpp sources not present")
+@pytest.mark.llamacpp_programs
 def test_non_sampling_names_come_from_arg_cpp():
-    src = ARG_CPP.read_text(encoding="utf-8")
+    src = source_path("common/arg.cpp").read_text(encoding="utf-8")
     legacy = {"--mlock", "--no-mmap", "--mmap", "-ins", "--instruct", "-dkvc", "--dump-kv-cache", "--log-enable"}
     missing = [n for n in NON_SAMPLING_OPTIONS if n not in legacy and f'"{n}"' not in src]
     assert missing == []

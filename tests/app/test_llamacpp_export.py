@@ -1,8 +1,8 @@
 """Exports that reproduce a run: the llama-completion / llama-cli command, prompt files, the llama-server
 request, the ``llama_cpp.Llama`` kwargs, and import's off values (``app.core.llamacpp``).
 
-Checks against llama.cpp's own sources read the sources that llama-cpp-python
-0.3.36 vendors, unpacked under /tmp/sdist (skipped where they are absent).
+Checks against llama.cpp's own sources read the files of the llama.cpp that llama-cpp-python vendors,
+kept beside its programs by make test (tests/llamacpp_source.py; marked llamacpp_programs).
 """
 from __future__ import annotations
 
@@ -39,6 +39,7 @@ from app.core.llamacpp import (
 )
 from app.core.llamacpp.off_values import OFF_VALUES
 from app.core.llamacpp.server import CHAT_ENDPOINT, COMPLETION_ENDPOINT, FIELDS
+from llamacpp_source import source_path
 from sampler.flags import FLAG_BY_NAME, UNSUPPORTED, FlagError
 from sampler.rng import DEFAULT_SEED
 from sampler.settings import SamplerSettings
@@ -46,9 +47,6 @@ from strategies import as_stock_export, sampler_settings
 from tiers import examples
 
 DEFAULT = SamplerSettings()
-VENDOR = Path("/tmp/sdist/llama_cpp_python-0.3.36/vendor/llama.cpp")
-ARG_CPP = VENDOR / "common" / "arg.cpp"
-SERVER_DIR = VENDOR / "tools" / "server"
 AWKWARD_PROMPT = 'He said "stop" \\ then left.\nC:\\new\\table \'x\'\n\ttab\\n end\n'
 RUN = dict(n_predict=16, n_ctx=512, model_path="/models/m.gguf")
 
@@ -186,7 +184,7 @@ def test_sampler_seq_order():
 
 def _arg_cpp_options() -> dict[str, list[tuple[set, set]]]:
     """Option name -> [(examples, excludes)] of every common_arg that has it."""
-    src = ARG_CPP.read_text(encoding="utf-8")
+    src = source_path("common/arg.cpp").read_text(encoding="utf-8")
     table: dict[str, list[tuple[set, set]]] = {}
     for chunk in src.split("add_opt(common_arg(")[1:]:
         head = re.match(r"\s*((?:\{[^{}]*\}\s*,\s*)+)", chunk)
@@ -213,7 +211,7 @@ def _takes(table, program: str, option: str) -> bool:
                for examples, excludes in table.get(option, []))
 
 
-@pytest.mark.skipif(not ARG_CPP.exists(), reason="vendored llama.cpp sources not present")
+@pytest.mark.llamacpp_programs
 @pytest.mark.parametrize("chat", [False, True])
 def test_every_option_belongs_to_the_program(tmp_path, chat):
     table = _arg_cpp_options()
@@ -351,10 +349,11 @@ def test_server_notes_clamped_values():
     assert "top_p 1.5" in joined and "min_p -0.5" in joined
 
 
-@pytest.mark.skipif(not SERVER_DIR.exists(), reason="vendored llama.cpp server sources not present")
+@pytest.mark.llamacpp_programs
 @pytest.mark.parametrize("chat", [False, True])
 def test_server_keys_exist_in_the_server_sources(chat):
-    source = "\n".join(p.read_text(encoding="utf-8", errors="replace") for p in SERVER_DIR.glob("*.cpp"))
+    server_dir = source_path("tools/server")
+    source = "\n".join(p.read_text(encoding="utf-8", errors="replace") for p in server_dir.glob("*.cpp"))
     quoted = set(re.findall(r'"([A-Za-z_][A-Za-z0-9_.]*)"', source))
     e = server_request(DEFAULT, chat=chat, system="S", prompt="p", stop=("x",), **RUN)
     assert set(e.body) - quoted == set()

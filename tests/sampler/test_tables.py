@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-import os
 import re
 from collections import Counter
 from pathlib import Path
@@ -19,6 +18,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from llamacpp_source import source_path
 from sampler.chainbuild import make_stage
 from sampler.flagtable import FLAG_BY_NAME, FLAGS, KINDS, ROW_BY_FIELD, ROWS, SCATTER_ROWS
 from sampler.settings import SamplerSettings, ScatterParams
@@ -42,7 +42,6 @@ from sampler.stagetable import (  # noqa: I001
 )
 
 DATA = Path(__file__).parent / "data" / "llama.cpp"
-SOURCE = Path(os.environ.get("LLAMA_CPP_SOURCE", "/tmp/sdist/llama_cpp_python-0.3.36/vendor/llama.cpp"))
 
 #: The spec's native API: llama_sampler_init_scatter_ext(k, strength, ..., collision, seed).
 SPEC_SCATTER_EXT = [
@@ -333,11 +332,11 @@ def test_extra_stage_args_match_sampling_cpp(stage):
     assert _as_table_args(calls[stage.native]) == list(arg_paths(stage))
 
 
+@pytest.mark.llamacpp_programs
 def test_excerpts_are_verbatim_llama_cpp():
-    if not SOURCE.is_dir():
-        pytest.skip(f"llama.cpp sources not at {SOURCE} (set LLAMA_CPP_SOURCE)")
+    """The excerpts are llama.cpp's own text (tests/llamacpp_source.py: a missing source fails, never a skip)."""
     for name, path in (("common.h.excerpt", "common/common.h"), ("sampling.cpp.excerpt", "common/sampling.cpp")):
-        source = (SOURCE / path).read_text(encoding="utf-8")
+        source = source_path(path).read_text(encoding="utf-8")
         for block in blocks(name):
             assert block in source, f"{name}: a block is not in {path}"
 
