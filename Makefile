@@ -39,11 +39,9 @@ run: venv
 	$(PY) -m app
 
 # The suite runs on every core (pytest-xdist; TEST_WORKERS=1 runs it in one process).  Many tests wait on
-# a child process, a window or a model rather than compute, so two workers a core pay.  --dist loadgroup:
-# a module marked xdist_group (an expensive module-scoped fixture: llama.cpp's runs, a wheel, RPC servers)
-# runs on one worker and starts first (xdist orders groups by size), every other test goes where a worker is free.
+# a child process, a window or a model rather than compute, so two workers a core pay.
 TEST_WORKERS ?= $(shell n=$$(nproc 2>/dev/null || sysctl -n hw.ncpu 2>/dev/null || echo 2); echo $$((n * 2)))
-PYTEST := QT_QPA_PLATFORM=offscreen $(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup
+PYTEST := QT_QPA_PLATFORM=offscreen $(PY) -m pytest -n $(TEST_WORKERS)
 
 # Linters first: they take seconds and name the line.
 lint: venv

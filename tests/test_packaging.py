@@ -17,9 +17,6 @@ from pathlib import Path
 
 import pytest
 
-#: One worker runs this module (make test's --dist loadgroup): the wheel is built and installed once.
-pytestmark = pytest.mark.xdist_group("packaging")
-
 ROOT = Path(__file__).resolve().parents[1]
 SOURCES = ["app", "sampler", "assets", "pyproject.toml", "setup.py", "README.md"]
 MUST_SHIP = ["app/assets/presets/builtin.json", "app/assets/prompts/creative.txt",

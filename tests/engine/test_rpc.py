@@ -26,8 +26,7 @@ from app.engine.run.generation import Generation
 from app.engine.run.starts import tokenize_prompt
 from sampler import SamplerSettings
 
-#: One worker runs this module (its RPC servers and local runs are made once): make test uses --dist loadgroup.
-pytestmark = [pytest.mark.rpc, pytest.mark.slow, pytest.mark.xdist_group("rpc_runs")]
+pytestmark = [pytest.mark.rpc, pytest.mark.slow]
 
 PROMPT = "Once upon a time"
 N_TOKENS = 64

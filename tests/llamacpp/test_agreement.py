@@ -20,8 +20,7 @@ import pytest
 from lcpp_agreement import PATHS, SUMMARIES, WHOLE_RUN_AGREEMENT, counts, differences, gather
 from lcpp_configs import N_CTX, N_PREDICT, N_PREDICT_QUICK, configurations, quick_configurations
 
-#: One worker runs this module (make test's --dist loadgroup): the set's runs are gathered once, not once a worker.
-pytestmark = pytest.mark.xdist_group("agreement")
+from once import once
 
 #: Some of the full set only (``SCATTER_AGREEMENT_CONFIGS=6,17 make agreement``): to rerun the ones that differed.
 CHOSEN = {int(i) for i in os.environ.get("SCATTER_AGREEMENT_CONFIGS", "").split(",") if i.strip()}
@@ -44,8 +43,8 @@ SETS = {
 ])
 def outcomes(request, programs, default_model, model_path, tmp_path_factory):
     make, n_predict = SETS[request.param]
-    got = gather(make(), default_model, model_path, programs, tmp_path_factory.mktemp(request.param),
-                 n_predict, N_CTX)
+    got = once(f"agreement-{request.param}", tmp_path_factory, lambda: gather(
+        make(), default_model, model_path, programs, tmp_path_factory.mktemp(request.param), n_predict, N_CTX))
     SUMMARIES.append((request.param, n_predict, len(got), counts(got, default_model),
                       {path: differences(got, path, default_model) for path in PATHS}))
     return got

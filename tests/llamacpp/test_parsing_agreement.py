@@ -18,10 +18,8 @@ from lcpp_programs import printed_chain, printed_params, run_completion
 
 from app.core.llamacpp import PINNED_FIELDS, import_command
 from app.core.llamacpp.importer import import_command_with_notes
+from once import once
 from sampler import FlagError
-
-#: One worker runs this module (make test's --dist loadgroup): the 39 llama-completion runs happen once.
-pytestmark = pytest.mark.xdist_group("parsing_agreement")
 
 #: printed name -> our settings field
 PRINTED = {
@@ -99,11 +97,16 @@ def _run(programs, model_path, line: str):
 
 
 @pytest.fixture(scope="module")
-def llama_runs(programs, model_path):
-    """llama-completion on every line of this file, two at a time (one thread each): line -> its run."""
+def llama_runs(programs, model_path, tmp_path_factory):
+    """llama-completion on every line of this file, two at a time (one thread each): line -> its run.
+    Once per test run, whichever workers run these tests (tests/once.py)."""
     lines = ACCEPTED + [line for line, _ in REFUSED] + UNMATCHED + [EQUALS_FORM]
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        return dict(zip(lines, pool.map(lambda line: _run(programs, model_path, line), lines)))
+
+    def run_all():
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            return dict(zip(lines, pool.map(lambda line: _run(programs, model_path, line), lines)))
+
+    return once("parsing-agreement", tmp_path_factory, run_all)
 
 
 def test_enough_lines():

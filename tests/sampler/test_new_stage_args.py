@@ -26,9 +26,6 @@ from sampler.stages import AdaptiveP, LogitBias, Mirostat, MirostatV2, Temperatu
 from sampler.stages.logit_bias import MAX_TOTAL_BIAS, eog_biases
 from sampler.stages.mirostat import check_mirostat_mode
 
-#: One worker runs this module (make test's --dist loadgroup): llama-cli's -l handler is compiled once.
-pytestmark = pytest.mark.xdist_group("logit_bias_cxx")
-
 NAN, INF = float("nan"), float("inf")
 
 

@@ -18,8 +18,7 @@ from pathlib import Path
 
 import pytest
 
-#: One worker runs this module (one Xvfb for it): make test uses --dist loadgroup.
-pytestmark = [pytest.mark.xvfb, pytest.mark.xdist_group("real_window")]
+pytestmark = pytest.mark.xvfb
 
 ROOT = Path(__file__).resolve().parents[2]
 INSTALL = "Xvfb is needed for the real-window tests: on Debian/Ubuntu run `sudo apt-get install -y xvfb`"
