@@ -57,10 +57,10 @@ test-full: venv xvfb llamacpp-programs lint typecheck
 	SCATTER_TESTS=full $(PYTEST)
 
 # The quick tier between edits: the linters, then the sampler, the Qt-free core and the window on the
-# fake backend (no Gemma, no llama.cpp programs, no real window, nothing marked slow).
+# fake backend (no Gemma, no llama.cpp native samplers or programs, no real window, nothing marked slow).
 QUICK_TESTS := tests/sampler tests/app tests/ui tests/test_layers.py
 check: venv lint
-	$(PYTEST) -q -m "not gemma and not slow and not xvfb and not llamacpp_programs" $(QUICK_TESTS)
+	$(PYTEST) -q -m "not gemma and not native and not slow and not xvfb and not llamacpp_programs" $(QUICK_TESTS)
 
 # mypy over the packages [tool.mypy] names in pyproject.toml (sampler/ and the Qt-free core); errors stop make test.
 typecheck: venv

@@ -1,12 +1,15 @@
 """Shared fixtures.  Tests write only to temporary folders; Qt runs offscreen (set here, once).
 
 Tests that decode with the bundled Gemma model (they use ``default_model`` or
-``model_path``) are marked ``gemma`` automatically; ``make test`` runs them too.
+``model_path``) are marked ``gemma`` automatically, and tests in modules that import
+llama.cpp's native samplers (``app.engine.native``, ``llama_cpp``) ``native``; ``make test``
+runs both, ``make check`` neither.
 """
 from __future__ import annotations
 
 import os
 import tempfile
+import types
 
 # Hypothesis keeps its caches outside the repository (it would write .hypothesis/ here).
 os.environ.setdefault("HYPOTHESIS_STORAGE_DIRECTORY", os.path.join(tempfile.gettempdir(), "scatter-playground-hypothesis"))
@@ -34,10 +37,28 @@ def pytest_report_header(config):
     return "tier: full (SCATTER_TESTS=full)" if FULL else "tier: default (make test-full runs the full one)"
 
 
+def _reaches_native(module) -> bool:
+    """The test module imports llama.cpp's native samplers (app.engine.native) or llama_cpp itself."""
+    if module is None:
+        return False
+    for value in vars(module).values():
+        name = value.__name__ if isinstance(value, types.ModuleType) else getattr(value, "__module__", None)
+        if isinstance(name, str) and name.split(".")[0] == "llama_cpp" or str(name).startswith("app.engine.native"):
+            return True
+    return False
+
+
 def pytest_collection_modifyitems(items):
+    native: dict[str, bool] = {}
     for item in items:
         if GEMMA_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.gemma)
+        module = getattr(item, "module", None)
+        key = getattr(module, "__name__", "")
+        if key not in native:
+            native[key] = _reaches_native(module)
+        if native[key]:
+            item.add_marker(pytest.mark.native)
 
 
 @pytest.fixture(scope="session", autouse=True)
