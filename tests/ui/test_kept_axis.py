@@ -70,6 +70,28 @@ def test_a_kept_image_looks_as_pyqtgraph_draws_the_axis(qtbot):
     assert any(theirs.pixel(x, y) for x in range(theirs.width()) for y in range(theirs.height()))
 
 
+def test_new_labels_at_the_same_places_reuse_the_tick_placement_and_look_as_pyqtgraph_draws_them(qtbot):
+    plot = pg.PlotWidget(axisItems=kept_axes("right"))
+    qtbot.addWidget(plot)
+    plot.resize(300, 240)
+    plot.showAxis("right")
+    plot.show()
+    qtbot.waitExposed(plot)
+    plot.setYRange(-3.6, 0.6, padding=0)
+    axis = plot.getAxis("right")
+    axis.setStyle(tickLength=0)
+    rows = [(-float(i), "") for i in range(4)]
+    generated = []
+    for texts in (("262144  #1", "64  #1", "40 \u2192 12  #3", "12  #3"), ("262144  #2", "64  #2", "64 \u2192 9  #?", "9  #1")):
+        axis.setTicks([[(y, text) for (y, _t), text in zip(rows, texts)]])
+        settled_images(qtbot, axis)
+        generated.append(axis.specs_generated)
+        theirs, ours = axis_image(axis)
+        assert theirs == ours  # every label where pyqtgraph puts it, as it draws it
+    assert generated[0] >= 1
+    assert generated[1] == generated[0]  # the second look's labels were placed without pyqtgraph's placement
+
+
 def test_the_same_bars_again_set_and_repaint_nothing(qtbot):
     plot = shown_plot(qtbot)
     plot.setXRange(0, 9, padding=0)
