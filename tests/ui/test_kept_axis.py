@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
+import pytest
 from PySide6.QtGui import QImage, QPainter
 
 from app.ui.plots.bars import Bars
+from app.ui.plots.common import cursor_line
 from app.ui.plots.kept_axis import KeptAxis, kept_axes
 
 
@@ -111,3 +113,23 @@ def test_the_same_bars_again_set_and_repaint_nothing(qtbot):
     px = bars.pixelWidth()
     assert 0 < px < 0.2  # the plot's 9 steps over about 250 pixels
     assert abs(area.left() - (3.6 - 2 * px)) < 1e-6 and abs(area.right() - (4.4 + 2 * px)) < 1e-6  # the 4th bar
+
+
+def test_a_pixel_size_is_kept_until_the_view_changes_and_follows_it(qtbot, monkeypatch):
+    plot = shown_plot(qtbot)
+    plot.setXRange(0, 100, padding=0)
+    qtbot.wait(30)
+    cursor = cursor_line()
+    plot.addItem(cursor)
+    qtbot.wait(30)
+    width = cursor.pixel()[0]
+    assert width == pytest.approx(cursor.pixelWidth())
+    asked = []
+    monkeypatch.setattr(type(cursor), "pixelWidth", lambda self: asked.append(1) or 1.0)
+    for _ in range(5):
+        assert cursor.pixel()[0] == width  # kept: pyqtgraph's transform work not done again
+    assert not asked
+    monkeypatch.undo()
+    plot.setXRange(0, 200, padding=0)  # twice the steps in the same pixels
+    qtbot.wait(30)
+    assert cursor.pixel()[0] == pytest.approx(2 * width)

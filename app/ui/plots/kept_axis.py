@@ -171,18 +171,28 @@ class KeptAxis(pg.AxisItem):
                 size = self._sizes[(font, text)] = (br.width(), br.height() * 0.8)
             width, height = size
             widest = max(widest, width if vertical else height)
-            if self.orientation == "left":
-                flags, rect = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, QRectF(stop - gap - width, x - height / 2, width, height)
-            elif self.orientation == "right":
-                flags, rect = Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, QRectF(stop + gap, x - height / 2, width, height)
-            elif self.orientation == "top":
-                flags, rect = Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignBottom, QRectF(x - width / 2, stop - gap - height, width, height)
-            else:
-                flags, rect = Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop, QRectF(x - width / 2, stop + gap, width, height)
+            rect = self._label_rect(stop, gap, x, width, height)
             if box & rect == rect:  # (pyqtgraph's own test: a label that does not fit is left out)
-                specs.append((rect, flags | Qt.TextFlag.TextDontClip, text))
+                specs.append((rect, _ALIGN[self.orientation] | Qt.TextFlag.TextDontClip, text))
         self._updateMaxTextSize(widest)
         return specs
+
+    def _label_rect(self, stop: float, gap: float, x: float, width: float, height: float) -> QRectF:
+        """A label's rectangle beside the axis line at ``stop``, centred on the tick at ``x`` (pyqtgraph's)."""
+        side = self.orientation
+        if side == "left":
+            return QRectF(stop - gap - width, x - height / 2, width, height)
+        if side == "right":
+            return QRectF(stop + gap, x - height / 2, width, height)
+        if side == "top":
+            return QRectF(x - width / 2, stop - gap - height, width, height)
+        return QRectF(x - width / 2, stop + gap, width, height)
+
+
+_A = Qt.AlignmentFlag
+#: How pyqtgraph aligns a label in its rectangle, per axis side.
+_ALIGN = {"left": _A.AlignRight | _A.AlignVCenter, "right": _A.AlignLeft | _A.AlignVCenter,
+          "top": _A.AlignHCenter | _A.AlignBottom, "bottom": _A.AlignHCenter | _A.AlignTop}
 
 
 def kept_axes(*more: str, **given) -> dict:
