@@ -1,5 +1,6 @@
 """Live-frame economies of the plots: an axis draws a look it had before from its kept image (and it
-looks as pyqtgraph draws it), bars set again to the same data change and repaint nothing."""
+looks as pyqtgraph draws it), bars set again to the same data change and repaint nothing, a pixel's
+size is kept, the fork ticks are cheap triangles."""
 from __future__ import annotations
 
 import numpy as np
@@ -9,6 +10,7 @@ from PySide6.QtGui import QImage, QPainter
 
 from app.ui.plots.bars import Bars
 from app.ui.plots.common import cursor_line
+from app.ui.plots.fork_ticks import ForkTicks
 from app.ui.plots.kept_axis import KeptAxis, kept_axes
 
 
@@ -133,3 +135,22 @@ def test_a_pixel_size_is_kept_until_the_view_changes_and_follows_it(qtbot, monke
     plot.setXRange(0, 200, padding=0)  # twice the steps in the same pixels
     qtbot.wait(30)
     assert cursor.pixel()[0] == pytest.approx(2 * width)
+
+
+def test_fork_ticks_are_triangles_at_their_points(qtbot):
+    plot = shown_plot(qtbot)
+    plot.setXRange(0, 100, padding=0)
+    plot.setYRange(0, 1, padding=0)
+    ticks = ForkTicks(brush=(0, 114, 178))
+    plot.addItem(ticks)
+    ticks.setData([10.0, 50.0, 90.0], [0.9, 0.9, 0.9])
+    qtbot.wait(50)
+    assert [float(x) for x in ticks.getData()[0]] == [10.0, 50.0, 90.0]
+    image = plot.grab().toImage()
+    vb = plot.getViewBox()
+    for x in (10.0, 50.0, 90.0):
+        centre = plot.mapFromScene(vb.mapViewToScene(pg.Point(x, 0.9)))
+        assert image.pixelColor(centre.x(), centre.y() - 2).blue() > 150  # inside the triangle's upper half
+        assert image.pixelColor(centre.x(), centre.y() - 2).red() < 60
+    bounds = ticks.boundingRect()
+    assert bounds.left() < 10.0 and bounds.right() > 90.0  # every tick inside (a few pixels to spare)
