@@ -9,7 +9,7 @@ import pytest
 from PySide6.QtGui import QImage, QPainter
 
 from app.ui.plots.bars import Bars
-from app.ui.plots.common import cursor_line
+from app.ui.plots.common import cursor_line, plain_axes
 from app.ui.plots.fork_ticks import ForkTicks
 from app.ui.plots.kept_axis import KeptAxis, kept_axes
 
@@ -154,3 +154,11 @@ def test_fork_ticks_are_triangles_at_their_points(qtbot):
         assert image.pixelColor(centre.x(), centre.y() - 2).red() < 60
     bounds = ticks.boundingRect()
     assert bounds.left() < 10.0 and bounds.right() > 90.0  # every tick inside (a few pixels to spare)
+
+
+def test_a_plot_view_repaints_the_rectangle_around_its_changes(qtbot):
+    from PySide6.QtWidgets import QGraphicsView
+
+    plot = shown_plot(qtbot)  # (kept_axes' plots go through plain_axes in the panels)
+    plain_axes(plot)
+    assert plot.viewportUpdateMode() == QGraphicsView.ViewportUpdateMode.BoundingRectViewportUpdate
