@@ -115,7 +115,9 @@ See `bench/*.py` for exactly what each figure times.
   0.4 ms, the same pixels); one pixel's size in data units kept per item until its view changes
   (pyqtgraph inverted the device transform at each of twenty-odd asks a frame); the fork radar's ticks
   filled as triangles by an item of their own (pyqtgraph's scatter paint, 0.27 ms, ran every frame: the
-  step cursor crosses their row). Where the GUI thread's CPU goes during a windowed run, by part:
+  step cursor crosses their row); plot views repainting the one rectangle around their changes, so that
+  every item's drawing is clipped to a rectangle (Qt's fast path) rather than to a region of strips.
+  Where the GUI thread's CPU goes during a windowed run, by part:
   `python -m bench.gui_cpu_parts` (not part of `python -m bench`: it wraps the window's methods).
 - **Sweep**: 8 samples of 48 tokens (4 points x 2 seeds, batches of 4 lanes) as plain Generate
   commands and as a sweep (the raw logits' log-sum-exp at every step, metrics, CSV; the entropy
