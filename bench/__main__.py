@@ -108,7 +108,17 @@ See `bench/*.py` for exactly what each figure times.
   bans strip setting its items only on a change (it set data, ticks and a range every frame: 1 to 2 ms);
   a few new points of a curve drawn as lines without building a path; the fork radar checking only the
   new records; plot views opaque and without pyqtgraph's background pixmap (one pass over a changed
-  pixel instead of three); axes' bounding rectangles kept.
+  pixel instead of three); axes' bounding rectangles kept. Then (branch `frames`, profiled with py-spy
+  and a per-item paint timer over the replay): a kept axis's new look whose ticks stand where an earlier
+  look's did reuses pyqtgraph's tick placement and places the labels itself, as pyqtgraph does (the stage
+  funnel's right axis, its counts and ranks, had a new look about every other step, 1.2 ms each: now
+  0.4 ms, the same pixels); one pixel's size in data units kept per item until its view changes
+  (pyqtgraph inverted the device transform at each of twenty-odd asks a frame); the fork radar's ticks
+  filled as triangles by an item of their own (pyqtgraph's scatter paint, 0.27 ms, ran every frame: the
+  step cursor crosses their row); plot views repainting the one rectangle around their changes, so that
+  every item's drawing is clipped to a rectangle (Qt's fast path) rather than to a region of strips.
+  Where the GUI thread's CPU goes during a windowed run, by part:
+  `python -m bench.gui_cpu_parts` (not part of `python -m bench`: it wraps the window's methods).
 - **Sweep**: 8 samples of 48 tokens (4 points x 2 seeds, batches of 4 lanes) as plain Generate
   commands and as a sweep (the raw logits' log-sum-exp at every step, metrics, CSV; the entropy
   match off). Tokens per second end to end, the median of 5 interleaved rounds; `_cpu_ratio`

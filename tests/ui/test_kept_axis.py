@@ -1,12 +1,16 @@
 """Live-frame economies of the plots: an axis draws a look it had before from its kept image (and it
-looks as pyqtgraph draws it), bars set again to the same data change and repaint nothing."""
+looks as pyqtgraph draws it), bars set again to the same data change and repaint nothing, a pixel's
+size is kept, the fork ticks are cheap triangles."""
 from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
+import pytest
 from PySide6.QtGui import QImage, QPainter
 
 from app.ui.plots.bars import Bars
+from app.ui.plots.common import cursor_line, plain_axes
+from app.ui.plots.fork_ticks import ForkTicks
 from app.ui.plots.kept_axis import KeptAxis, kept_axes
 
 
@@ -70,6 +74,28 @@ def test_a_kept_image_looks_as_pyqtgraph_draws_the_axis(qtbot):
     assert any(theirs.pixel(x, y) for x in range(theirs.width()) for y in range(theirs.height()))
 
 
+def test_new_labels_at_the_same_places_reuse_the_tick_placement_and_look_as_pyqtgraph_draws_them(qtbot):
+    plot = pg.PlotWidget(axisItems=kept_axes("right"))
+    qtbot.addWidget(plot)
+    plot.resize(300, 240)
+    plot.showAxis("right")
+    plot.show()
+    qtbot.waitExposed(plot)
+    plot.setYRange(-3.6, 0.6, padding=0)
+    axis = plot.getAxis("right")
+    axis.setStyle(tickLength=0)
+    rows = [(-float(i), "") for i in range(4)]
+    generated = []
+    for texts in (("262144  #1", "64  #1", "40 \u2192 12  #3", "12  #3"), ("262144  #2", "64  #2", "64 \u2192 9  #?", "9  #1")):
+        axis.setTicks([[(y, text) for (y, _t), text in zip(rows, texts)]])
+        settled_images(qtbot, axis)
+        generated.append(axis.specs_generated)
+        theirs, ours = axis_image(axis)
+        assert theirs == ours  # every label where pyqtgraph puts it, as it draws it
+    assert generated[0] >= 1
+    assert generated[1] == generated[0]  # the second look's labels were placed without pyqtgraph's placement
+
+
 def test_the_same_bars_again_set_and_repaint_nothing(qtbot):
     plot = shown_plot(qtbot)
     plot.setXRange(0, 9, padding=0)
@@ -89,3 +115,50 @@ def test_the_same_bars_again_set_and_repaint_nothing(qtbot):
     px = bars.pixelWidth()
     assert 0 < px < 0.2  # the plot's 9 steps over about 250 pixels
     assert abs(area.left() - (3.6 - 2 * px)) < 1e-6 and abs(area.right() - (4.4 + 2 * px)) < 1e-6  # the 4th bar
+
+
+def test_a_pixel_size_is_kept_until_the_view_changes_and_follows_it(qtbot, monkeypatch):
+    plot = shown_plot(qtbot)
+    plot.setXRange(0, 100, padding=0)
+    qtbot.wait(30)
+    cursor = cursor_line()
+    plot.addItem(cursor)
+    qtbot.wait(30)
+    width = cursor.pixel()[0]
+    assert width == pytest.approx(cursor.pixelWidth())
+    asked = []
+    monkeypatch.setattr(type(cursor), "pixelWidth", lambda self: asked.append(1) or 1.0)
+    for _ in range(5):
+        assert cursor.pixel()[0] == width  # kept: pyqtgraph's transform work not done again
+    assert not asked
+    monkeypatch.undo()
+    plot.setXRange(0, 200, padding=0)  # twice the steps in the same pixels
+    qtbot.wait(30)
+    assert cursor.pixel()[0] == pytest.approx(2 * width)
+
+
+def test_fork_ticks_are_triangles_at_their_points(qtbot):
+    plot = shown_plot(qtbot)
+    plot.setXRange(0, 100, padding=0)
+    plot.setYRange(0, 1, padding=0)
+    ticks = ForkTicks(brush=(0, 114, 178))
+    plot.addItem(ticks)
+    ticks.setData([10.0, 50.0, 90.0], [0.9, 0.9, 0.9])
+    qtbot.wait(50)
+    assert [float(x) for x in ticks.getData()[0]] == [10.0, 50.0, 90.0]
+    image = plot.grab().toImage()
+    vb = plot.getViewBox()
+    for x in (10.0, 50.0, 90.0):
+        centre = plot.mapFromScene(vb.mapViewToScene(pg.Point(x, 0.9)))
+        assert image.pixelColor(centre.x(), centre.y() - 2).blue() > 150  # inside the triangle's upper half
+        assert image.pixelColor(centre.x(), centre.y() - 2).red() < 60
+    bounds = ticks.boundingRect()
+    assert bounds.left() < 10.0 and bounds.right() > 90.0  # every tick inside (a few pixels to spare)
+
+
+def test_a_plot_view_repaints_the_rectangle_around_its_changes(qtbot):
+    from PySide6.QtWidgets import QGraphicsView
+
+    plot = shown_plot(qtbot)  # (kept_axes' plots go through plain_axes in the panels)
+    plain_axes(plot)
+    assert plot.viewportUpdateMode() == QGraphicsView.ViewportUpdateMode.BoundingRectViewportUpdate

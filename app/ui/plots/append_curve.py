@@ -22,13 +22,15 @@ import pyqtgraph as pg
 from PySide6.QtCore import QLineF, QRectF
 from PySide6.QtWidgets import QGraphicsItem
 
+from .pixel_size import PixelSize
+
 PAD_PX = 3.0  # the pen's half-width and a pixel of rounding, around a repainted rectangle
 #: Up to this many points a partial repaint draws plain line segments: building a path through
 #: pyqtgraph's arrayToQPath costs about 0.1 ms however few the points (a live frame draws 2 to 4).
 DIRECT_POINTS = 32
 
 
-class AppendCurve(pg.GraphicsObject):
+class AppendCurve(PixelSize, pg.GraphicsObject):
     def __init__(self, pen=None, connect: str = "all"):
         super().__init__()
         self.connect = connect
@@ -86,7 +88,7 @@ class AppendCurve(pg.GraphicsObject):
 
     def _pixel(self) -> tuple[float, float]:
         """One pixel's width and height in data units (1 when not in a view yet)."""
-        px, py = self.pixelWidth(), self.pixelHeight()
+        px, py = self.pixel()
         return (px or 1.0), (py or 1.0)
 
     def _fit_bounds(self) -> None:

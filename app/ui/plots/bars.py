@@ -15,12 +15,14 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QRect, QRectF, Qt
 
+from .pixel_size import PixelSize
+
 
 def _array(values) -> np.ndarray:
     return np.asarray(values, dtype=float).reshape(-1)
 
 
-class Bars(pg.GraphicsObject):
+class Bars(PixelSize, pg.GraphicsObject):
     def __init__(self, brushes=()):
         super().__init__()
         self.brushes = [pg.mkBrush(b) for b in brushes] or [pg.mkBrush("k")]
@@ -69,7 +71,7 @@ class Bars(pg.GraphicsObject):
             return QRectF()
         pick = lambda *arrays: np.concatenate([a[changed] for a in arrays])  # noqa: E731
         xs, ys = pick(self.left, self.right, old[0], old[1]), pick(self.bottom, self.top, old[2], old[3])
-        px, py = (self.pixelWidth() or 0.0), (self.pixelHeight() or 0.0)
+        px, py = self.pixel()
         x0, x1, y0, y1 = xs.min() - 2 * px, xs.max() + 2 * px, ys.min() - 2 * py, ys.max() + 2 * py
         return QRectF(x0, y0, x1 - x0, y1 - y0)
 

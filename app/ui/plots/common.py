@@ -76,14 +76,22 @@ def plain_axes(plot) -> None:
 
 
 def quick_view(view) -> None:
-    """A plot's view painted in one pass over the pixels that changed.
+    """A plot's view painted in one pass over the pixels that changed, clipped to one rectangle.
 
     pyqtgraph's view keeps its background as a pixmap and copies it under every repaint, over
     a viewport Qt has already filled with the palette's colour: three passes over each changed
     pixel where one does (the background is one opaque colour, filled straight).  The viewport
     says it paints every pixel itself (it does: the background brush covers it), so Qt fills
     nothing first.
+
+    A live frame changes a plot in a few thin strips (a step cursor's old and new places, a
+    curve's new points); pyqtgraph's minimal update repaints exactly their region, and every
+    item's drawing is then clipped to a region of several rectangles, which Qt's raster engine
+    fills span by span (handing large ones to its thread pool).  Repainting the one rectangle
+    around them clips to a rectangle, its fast path: 0.3 to 0.8 ms less a replayed frame
+    (`bench/gui_frames.py`), a few more pixels painted.
     """
+    view.setViewportUpdateMode(QGraphicsView.ViewportUpdateMode.BoundingRectViewportUpdate)
     view.setCacheMode(QGraphicsView.CacheModeFlag.CacheNone)
     view.viewport().setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent, True)
     view.viewport().setAutoFillBackground(False)

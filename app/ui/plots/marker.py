@@ -10,10 +10,12 @@ import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QPolygonF
 
+from .pixel_size import PixelSize
+
 SIZE_PX = 11.0
 
 
-class Marker(pg.GraphicsObject):
+class Marker(PixelSize, pg.GraphicsObject):
     def __init__(self, brush=None):
         super().__init__()
         self.brush = pg.mkBrush(brush)
@@ -35,7 +37,8 @@ class Marker(pg.GraphicsObject):
     def boundingRect(self) -> QRectF:
         if self.point is None:
             return QRectF()
-        px, py = (self.pixelWidth() or 1.0), (self.pixelHeight() or 1.0)
+        px, py = self.pixel()
+        px, py = px or 1.0, py or 1.0
         x, y = self.point
         return QRectF(x - SIZE_PX * px, y - SIZE_PX * py, 2 * SIZE_PX * px, 2 * SIZE_PX * py)
 

@@ -22,6 +22,7 @@ from app.engine.face.records import StepRecord
 from ..theme import Theme, current, style_plot
 from .append_curve import AppendCurve
 from .common import LEFT_AXIS_PX, cursor_line, fit_y, grow_x, header, plain_axes, quick_view, stack, unit_ticks
+from .fork_ticks import ForkTicks
 from .kept_axis import kept_axes
 from .run_feed import RunFeed
 
@@ -91,7 +92,7 @@ class MetricStrips(QWidget):
             self.buttons[name] = button
         self.shown: list[str] = [name for name, _c, _t in ROWS]
         # fork radar (app/core/forks.py): one row of small ticks along the top of the highest strip shown
-        self.fork_ticks = pg.ScatterPlotItem(symbol="t", size=7, pen=None)
+        self.fork_ticks = ForkTicks()
         self.fork_ticks.setToolTip("the story could fork here (fork radar)")
         self._forks_shown = None  # what the ticks show: (steps, y range), set again only when it changes
         self.fork_feed = RunFeed()  # the records checked for forks, under _fork_rule; forks found: _fork_xs

@@ -11,10 +11,12 @@ from __future__ import annotations
 import pyqtgraph as pg
 from PySide6.QtCore import QLineF, QRectF
 
+from .pixel_size import PixelSize
+
 PAD_PX = 3.0  # half the pen's width and a pixel of rounding, each side of the line
 
 
-class StepCursor(pg.GraphicsObject):
+class StepCursor(PixelSize, pg.GraphicsObject):
     def __init__(self, pen=None):
         super().__init__()
         self.pen = pg.mkPen(pen)
@@ -41,7 +43,7 @@ class StepCursor(pg.GraphicsObject):
         self.update(self._strip(x))
 
     def _strip(self, x: float) -> QRectF:
-        px = self.pixelWidth() or 1.0
+        px = self.pixel()[0] or 1.0
         b = self._bounds
         return QRectF(x - PAD_PX * px, b.top(), 2 * PAD_PX * px, b.height())
 
