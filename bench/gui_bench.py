@@ -101,27 +101,34 @@ class TokenClock:
         return [1e3 * (p - a) for a, p in zip(self.arrived, self.painted)]
 
 
-def _windowed(window, settings) -> tuple[float, float, TokenClock, float]:
-    """Tokens/s of one run in the window, every panel live, timed from Generate to the run's end;
-    the share of that time the GUI thread computed; the run's token clock; its wall time."""
+def arm_run(window, settings):
+    """Lane 0 set to ``settings``, the bench's prompt and run length; ``(loop, unsubscribe)``: an event
+    loop that quits when the run ends (start it after Generate) and the state subscription to drop."""
     from PySide6.QtCore import QEventLoop
 
-    state, playground = window.state, window.playground
+    state = window.state
     state.set_prompt(PROMPT)
-    playground.lanes.set_settings(0, settings)
+    window.playground.lanes.set_settings(0, settings)
     state.set_run_settings(max_tokens=N_TOKENS)
     loop = QEventLoop()
     unsubscribe = state.subscribe(lambda c: c.what == Changed.BUSY and not state.busy and loop.quit())
+    return loop, unsubscribe
+
+
+def _windowed(window, settings) -> tuple[float, float, TokenClock, float]:
+    """Tokens/s of one run in the window, every panel live, timed from Generate to the run's end;
+    the share of that time the GUI thread computed; the run's token clock; its wall time."""
+    loop, unsubscribe = arm_run(window, settings)
     clock = TokenClock(window)
     t0 = time.perf_counter()
-    playground.runs.generate()
+    window.playground.runs.generate()
     loop.exec()  # the window's own bridge and redraws run, as in the app
     elapsed = time.perf_counter() - t0
     unsubscribe()
     share = window.redraws.paint_share()
     _settle()  # the run's complete drawing, before anything else is timed
     clock.close()
-    return len(state.lane().records) / elapsed, share, clock, elapsed
+    return len(window.state.lane().records) / elapsed, share, clock, elapsed
 
 
 def _settle(seconds: float = 0.3) -> None:

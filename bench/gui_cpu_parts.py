@@ -63,14 +63,12 @@ def timed_parts() -> tuple[collections.Counter, collections.Counter]:
 def main(runs: int = 2) -> None:
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     os.environ["SCATTER_PLAYGROUND_CONFIG"] = tempfile.mkdtemp(prefix="scatter-bench-")
-    from PySide6.QtCore import QEventLoop
     from PySide6.QtWidgets import QApplication
 
-    from app.core.changes import Changed
     from app.core.presets import find_builtin
     from app.ui.main_window import MainWindow
 
-    from .gui_bench import N_TOKENS, PROMPT, _settle, _wait_for_model
+    from .gui_bench import _settle, _wait_for_model, arm_run
 
     spent, calls = timed_parts()
     app = QApplication.instance() or QApplication([])
@@ -81,14 +79,9 @@ def main(runs: int = 2) -> None:
     settings = find_builtin("creative-writing").settings.replace(seed=21)
 
     def one_run() -> tuple[float, float]:
-        state, playground = window.state, window.playground
-        state.set_prompt(PROMPT)
-        playground.lanes.set_settings(0, settings)
-        state.set_run_settings(max_tokens=N_TOKENS)
-        loop = QEventLoop()
-        unsubscribe = state.subscribe(lambda c: c.what == Changed.BUSY and not state.busy and loop.quit())
+        loop, unsubscribe = arm_run(window, settings)
         t0, c0 = time.perf_counter(), time.thread_time()
-        playground.runs.generate()
+        window.playground.runs.generate()
         loop.exec()
         unsubscribe()
         return time.perf_counter() - t0, time.thread_time() - c0
