@@ -42,8 +42,8 @@ def _reaches_native(module) -> bool:
     if module is None:
         return False
     for value in vars(module).values():
-        name = value.__name__ if isinstance(value, types.ModuleType) else getattr(value, "__module__", None)
-        if isinstance(name, str) and name.split(".")[0] == "llama_cpp" or str(name).startswith("app.engine.native"):
+        name = str(value.__name__ if isinstance(value, types.ModuleType) else getattr(value, "__module__", ""))
+        if name.split(".")[0] == "llama_cpp" or name.startswith("app.engine.native"):
             return True
     return False
 

@@ -13,13 +13,18 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def llama_cpp_source() -> Path:
-    if os.environ.get("LLAMA_CPP_SOURCE"):
-        return Path(os.environ["LLAMA_CPP_SOURCE"])
+def packaging_module():
+    """``packaging/llamacpp_programs.py`` (not a package: loaded from its file)."""
     spec = importlib.util.spec_from_file_location("llamacpp_programs", ROOT / "packaging" / "llamacpp_programs.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    return Path(module.spec(Path(sys.prefix))["source"])
+    return module
+
+
+def llama_cpp_source() -> Path:
+    if os.environ.get("LLAMA_CPP_SOURCE"):
+        return Path(os.environ["LLAMA_CPP_SOURCE"])
+    return Path(packaging_module().spec(Path(sys.prefix))["source"])
 
 
 def source_path(name: str) -> Path:

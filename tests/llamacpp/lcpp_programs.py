@@ -7,7 +7,6 @@ build step is the one place that builds them.
 """
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import re
@@ -20,7 +19,8 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+from llamacpp_source import packaging_module
+
 RUN_TIMEOUT_S = 120
 SERVER_START_S = 90
 #: One thread everywhere: on a loaded 2-core machine two OpenMP threads wait on each other (4x slower here),
@@ -32,19 +32,12 @@ END_OF_TEXT = " [end of text]\n"
 TRAILER = "\n\n"
 
 
-def _packaging_module():
-    spec = importlib.util.spec_from_file_location("llamacpp_programs", ROOT / "packaging" / "llamacpp_programs.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def bin_dir() -> Path | None:
     """The folder of the built programs, or None when this machine has not built them."""
     if os.environ.get("LLAMACPP_PROGRAMS_BIN"):
         folder = Path(os.environ["LLAMACPP_PROGRAMS_BIN"])
         return folder if (folder / "llama-completion").exists() else None
-    module = _packaging_module()
+    module = packaging_module()
     spec = module.spec(Path(sys.prefix))
     return Path(spec["bin"]) if module.built(spec) else None
 
