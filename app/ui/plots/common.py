@@ -88,8 +88,8 @@ def quick_view(view) -> None:
     curve's new points); pyqtgraph's minimal update repaints exactly their region, and every
     item's drawing is then clipped to a region of several rectangles, which Qt's raster engine
     fills span by span (handing large ones to its thread pool).  Repainting the one rectangle
-    around them clips to a rectangle, its fast path: 0.3 to 0.8 ms less a replayed frame
-    (`bench/gui_frames.py`), a few more pixels painted.
+    around them clips to a rectangle, its fast path: 0.2 to 0.9 ms less a replayed frame
+    (`python -m bench --only frames`, interleaved with and without it), a few more pixels painted.
     """
     view.setViewportUpdateMode(QGraphicsView.ViewportUpdateMode.BoundingRectViewportUpdate)
     view.setCacheMode(QGraphicsView.CacheModeFlag.CacheNone)
