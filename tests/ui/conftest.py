@@ -15,8 +15,9 @@ from app.engine.fake import fake_loader
 
 
 def _active_timers() -> list[QTimer]:
+    """The active timers made since collection."""
     found = []
-    for obj in gc.get_objects():
+    for obj in gc.get_objects():  # frozen objects (tests/conftest.py freezes at collection) are not listed
         if isinstance(obj, QTimer):
             try:
                 if obj.isActive():
