@@ -9,14 +9,13 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
-import pyqtgraph as pg
 from PySide6.QtWidgets import QWidget
 
 from app.engine.face.records import StepRecord
 
 from ..theme import Theme, style_plot
 from .bars import Bars
-from .common import LEFT_AXIS_PX, display_token, fit_y, plain_axes, plot_panel, set_x, solid_brush, title_row
+from .common import LEFT_AXIS_PX, display_token, fit_y, panel_plot, plain_axes, plot_panel, set_x, solid_brush, title_row
 from .kept_axis import kept_axes
 from .token_axis import TokenAxis
 
@@ -37,7 +36,7 @@ class AbsorptionPanel(QWidget):
         super().__init__(parent)
         self.token_text = token_text
         self.axis = TokenAxis()
-        self.plot = pg.PlotWidget(axisItems=kept_axes(bottom=self.axis))
+        self.plot = panel_plot(kept_axes(bottom=self.axis))
         self.plot.enableAutoRange(enable=False)
         fit_y(self.plot, 0.0, 1.0)
         self.plot.setMouseEnabled(x=True, y=False)

@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QListWidget, QListWidgetItem, QWidget
 from app.core.bans.events import ban_events, per_step
 
 from ..theme import Theme, current, style_plot
-from .common import LEFT_AXIS_PX, cursor_line, grow_x, header, plain_axes, set_y, stack, title_row
+from .common import LEFT_AXIS_PX, cursor_line, grow_x, header, panel_plot, plain_axes, set_y, stack, title_row
 from .kept_axis import kept_axes
 
 
@@ -27,7 +27,7 @@ class BansPanel(QWidget):
 
     def __init__(self, parent=None):
         super().__init__(parent)
-        self.plot = pg.PlotWidget(axisItems=kept_axes())
+        self.plot = panel_plot(kept_axes())
         self.plot.enableAutoRange(enable=False)
         self.plot.setMouseEnabled(x=True, y=False)
         self.plot.hideButtons()

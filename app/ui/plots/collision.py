@@ -12,7 +12,7 @@ from app.engine.face.records import StepRecord
 
 from ..theme import Theme, style_plot
 from .append_curve import AppendCurve
-from .common import LEFT_AXIS_PX, cursor_line, grow_x, plain_axes, plot_panel, title_row
+from .common import LEFT_AXIS_PX, cursor_line, grow_x, panel_plot, plain_axes, plot_panel, title_row
 from .kept_axis import kept_axes
 from .run_feed import RunFeed
 
@@ -23,7 +23,7 @@ class CollisionPanel(QWidget):
 
     def __init__(self, parent=None):
         super().__init__(parent)
-        self.plot = pg.PlotWidget(axisItems=kept_axes())
+        self.plot = panel_plot(kept_axes())
         self.plot.setYRange(-1, 1)
         self.plot.enableAutoRange(enable=False)
         self.plot.setMouseEnabled(x=True, y=False)

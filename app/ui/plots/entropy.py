@@ -22,6 +22,7 @@ from .common import (
     grow_x,
     header,
     legend_html,
+    panel_plot,
     plain_axes,
     solid_brush,
     stack,
@@ -35,7 +36,7 @@ class EntropyPanel(QWidget):
 
     def __init__(self, parent=None):
         super().__init__(parent)
-        self.gauge = pg.PlotWidget(axisItems=kept_axes())
+        self.gauge = panel_plot(kept_axes())
         self.gauge.setXRange(0, 1, padding=0.02)
         self.gauge.setYRange(-0.5, 1.5, padding=0)
         self.gauge.getAxis("left").setTicks([[(0, "s"), (1, "H")]])
@@ -51,7 +52,7 @@ class EntropyPanel(QWidget):
         self.grid = [pg.InfiniteLine(pos=x, angle=90) for x in (0.0, 0.25, 0.5, 0.75, 1.0)]
         for item in self.grid + [self.range_band, self.bars, self.target]:
             self.gauge.addItem(item)
-        self.strip = pg.PlotWidget(axisItems=kept_axes())
+        self.strip = panel_plot(kept_axes())
         self.strip.enableAutoRange(enable=False)
         fit_y(self.strip, 0.0, 1.0)
         self.strip.setMouseEnabled(x=True, y=False)

@@ -14,14 +14,13 @@ import html
 import math
 
 import numpy as np
-import pyqtgraph as pg
 from PySide6.QtWidgets import QWidget
 
 from app.engine.face.records import StepRecord
 
 from ..theme import Theme, current, style_plot
 from .bars import Bars
-from .common import display_token, header, plain_axes, set_y, solid_brush, stack, title_row
+from .common import display_token, header, panel_plot, plain_axes, set_y, solid_brush, stack, title_row
 from .funnel_ranks import FunnelRow, funnel
 from .kept_axis import kept_axes
 
@@ -39,7 +38,7 @@ class FunnelPanel(QWidget):
     def __init__(self, token_text, parent=None):
         super().__init__(parent)
         self.token_text = token_text
-        self.plot = pg.PlotWidget(axisItems=kept_axes("right"))
+        self.plot = panel_plot(kept_axes("right"))
         self.plot.setMouseEnabled(False, False)
         self.plot.hideButtons()
         self.plot.enableAutoRange(enable=False)

@@ -21,7 +21,7 @@ from app.engine.face.records import StepRecord
 
 from ..theme import Theme, current, style_plot
 from .append_curve import AppendCurve
-from .common import LEFT_AXIS_PX, cursor_line, fit_y, grow_x, header, plain_axes, quick_view, stack, unit_ticks
+from .common import LEFT_AXIS_PX, cursor_line, fit_y, grow_x, header, panel_plot_item, plain_axes, quick_view, stack, unit_ticks
 from .fork_ticks import ForkTicks
 from .kept_axis import kept_axes
 from .run_feed import RunFeed
@@ -65,7 +65,7 @@ class MetricStrips(QWidget):
         self.feeds = [RunFeed() for _row in ROWS]  # what each strip has drawn of the run
         self._rank_top = RANK_TOP_MIN  # the rank strip's top (a power of two, at least 8)
         for name, _colour, tip in ROWS:
-            p = pg.PlotItem(axisItems=kept_axes())
+            p = panel_plot_item(kept_axes())
             p.setLabel("left", name)
             p.getAxis("left").setWidth(LEFT_AXIS_PX)
             p.hideButtons()

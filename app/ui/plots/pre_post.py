@@ -20,7 +20,7 @@ from app.engine.face.records import StepRecord
 
 from ..theme import Theme, current, style_plot
 from .bars import Bars
-from .common import LEFT_AXIS_PX, display_token, fit_y, header, legend_html, plain_axes, set_x, solid_brush, stack
+from .common import LEFT_AXIS_PX, display_token, fit_y, header, legend_html, panel_plot, plain_axes, set_x, solid_brush, stack
 from .kept_axis import kept_axes
 from .marker import Marker
 from .token_axis import TokenAxis
@@ -54,7 +54,7 @@ class PrePostPanel(QWidget):
         super().__init__(parent)
         self.token_text = token_text
         self.axis = TokenAxis()
-        self.plot = pg.PlotWidget(axisItems=kept_axes(bottom=self.axis))
+        self.plot = panel_plot(kept_axes(bottom=self.axis))
         self.plot.setLabel("left", "p")
         self.plot.getAxis("left").setWidth(LEFT_AXIS_PX)
         self.plot.setMinimumHeight(110)
