@@ -198,3 +198,17 @@ def test_the_run_fills_most_of_the_x_range_and_the_range_only_grows():
         assert n <= x and x - n <= max(16, n // 4), (n, x)
     assert all(a <= b for a, b in zip(extents, extents[1:]))  # never shrinks while a run grows
     assert len(set(extents)) < 120  # steps, not a new range every token
+
+
+def test_no_panel_has_pyqtgraphs_right_click_menu(window):
+    """Its log and FFT transforms and manual ranges would fight the ranges the panels keep."""
+    import pyqtgraph as pg
+
+    from app.ui.plots.metric_strips import MetricStrips
+
+    boxes = [item for view in window.findChildren(pg.GraphicsView) for item in view.scene().items()
+             if isinstance(item, pg.ViewBox)]
+    assert len(boxes) >= 8, len(boxes)  # every panel's plot, and the metric strip on show
+    (strips,) = window.findChildren(MetricStrips)
+    boxes += [plot.getViewBox() for plot in strips.plots]  # the strips not on show too
+    assert all(box.menu is None and not box.menuEnabled() for box in boxes)
