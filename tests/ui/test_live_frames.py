@@ -2,10 +2,13 @@
 are skipped, and the end of a run looks as if it had been drawn at once (pytest-qt, offscreen)."""
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pytest
 from PySide6.QtWidgets import QApplication, QWidget
 
+from app.ui.controllers.redraw import TEXT_MIN_INTERVAL_S, text_wait_ms
 from app.ui.plots.collision import CollisionPanel
 from app.ui.plots.entropy import EntropyPanel
 from app.ui.plots.metric_strips import ROWS, MetricStrips
@@ -28,14 +31,54 @@ def steps(window, run_and_wait):
     state.set_busy("")
 
 
-def test_a_record_reaches_the_text_within_one_turn_of_the_event_loop(window, steps):
+class FakeClock:
+    """``time.monotonic`` for the redraw controller: the text's spacing read from a clock the test sets."""
+
+    def __init__(self):
+        self.now = time.monotonic() + 1.0  # a second after anything the real clock saw
+
+    def monotonic(self) -> float:
+        return self.now
+
+    def thread_time(self) -> float:
+        return time.thread_time()
+
+
+@pytest.fixture
+def clock(monkeypatch):
+    from app.ui.controllers import redraw
+
+    fake = FakeClock()
+    monkeypatch.setattr(redraw, "time", fake)
+    return fake
+
+
+def test_a_record_reaches_the_text_within_one_turn_of_the_event_loop(window, steps, clock):
+    """Tokens a refresh apart or more (40 a second on this machine's CPU) wait for nothing."""
     pane = window.lanes_view.columns[0].text
     window.redraws.timer.stop()
     for k, rec in enumerate(steps[:6], start=1):
+        clock.now += 0.025
         window.state.add_records(REPLAY, [rec])
         QApplication.processEvents()  # one turn: no live frame has run (its timer waits)
         assert pane.shown == k
         assert pane.toPlainText().endswith(rec.text)
+
+
+def test_faster_tokens_are_gathered_into_one_append_a_screen_refresh(qtbot, window, steps, clock):
+    pane, text_timer = window.lanes_view.columns[0].text, window.redraws.text_timer
+    window.redraws.timer.stop()
+    window.state.add_records(REPLAY, [steps[0]])
+    QApplication.processEvents()
+    assert pane.shown == 1
+    clock.now += 0.005  # the next token 5 ms later (200 a second): it waits for the rest of the refresh
+    window.state.add_records(REPLAY, [steps[1]])
+    assert text_timer.isActive() and text_timer.interval() == text_wait_ms(0.005) == 12
+    clock.now += 0.005
+    window.state.add_records(REPLAY, [steps[2]])  # gathered with the one waiting
+    qtbot.waitUntil(lambda: pane.shown == 3, timeout=2000)
+    assert pane.toPlainText().endswith(steps[1].text + steps[2].text)
+    assert text_wait_ms(TEXT_MIN_INTERVAL_S) == text_wait_ms(1.0) == text_wait_ms(float("inf")) == 0
 
 
 def test_a_frame_draws_only_the_new_points(window, steps):

@@ -4,7 +4,11 @@ Text: a record that reaches the state is appended to its lane's text at the
 next turn of the event loop (a zero-delay timer gathers the records of one batch
 of events): about 0.03 ms a token, so the first token shows as soon as it is
 decoded and the text streams token by token.  Before, text was drawn with the
-panels, at most every 0.25 to 3 s, and jumped by tens of tokens.
+panels, at most every 0.25 to 3 s, and jumped by tens of tokens.  Appends are at
+least a screen refresh apart (``TEXT_MIN_INTERVAL_S``): a fast decoder's tokens
+(a GPU's hundreds a second) are gathered into one append and one repaint per
+refresh, where each token would otherwise cost its own; at 40 tokens a second
+nothing waits.
 
 Panels: records arriving during a run mark them dirty, and a single-shot timer
 draws a live frame: every panel on screen brought up to the newest step, each
@@ -19,6 +23,7 @@ statistics included, at once (the last tokens are decoded already).
 """
 from __future__ import annotations
 
+import math
 import time
 
 from PySide6.QtCore import QTimer
@@ -26,6 +31,16 @@ from PySide6.QtCore import QTimer
 from app.core.changes import Change, Changed
 
 from .frame_budget import FrameBudget
+
+#: The least time between two text appends: one refresh of a 60 Hz screen (no screen shows more).
+TEXT_MIN_INTERVAL_S = 1 / 60
+
+
+def text_wait_ms(since_last_s: float) -> int:
+    """How long new records wait for their text, ``since_last_s`` after the last append."""
+    if since_last_s >= TEXT_MIN_INTERVAL_S:  # (inf before the first append)
+        return 0
+    return math.ceil((TEXT_MIN_INTERVAL_S - since_last_s) * 1000)
 
 
 class RedrawController:
@@ -37,9 +52,9 @@ class RedrawController:
         self.timer.timeout.connect(self.redraw)
         self.text_timer = QTimer(window)  # new records' text, at the next turn of the event loop
         self.text_timer.setSingleShot(True)
-        self.text_timer.setInterval(0)
         self.text_timer.timeout.connect(self.show_new_text)
         self._text_lanes: set[int] = set()
+        self._text_last = -math.inf  # time.monotonic() of the last text append
         self._last = 0.0
         self.painted_s = 0.0  # GUI-thread CPU spent in live frames' own code during the current run
         self.run_started = None
@@ -57,7 +72,7 @@ class RedrawController:
             if change.lane is not None:
                 self._text_lanes.add(change.lane)
                 if not self.text_timer.isActive():
-                    self.text_timer.start()
+                    self.text_timer.start(text_wait_ms(time.monotonic() - self._text_last))
             self.schedule(live=bool(self.state.busy))
         elif what == Changed.BUSY:
             self._busy_changed()
@@ -80,6 +95,7 @@ class RedrawController:
     def show_new_text(self) -> None:
         """Append the new records' text of the lanes that got some (each pane draws only its new pieces)."""
         self.text_timer.stop()
+        self._text_last = time.monotonic()
         lanes, self._text_lanes = self._text_lanes, set()
         columns = self.window.lanes_view.columns
         for index in sorted(lanes):
