@@ -44,6 +44,7 @@ class Changed(enum.Enum):
     CHAT_PROMPT = "the engine's formatting of the chat"
     FORKS = "the fork radar"
     LOOKAHEAD = "the lookahead on show"
+    LOOKAHEAD_SIZE = "how many alternatives a lookahead shows and how long each is"
     MANUAL = "manual mode (the writer picks each token)"
     FAN = "the fan of continuations"
     SWEEP = "the sweep's rows or message"
