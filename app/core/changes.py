@@ -48,6 +48,7 @@ class Changed(enum.Enum):
     MANUAL = "manual mode (the writer picks each token)"
     FAN = "the fan of continuations"
     SWEEP = "the sweep's rows or message"
+    SWEEP_FORM = "the sweep window's form (what the next sweep runs)"
     AB = "the blind A/B test"
     TASTE = "the taste tuner"
     MODEL_FORM = "the Model page's fields (path, GPU layers, RPC servers, tensor split, recent models)"
