@@ -3,8 +3,9 @@
 The form holds nothing of its own: every edit goes to ``state.sweep_form``
 (:class:`app.core.jobs.SweepFormFields`, through ``set_sweep_form``) and the
 widgets show what the state holds (a value equal to the widget's is not set
-again, so an edit does not echo).  The plan is built from the state's fields
-(``app.core.sweep.form``).
+again, so an edit does not echo).  It listens for as long as it lives, hidden
+too: a sweep file shown from a hidden window still fills it.  The plan is built
+from the state's fields (``app.core.sweep.form``).
 """
 from __future__ import annotations
 
@@ -24,7 +25,6 @@ from app.core.changes import Change, Changed
 from app.core.jobs import FORM_FIRST_SEEDS, FORM_SEEDS, FORM_TOKENS, SWEEPABLE
 from app.core.presets import builtin_presets
 
-NUMERIC = list(SWEEPABLE)
 NONE = "(none)"
 #: The form's text fields: the state's field of each line edit.
 TEXTS = ("range1", "range2", "extra", "baseline", "prompts", "output")
@@ -113,7 +113,7 @@ class SweepForm(QWidget):
     @staticmethod
     def _flags(optional: bool) -> QComboBox:
         box = QComboBox()
-        box.addItems(([NONE] if optional else []) + NUMERIC)
+        box.addItems(([NONE] if optional else []) + list(SWEEPABLE))
         return box
 
     @staticmethod
