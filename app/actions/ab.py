@@ -1,4 +1,5 @@
-"""The blind A/B test: its rounds run as engine commands, its state is ``state.ab``.
+"""The blind A/B test: its rounds run as engine commands, its state is ``state.ab`` (changed only through
+the state's methods, :mod:`app.core.ab.state`).
 
 Each round is one ``Generate`` of two lanes (side A, side B) from the same
 prompt, both with the round's fresh seed; the texts are shown in the order the
@@ -20,7 +21,6 @@ from app.actions.lanes import BASELINE_PRESET
 from app.core.ab import ABDraw, ABPhase, ABPlan, ABRound, ABSession, ABSide, Pick, PromptChoice
 from app.core.ab.csv_export import write_csv
 from app.core.analysis import match_entropy_task
-from app.core.changes import Changed
 from app.core.presets import PresetNotFound
 from app.engine.face import commands as cmd
 from app.engine.face import events as ev
@@ -59,17 +59,19 @@ class ABActions:
     def session(self) -> ABSession:
         return self.state.ab
 
-    def _changed(self) -> None:
-        self.state.emit(Changed.AB)
-
-    def _phase(self, phase: ABPhase, message: str | None = None) -> None:
-        self.session.phase = phase
-        if message is not None:
-            self.session.message = message
-        busy = phase in (ABPhase.CALIBRATING, ABPhase.GENERATING)
+    def _busy(self) -> None:
+        """The engine is busy with the test while it calibrates or writes a round, and free otherwise."""
+        busy = self.session.phase in (ABPhase.CALIBRATING, ABPhase.GENERATING)
         if busy or self.state.busy == BUSY:
             self.state.set_busy(BUSY if busy else "")
-        self._changed()
+
+    def _phase(self, phase: ABPhase, message: str | None = None, *, drop: bool = False) -> None:
+        """The test's phase and message (``drop``: the round on show goes too), and the engine's busy."""
+        if drop:
+            self.state.drop_ab_round(phase, message)
+        else:
+            self.state.set_ab_phase(phase, message)
+        self._busy()
 
     # -- setting up --------------------------------------------------------------------------
 
@@ -98,7 +100,7 @@ class ABActions:
             return False
         self.state.report("")
         self.draw = ABDraw(rng)
-        self.state.ab = ABSession(plan, ABPhase.WAITING)
+        self.state.begin_ab(plan)
         if plan.matched_baseline:
             self._calibrate()
         else:
@@ -160,9 +162,8 @@ class ABActions:
         plan = self.session.plan
         how = "matched to" if e.result.reached else "the nearest reachable to"
         b = ABSide(f"temperature {temp:g} ({how} {plan.a.name}'s entropy)", self._base.replace(temp=temp))
-        self.session.plan = dataclasses.replace(plan, b=b)
-        self.session.phase = ABPhase.WAITING
-        self.state.set_busy("")
+        self.state.set_ab_baseline(b)
+        self._busy()
         self.next_round()
 
     # -- rounds --------------------------------------------------------------------------------
@@ -183,11 +184,10 @@ class ABActions:
         prompt, seed, order = plan.prompt_for(number - 1), self.draw.seed(), self.draw.order()
         a = dataclasses.replace(plan.a, settings=plan.a.settings.replace(seed=seed))
         b = dataclasses.replace(plan.b, settings=plan.b.settings.replace(seed=seed))
-        s.shown = ABRound(number, prompt.id, prompt.text, seed, plan.max_tokens, a, b, order, "", "")
-        s.tokens = 0
+        self.state.begin_ab_round(ABRound(number, prompt.id, prompt.text, seed, plan.max_tokens, a, b, order, "", ""))
+        self._busy()
         self._run_id = self.engine.next_id()
         lanes = (LaneConfig(a.settings, "A", key=0), LaneConfig(b.settings, "B", key=1))
-        self._phase(ABPhase.GENERATING, "")
         self.engine.submit(cmd.Generate(self._run_id, prompt.text, lanes, self.runs.options(plan.max_tokens)))
         return True
 
@@ -196,8 +196,7 @@ class ABActions:
             for rec in e.records:
                 self._records[rec.lane].append(rec)
         elif e.run_id == self._run_id:
-            self.session.tokens += len(e.records)
-            self._changed()
+            self.state.count_ab_tokens(len(e.records))
 
     def _on_run_ended(self, e: ev.RunEnded) -> None:
         if e.run_id in self._calibration:
@@ -209,25 +208,22 @@ class ABActions:
         problem = _failed(e)
         s = self.session
         if problem:
-            s.shown = None
             self._phase(ABPhase.WAITING, f"Round {len(s.rounds) + 1} stopped: {problem}. "
-                                         "Next round starts it again with a new seed.")
+                                         "Next round starts it again with a new seed.", drop=True)
             return
         texts = {r.lane: r.text for r in e.results}
-        s.shown = dataclasses.replace(s.shown, text_a=texts.get(0, ""), text_b=texts.get(1, ""))
-        self._phase(ABPhase.CHOOSING)
+        self.state.ab_round_written(texts.get(0, ""), texts.get(1, ""))
+        self._busy()
 
     def choose(self, pick: Pick | str) -> bool:
         """The writer's pick for the round on show; the next round starts (or the test ends)."""
         s = self.session
         if s.phase is not ABPhase.CHOOSING or s.shown is None:
             return False
-        s.rounds.append(dataclasses.replace(s.shown, pick=Pick(pick), decided_at=self.clock()))
-        s.shown = None
-        if s.remaining == 0:
+        self.state.decide_ab_round(pick, self.clock())
+        if self.session.remaining == 0:
             self._phase(ABPhase.DONE, "")
         else:
-            s.phase = ABPhase.WAITING
             self.next_round()
         return True
 
@@ -251,14 +247,13 @@ class ABActions:
         self.stop()
         self._run_id, self._task_id = None, None
         self._calibration.clear()
-        s.shown = None
-        self._phase(ABPhase.DONE, "")
+        self._phase(ABPhase.DONE, "", drop=True)
 
     def reset(self) -> None:
         """Back to choosing the sides (the rounds of the last test are dropped)."""
         self.finish()
-        self.state.ab = ABSession()
-        self._phase(ABPhase.SETUP, "")
+        self.state.reset_ab()
+        self._busy()
 
     def export_csv(self, path) -> bool:
         """Write the decided rounds to ``path`` as CSV; False (reported) if it failed."""

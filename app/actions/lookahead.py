@@ -1,6 +1,6 @@
 """Lookahead at a fork and manual mode, free of Qt.
 
-* :meth:`LookaheadActions.preview` asks the engine for the ``count`` most likely
+* :meth:`LookaheadActions.preview` asks the engine for the ``count`` (``state.lookahead_size``) most likely
   survivors at a step of a lane (2 to 6; at a fork its strong alternatives come
   first, and any other step can be looked at too), each followed by a few tokens (one batch that
   shares the prefix's KV cache: :mod:`app.engine.run.lookahead`).  ``state.lookahead``
@@ -26,7 +26,6 @@ from app.engine.face.records import StepRecord
 from .runs import start_parts
 
 BUSY = "lookahead"
-DEFAULT_COUNT, DEFAULT_LENGTH = 4, 12
 
 
 @dataclass
@@ -46,7 +45,6 @@ class LookaheadActions:
         self.state, self.engine, self.runs, self.history = state, engine, runs, history
         self._look_id: int | None = None
         self._fork: tuple[int, int] | None = None  # manual mode: (lane, step) where the run stopped
-        self.count, self.length = DEFAULT_COUNT, DEFAULT_LENGTH  # what a lookahead shows (the panel sets them)
         self.handlers = {ev.LookaheadEnded: self._on_ended, ev.StepsProduced: self._on_steps,
                          ev.RunEnded: self._on_run_ended}
 
@@ -56,8 +54,9 @@ class LookaheadActions:
     def preview(self, index: int | None = None, step: int | None = None, count: int | None = None,
                 length: int | None = None) -> bool:
         """Look ahead at ``step`` of lane ``index`` (default: the edited lane, the selected step), ``count``
-        alternatives of ``length`` tokens each (default: :attr:`count`, :attr:`length`)."""
-        count, length = count or self.count, length or self.length
+        alternatives of ``length`` tokens each (default: the state's ``lookahead_size``)."""
+        size = self.state.lookahead_size
+        count, length = count or size.count, length or size.length
         index = self.state.current_lane if index is None else index
         step = self.state.selected if step is None else step
         if step is None:

@@ -5,12 +5,12 @@ seed for both sides, the sides unlabelled (the pair comes in a random order).
 After each vote the posterior (:mod:`app.core.ab.taste.model`) is rebuilt from the
 votes; the tuning ends when the best region is known to the plan's confidence,
 when the rounds run out, or when the writer ends it.  It can stop at any
-moment and go on later: the votes live in ``state.taste`` and in the session
-file (:mod:`app.core.session.parts`), the round on show is simply written again.
+moment and go on later: the votes live in ``state.taste`` (changed only through
+the state's methods, :mod:`app.core.ab.taste.state`) and in the session file
+(:mod:`app.core.session.parts`), the round on show is simply written again.
 """
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -43,13 +43,19 @@ class TasteActions:
     def session(self) -> TasteSession:
         return self.state.taste
 
-    def _phase(self, phase: ABPhase, message: str | None = None) -> None:
-        self.session.phase = phase
-        if message is not None:
-            self.session.message = message
-        if phase is ABPhase.GENERATING or self.state.busy == BUSY:
-            self.state.set_busy(BUSY if phase is ABPhase.GENERATING else "")
-        self.state.emit(Changed.TASTE)
+    def _busy(self) -> None:
+        """The engine is busy with the tuning while it writes a round, and free otherwise."""
+        writing = self.session.phase is ABPhase.GENERATING
+        if writing or self.state.busy == BUSY:
+            self.state.set_busy(BUSY if writing else "")
+
+    def _phase(self, phase: ABPhase, message: str | None = None, *, drop: bool = False) -> None:
+        """The tuning's phase and message (``drop``: the round on show goes too), and the engine's busy."""
+        if drop:
+            self.state.drop_taste_round(phase, message)
+        else:
+            self.state.set_taste_phase(phase, message)
+        self._busy()
 
     def start(self, base: str, knobs: Sequence[tuple[str, float, float]], prompts: Sequence[PromptChoice],
               max_tokens: int | None = None, *, confidence: float = 0.9, precision: float = 0.1,
@@ -68,7 +74,7 @@ class TasteActions:
             self.state.report(str(exc))
             return False
         self.state.report("")
-        self.state.taste = TasteSession(plan, ABPhase.WAITING)
+        self.state.begin_taste(plan)
         self.next_round()
         return True
 
@@ -89,19 +95,17 @@ class TasteActions:
             pair = pair[::-1]
         prompt, seed = plan.prompt_for(number - 1), self.draw.seed()
         left, right = plan.values(pair[0]), plan.values(pair[1])
-        s.shown = TasteRound(number, prompt.id, seed, left, right)
-        s.tokens = 0
+        self.state.begin_taste_round(TasteRound(number, prompt.id, seed, left, right))
+        self._busy()
         lanes = tuple(LaneConfig(plan.settings(v, seed), side, key=i)
                       for i, (side, v) in enumerate((("left", left), ("right", right))))
         self._run_id = self.engine.next_id()
-        self._phase(ABPhase.GENERATING, "")
         self.engine.submit(cmd.Generate(self._run_id, prompt.text, lanes, self.runs.options(plan.max_tokens)))
         return True
 
     def _on_steps(self, e: ev.StepsProduced) -> None:
         if e.run_id == self._run_id:
-            self.session.tokens += len(e.records)
-            self.state.emit(Changed.TASTE)
+            self.state.count_taste_tokens(len(e.records))
 
     def _on_run_ended(self, e: ev.RunEnded) -> None:
         if e.run_id != self._run_id:
@@ -110,21 +114,19 @@ class TasteActions:
         s = self.session
         problem = _failed(e)
         if problem:
-            s.shown = None
-            self._phase(ABPhase.WAITING, f"Round {len(s.rounds) + 1} stopped: {problem}. Go on writes it again.")
+            self._phase(ABPhase.WAITING, f"Round {len(s.rounds) + 1} stopped: {problem}. Go on writes it again.",
+                        drop=True)
             return
         texts = {r.lane: r.text for r in e.results}
-        s.shown = dataclasses.replace(s.shown, text_left=texts.get(0, ""), text_right=texts.get(1, ""))
-        self._phase(ABPhase.CHOOSING)
+        self.state.taste_round_written(texts.get(0, ""), texts.get(1, ""))
+        self._busy()
 
     def choose(self, pick: Pick | str) -> bool:
         """The writer's vote on the round on show (ties too); then the next round, or the result."""
         s = self.session
         if s.phase is not ABPhase.CHOOSING or s.shown is None:
             return False
-        s.rounds.append(dataclasses.replace(s.shown, pick=Pick(pick), decided_at=self.clock()))
-        s.shown = None
-        s.phase = ABPhase.WAITING
+        self.state.decide_taste_round(pick, self.clock())
         self.next_round()
         return True
 
@@ -135,8 +137,8 @@ class TasteActions:
             return
         if s.phase is ABPhase.GENERATING:
             self.engine.stop()
-        self._run_id, s.shown = None, None
-        self._phase(ABPhase.WAITING, f"Paused after {len(s.rounds)} votes: Go on when you like.")
+        self._run_id = None
+        self._phase(ABPhase.WAITING, f"Paused after {len(s.rounds)} votes: Go on when you like.", drop=True)
 
     def finish(self) -> None:
         """End the tuning now: the result from the votes so far."""
@@ -153,17 +155,15 @@ class TasteActions:
         if s.plan is None or s.phase is not ABPhase.DONE:
             return
         plan = s.plan
-        s.plan = dataclasses.replace(plan, confidence=round(min(0.99, plan.confidence + (1 - plan.confidence) / 2), 4),
-                                     max_rounds=min(max(plan.max_rounds, len(s.rounds)) + 20, MAX_TUNING_ROUNDS))
-        s.phase = ABPhase.WAITING
-        if not self.next_round():
-            self.state.emit(Changed.TASTE)
+        self.state.extend_taste(round(min(0.99, plan.confidence + (1 - plan.confidence) / 2), 4),
+                                min(max(plan.max_rounds, len(s.rounds)) + 20, MAX_TUNING_ROUNDS))
+        self.next_round()
 
     def reset(self) -> None:
         """Back to choosing knobs (the votes of this tuning are dropped)."""
         self.pause()
-        self.state.taste = TasteSession()
-        self._phase(ABPhase.SETUP, "")
+        self.state.reset_taste()
+        self._busy()
 
     def save_preset(self, name: str) -> bool:
         """Keep the chosen settings as a user preset named ``name``; False (reported) if not."""

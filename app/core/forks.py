@@ -28,6 +28,8 @@ from app.core.analysis import final_entropy
 from app.core.changes import Changed, StatePart
 
 DEFAULT_BITS = 1.0
+#: How many alternatives a lookahead shows, and how many tokens each (the panel's spin boxes allow these).
+LOOKAHEAD_COUNTS, LOOKAHEAD_LENGTHS = (2, 6), (8, 20)
 
 
 @dataclass(frozen=True)
@@ -51,20 +53,44 @@ class ForkRule:
         return self.bits > 0
 
 
+@dataclass(frozen=True)
+class LookaheadSize:
+    """What a lookahead shows: ``count`` alternatives (2 to 6) of ``length`` tokens each (8 to 20)."""
+
+    count: int = 4
+    length: int = 12
+
+    def __post_init__(self):
+        for name, (lo, hi) in (("count", LOOKAHEAD_COUNTS), ("length", LOOKAHEAD_LENGTHS)):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+                raise ValueError(f"lookahead {name}: expected {lo} to {hi}, got {value!r}")
+
+
 class RadarState(StatePart):
     """The playground state's part for forks (a mixin of :class:`app.core.state.PlaygroundState`): the rule
-    (``forks``), the lookahead on show (``lookahead``, app/actions/lookahead.py; None: none) and manual
-    mode (``manual``: runs pause at forks and offer their lookaheads)."""
+    (``forks``), the lookahead on show (``lookahead``, app/actions/lookahead.py; None: none), what a
+    lookahead shows (``lookahead_size``) and manual mode (``manual``: runs pause at forks and offer their
+    lookaheads)."""
 
     def _init_radar(self) -> None:
         self.forks = ForkRule()
         self.lookahead = None
+        self.lookahead_size = LookaheadSize()
         self.manual = False
 
     def show_lookahead(self, view) -> None:
         """The lookahead on show (None: none)."""
         self.lookahead = view
         self.emit(Changed.LOOKAHEAD)
+
+    def set_lookahead_size(self, **changes) -> None:
+        """Change how many alternatives a lookahead shows (``count``) or their ``length`` (checked first:
+        ValueError names a bad value and changes nothing); announced as LOOKAHEAD_SIZE."""
+        new = dataclasses.replace(self.lookahead_size, **changes)
+        if new != self.lookahead_size:
+            self.lookahead_size = new
+            self.emit(Changed.LOOKAHEAD_SIZE)
 
     def set_manual(self, on: bool) -> bool:
         """Manual mode on or off; False when it already was."""

@@ -1,17 +1,27 @@
-"""What the engine's longer jobs made, as the state holds it: a fan of continuations, a sweep's rows.
+"""What the engine's longer jobs made, as the state holds it: a fan of continuations, a sweep's rows,
+and the sweep window's form (what the next sweep runs).
 
 :class:`JobsState` is a part of :class:`app.core.state.PlaygroundState`.  The actions
 that start a fan or a sweep keep only their handles (ids, the sweep's runner
 and output file); what the windows show is here, changed by these methods and
-announced as ``Changed.FAN`` and ``Changed.SWEEP``.
+announced as ``Changed.FAN``, ``Changed.SWEEP`` and ``Changed.SWEEP_FORM``.
+The form's fields (:class:`SweepFormFields`) live here rather than in
+``app.core.sweep``, which sits above the state; the plan they describe is built
+there (``app.core.sweep.form``).
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from app.core.changes import Changed, StatePart
 from app.engine.face import events as ev
+from sampler.flags import FLAGS
+
+#: The flags a sweep can sweep (numeric ones), and the form's limits (the sweep window's spin boxes).
+SWEEPABLE = tuple(f.flag for f in FLAGS if f.numeric)
+FORM_SEEDS, FORM_FIRST_SEEDS, FORM_TOKENS = (1, 1000), (0, 2**31 - 1), (1, 65536)
 
 
 @dataclass
@@ -60,12 +70,55 @@ class SweepShown:
     message: str = ""
 
 
+def _home_csv() -> str:
+    return str(Path.home() / "sweep.csv")
+
+
+@dataclass(frozen=True)
+class SweepFormFields:
+    """The sweep window's form as typed: the swept flags and their ranges (``flag2`` "": one flag only),
+    the base preset (a built-in preset's key) and flags on top, the baseline's temperatures, a prompt
+    file or folder ("" for the bundled prompts), seeds per prompt from ``first_seed``, tokens per sample,
+    entropy matching and the output CSV.  The ranges and flags stay text: the plan checks them
+    (``app.core.sweep.form.form_plan``)."""
+
+    flag1: str = "--scatter-strength"
+    range1: str = "0:0.4:0.1"
+    flag2: str = ""
+    range2: str = ""
+    preset: str = "creative-writing"
+    extra: str = ""
+    baseline: str = "0.6:1.4:0.2"
+    prompts: str = ""
+    seeds: int = 3
+    first_seed: int = 1
+    tokens: int = 48
+    match: bool = True
+    output: str = field(default_factory=_home_csv)
+
+    def __post_init__(self):
+        if self.flag1 not in SWEEPABLE:
+            raise ValueError(f"sweep: expected a numeric flag to sweep, got {self.flag1!r}")
+        if self.flag2 and self.flag2 not in SWEEPABLE:
+            raise ValueError(f"and (grid): expected a numeric flag or none, got {self.flag2!r}")
+        for name in ("range1", "range2", "preset", "extra", "baseline", "prompts", "output"):
+            if not isinstance(getattr(self, name), str):
+                raise ValueError(f"sweep form {name}: expected text, got {getattr(self, name)!r}")
+        for name, (lo, hi) in (("seeds", FORM_SEEDS), ("first_seed", FORM_FIRST_SEEDS), ("tokens", FORM_TOKENS)):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+                raise ValueError(f"sweep form {name}: expected {lo} to {hi}, got {value!r}")
+        if not isinstance(self.match, bool):
+            raise ValueError(f"sweep form match: expected on or off, got {self.match!r}")
+
+
 class JobsState(StatePart):
     """Mixed into PlaygroundState (which provides ``emit``)."""
 
     def _init_jobs(self) -> None:
         self.fan: FanState | None = None
         self.sweep = SweepShown()
+        self.sweep_form = SweepFormFields()
 
     # -- the fan -----------------------------------------------------------------------------
 
@@ -104,3 +157,11 @@ class JobsState(StatePart):
         if message is not None:
             self.sweep.message = message
         self.emit(Changed.SWEEP)
+
+    def set_sweep_form(self, **changes) -> None:
+        """Change fields of the sweep window's form (:class:`SweepFormFields`; checked first: ValueError names
+        a bad one and changes nothing); announced as SWEEP_FORM."""
+        new = dataclasses.replace(self.sweep_form, **changes)
+        if new != self.sweep_form:
+            self.sweep_form = new
+            self.emit(Changed.SWEEP_FORM)

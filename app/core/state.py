@@ -4,10 +4,11 @@ It holds the prompt, the lanes (:class:`app.core.lane_text.LaneText`: settings,
 seed included, the preset they came from and the text tree of their runs), the
 run options, the selected step, the model and the Model page's fields
 (:class:`ModelForm`), what the engine is busy with and the ids of its run and
-load, the blind A/B test (``ab``) and the taste tuner (``taste``).  Its parts
+load.  Its parts
 live beside it: chat mode and special tokens (app/core/chat.py), every change of a
 lane's text (app/core/lane_text.py), the fan and the sweep on show (app/core/jobs.py),
-the fork radar (app/core/forks.py).  Every change is announced to subscribers as a
+the fork radar (app/core/forks.py), the blind A/B test ``ab`` (app/core/ab/state.py) and
+the taste tuner ``taste`` (app/core/ab/taste/state.py).  Every change is announced to subscribers as a
 :class:`app.core.changes.Change` of a :class:`app.core.changes.Changed` kind; widgets
 redraw from the state and hold nothing of their own.  Methods that take user
 values check them and raise ValueError (naming the value) before anything changes.
@@ -19,8 +20,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from types import EllipsisType
 
-from app.core.ab.session import ABSession
-from app.core.ab.taste.session import TasteSession
+from app.core.ab.state import ABState
+from app.core.ab.taste.state import TasteState
 from app.core.changes import Change, Changed
 from app.core.chat import ChatTokensState
 from app.core.forks import RadarState
@@ -47,7 +48,7 @@ class ModelForm:
     recent: tuple[str, ...] = ()
 
 
-class PlaygroundState(ChatTokensState, LaneTextState, JobsState, RadarState):
+class PlaygroundState(ChatTokensState, LaneTextState, JobsState, RadarState, ABState, TasteState):
     """Prompt, lanes, run options, selection, model and engine status; emits a Change per edit."""
 
     def __init__(self, prompt: str = "", first_lane: SamplerSettings | None = None, preset: str | None = None):
@@ -75,10 +76,8 @@ class PlaygroundState(ChatTokensState, LaneTextState, JobsState, RadarState):
         self.status = ""  # the last run's end, or what a task found
         self.tokens_per_s = 0.0
         self._init_chat_tokens()  # token kinds, special tokens shown, chat mode (app/core/chat.py)
-        #: The blind A/B test: its plan, its decided rounds (frozen records) and the round on show.
-        self.ab = ABSession()
-        #: The taste tuner: its plan, its votes (kept with the session) and the round on show.
-        self.taste = TasteSession()
+        self._init_ab()  # the blind A/B test, a frozen session only the state replaces (app/core/ab/state.py)
+        self._init_taste()  # the taste tuner, likewise (app/core/ab/taste/state.py)
         self._init_jobs()  # the fan on show and the sweep on show (app/core/jobs.py)
         self._init_radar()  # fork radar, the lookahead on show, manual mode (app/core/forks.py)
 

@@ -14,6 +14,7 @@ from PySide6.QtCore import QEvent, Qt
 from PySide6.QtWidgets import QDialog, QHBoxLayout, QLabel, QPushButton, QSpinBox, QVBoxLayout
 
 from app.core.changes import Change, Changed
+from app.core.forks import LOOKAHEAD_COUNTS, LOOKAHEAD_LENGTHS
 
 KEYS = {getattr(Qt.Key, f"Key_{n}"): n - 1 for n in range(1, 10)}
 
@@ -30,13 +31,13 @@ class LookaheadPanel(QDialog):
         self.row = QHBoxLayout()
         self.cards: list[QPushButton] = []
         self.count, self.length = QSpinBox(), QSpinBox()
-        for box, (lo, hi), value, tip in ((self.count, (2, 6), lookahead.count, "alternatives"),
-                                          (self.length, (8, 20), lookahead.length, "tokens each")):
+        for box, (lo, hi), field, tip in ((self.count, LOOKAHEAD_COUNTS, "count", "alternatives"),
+                                          (self.length, LOOKAHEAD_LENGTHS, "length", "tokens each")):
             box.setRange(lo, hi)
-            box.setValue(value)
             box.setSuffix(f" {tip}")
             box.setFocusPolicy(Qt.FocusPolicy.ClickFocus)
-            box.valueChanged.connect(self._sizes)
+            box.valueChanged.connect(lambda value, f=field: self.state.set_lookahead_size(**{f: value}))
+        self.render_size()
         self.again = QPushButton("Look again")
         self.again.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.again.clicked.connect(self.look_again)
@@ -55,6 +56,15 @@ class LookaheadPanel(QDialog):
     def _on_change(self, change: Change) -> None:
         if change.what in (Changed.LOOKAHEAD, Changed.MANUAL):
             self.render()
+        elif change.what is Changed.LOOKAHEAD_SIZE:
+            self.render_size()
+
+    def render_size(self) -> None:
+        """The spin boxes show the state's lookahead size (an equal value is not set again: no echo)."""
+        size = self.state.lookahead_size
+        for box, value in ((self.count, size.count), (self.length, size.length)):
+            if box.value() != value:
+                box.setValue(value)
 
     def render(self) -> None:
         view = self.state.lookahead
@@ -91,9 +101,6 @@ class LookaheadPanel(QDialog):
             self.raise_()
         self.activateWindow()  # the keys 1-9, Tab and Esc come here, wherever the writer was
         self.setFocus()
-
-    def _sizes(self, *_) -> None:
-        self.lookahead.count, self.lookahead.length = self.count.value(), self.length.value()
 
     def look_again(self) -> None:
         view = self.state.lookahead

@@ -171,7 +171,7 @@ def test_ending_early_keeps_the_decided_rounds(pg):
     assert pg.state.ab.tally().decisive == 2
     pump(pg, lambda: not pg.state.busy)
     pg.ab.reset()
-    assert pg.state.ab.phase is ABPhase.SETUP and pg.state.ab.rounds == []
+    assert pg.state.ab.phase is ABPhase.SETUP and pg.state.ab.rounds == ()
 
 
 @pytest.mark.parametrize("a, b, prompts, rounds, problem", [

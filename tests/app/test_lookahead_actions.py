@@ -72,3 +72,14 @@ def test_manual_mode_stops_at_forks_and_goes_on_after_a_pick(pg):
     assert len(records) > view.at + len(view.previews[0].records) - 1
     pg.lookahead.set_manual(False)  # Esc
     assert pg.state.lookahead is None and not pg.state.manual
+
+
+def test_a_preview_without_sizes_takes_the_states_lookahead_size(pg):
+    pg.state.set_lookahead_size(count=2, length=8)
+    pg.runs.generate()
+    idle(pg)
+    rec = pg.state.lane().records[5]
+    assert pg.lookahead.preview(0, rec.step)
+    idle(pg)
+    view = pg.state.lookahead
+    assert len(view.previews) == 2 and all(len(p.records) == 8 for p in view.previews)

@@ -126,22 +126,23 @@ def test_opening_refuses_while_a_run_goes_on(pg, tmp_path):
 # -- session parts ------------------------------------------------------------------------------
 
 
-def ab_part(applied: list) -> SessionPart:
+def ab_part(applied: list, kept: tuple = ()) -> SessionPart:
+    """A made-up part named "ab" that saves ``kept`` (not the state's A/B test, which only the state changes)."""
+
     def from_json(value):
         if not isinstance(value, dict) or not isinstance(value.get("rounds"), list):
             raise ValueError("expected {'rounds': [...]}")
         return tuple(value["rounds"])
 
-    return SessionPart("ab", to_json=lambda state: {"rounds": list(getattr(state, "ab", ()))} or None,
+    return SessionPart("ab", to_json=lambda state: {"rounds": list(kept)},
                        from_json=from_json, apply=lambda state, value: applied.append(value))
 
 
 def test_a_part_is_saved_and_loaded_with_one_entry(pg, tmp_path):
     run(pg)
-    pg.state.ab = (1, 2, 3)
     applied = []
     path = tmp_path / "s.scatter"
-    save_session(pg.state, path, parts=[ab_part(applied)])
+    save_session(pg.state, path, parts=[ab_part(applied, (1, 2, 3))])
     session = read_session(path, parts=[ab_part(applied)])
     assert session.parts == {"ab": (1, 2, 3)} and not session.skipped
     open_session(PlaygroundState(), path, parts=[ab_part(applied)])
@@ -150,9 +151,8 @@ def test_a_part_is_saved_and_loaded_with_one_entry(pg, tmp_path):
 
 def test_an_unknown_part_is_skipped_and_a_missing_one_applies_none(pg, tmp_path):
     run(pg)
-    pg.state.ab = (7,)
     path = tmp_path / "s.scatter"
-    save_session(pg.state, path, parts=[ab_part([])])
+    save_session(pg.state, path, parts=[ab_part([], (7,))])
     session = read_session(path, parts=[])
     assert session.skipped == ["ab"]
     plain = tmp_path / "plain.scatter"

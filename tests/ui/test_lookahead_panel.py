@@ -34,3 +34,23 @@ def test_manual_mode_by_keyboard(window, qtbot):
     qtbot.keyClick(panel, Qt.Key.Key_Escape)
     assert not window.state.manual and window.state.lookahead is None and not panel.isVisible()
     assert not window.actions.manual.isChecked()
+
+
+def test_the_panels_spin_boxes_write_the_state_and_show_its_changes(qtbot):
+    from app.core.changes import Changed
+    from app.core.state import PlaygroundState
+    from app.ui.lookahead_panel import LookaheadPanel
+
+    state = PlaygroundState()
+    panel = LookaheadPanel(state, None, str)
+    qtbot.addWidget(panel)
+    assert (panel.count.value(), panel.length.value()) == (4, 12)
+    seen = []
+    state.subscribe(seen.append)
+    panel.count.setValue(6)
+    panel.length.setValue(9)
+    assert (state.lookahead_size.count, state.lookahead_size.length) == (6, 9)
+    assert [c.what for c in seen] == [Changed.LOOKAHEAD_SIZE, Changed.LOOKAHEAD_SIZE]
+    state.set_lookahead_size(count=2, length=20)
+    assert (panel.count.value(), panel.length.value()) == (2, 20)
+    assert len(seen) == 3, "the panel showing the state's value does not write it back"

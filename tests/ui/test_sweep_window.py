@@ -80,3 +80,29 @@ def test_an_earlier_sweep_can_be_shown_and_its_plan_fills_the_form(qtbot, window
     assert len(window.state.sweep.rows) == 16 and sw.form.range1.text() == "0,0.3"
     assert sw.form.extra.text() == "--scatter-strength 0.18"
     sw.close()
+
+
+def test_the_forms_edits_reach_the_state_and_the_states_changes_reach_the_form(qtbot):
+    from app.core.changes import Changed
+    from app.core.state import PlaygroundState
+    from app.ui.sweep.form import NONE, SweepForm
+
+    state = PlaygroundState()
+    form = SweepForm(state)
+    qtbot.addWidget(form)
+    assert (form.range1.text(), form.flag2.currentText(), form.tokens.value()) == ("0:0.4:0.1", NONE, 48)
+    seen = []
+    state.subscribe(seen.append)
+    form.range1.setText("0,0.2")
+    form.flag2.setCurrentText("--temp")
+    form.seeds.setValue(5)
+    form.match.setChecked(False)
+    form.preset.setCurrentIndex(form.preset.findData("off"))
+    fields = state.sweep_form
+    assert (fields.range1, fields.flag2, fields.seeds, fields.match, fields.preset) == ("0,0.2", "--temp", 5, False, "off")
+    assert [c.what for c in seen] == [Changed.SWEEP_FORM] * 5
+    state.set_sweep_form(range1="0.1", flag2="", tokens=7, match=True, preset="creative-writing", output="/tmp/x.csv")
+    assert (form.range1.text(), form.flag2.currentText(), form.tokens.value()) == ("0.1", NONE, 7)
+    assert form.match.isChecked() and form.preset.currentData() == "creative-writing"
+    assert form.output.text() == "/tmp/x.csv"
+    assert len(seen) == 6, "showing the state's fields writes nothing back"

@@ -2,7 +2,8 @@
 
 ``rounds``: the frozen record of each round; ``draw``: fresh seeds and the
 order shown, from one seeded ``random.Random``; ``plan``: what a test runs;
-``session``: the test in progress (``PlaygroundState.ab``); ``stats``: the
+``session``: the test in progress (``PlaygroundState.ab``, a frozen value);
+``state``: the state's part that alone replaces it; ``stats``: the
 tally and the Wilson interval; ``csv_export``: one CSV row per round;
 ``prompts``: the example prompts in ``assets/prompts/<kind>/NN-slug.txt``.
 """

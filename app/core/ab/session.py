@@ -1,11 +1,12 @@
 """The blind A/B test in progress: ``PlaygroundState.ab``.
 
-Changed only by :class:`app.actions.ab.ABActions`, which announces every change
-as ``Change("ab")``; the A/B view redraws from it and keeps nothing of its own.
+A frozen value: only the state changes it (:class:`app.core.ab.state.ABState`
+puts a new one in its place and announces it as ``Changed.AB``); the actions
+ask the state, and the A/B view redraws from it and keeps nothing of its own.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import Enum
 
 from .plan import ABPlan
@@ -22,7 +23,7 @@ class ABPhase(str, Enum):
     DONE = "done"  # every round decided, or the writer ended the test
 
 
-@dataclass
+@dataclass(frozen=True)
 class ABSession:
     """The plan, the rounds decided so far (frozen :class:`ABRound` values, in order) and the
     round on show; ``message`` says what went wrong or what was found; ``tokens`` counts the
@@ -30,7 +31,7 @@ class ABSession:
 
     plan: ABPlan | None = None
     phase: ABPhase = ABPhase.SETUP
-    rounds: list[ABRound] = field(default_factory=list)
+    rounds: tuple[ABRound, ...] = ()
     shown: ABRound | None = None
     message: str = ""
     tokens: int = 0

@@ -19,7 +19,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from app.core.ab.taste.session import TasteSession
-from app.core.changes import Changed
 from app.core.state import PlaygroundState
 
 
@@ -35,8 +34,7 @@ class SessionPart:
 
 
 def _apply_taste(state: PlaygroundState, taste: object) -> None:
-    state.taste = taste if isinstance(taste, TasteSession) else TasteSession()  # None: the file has none
-    state.emit(Changed.TASTE)
+    state.load_taste(taste if isinstance(taste, TasteSession) else None)  # None: the file has none
 
 
 #: Every part a session saves and loads, in order.

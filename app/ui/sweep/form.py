@@ -1,11 +1,13 @@
 """What to sweep: flags and ranges, base preset and flags, baseline, prompts, seeds, tokens, output file.
 
-The form holds text only; :meth:`SweepForm.plan` builds the plan with
-``app.core.sweep.build`` (the command line's rules and messages).
+The form holds nothing of its own: every edit goes to ``state.sweep_form``
+(:class:`app.core.jobs.SweepFormFields`, through ``set_sweep_form``) and the
+widgets show what the state holds (a value equal to the widget's is not set
+again, so an edit does not echo).  It listens for as long as it lives, hidden
+too: a sweep file shown from a hidden window still fills it.  The plan is built
+from the state's fields (``app.core.sweep.form``).
 """
 from __future__ import annotations
-
-from pathlib import Path
 
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -19,38 +21,37 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.core.changes import Change, Changed
+from app.core.jobs import FORM_FIRST_SEEDS, FORM_SEEDS, FORM_TOKENS, SWEEPABLE
 from app.core.presets import builtin_presets
-from app.core.sweep.build import MAX_SEED, build_plan
-from app.core.sweep.plan import SweepPlan
-from sampler.flags import FLAGS
 
-NUMERIC = [f.flag for f in FLAGS if f.numeric]
 NONE = "(none)"
+#: The form's text fields: the state's field of each line edit.
+TEXTS = ("range1", "range2", "extra", "baseline", "prompts", "output")
 
 
 class SweepForm(QWidget):
-    def __init__(self, parent=None):
+    def __init__(self, state, parent=None):
         super().__init__(parent)
-        self.flag1 = self._flags(False, "--scatter-strength")
-        self.range1 = QLineEdit("0:0.4:0.1")
-        self.flag2 = self._flags(True, NONE)
-        self.range2 = QLineEdit("")
+        self.state = state
+        self.flag1 = self._flags(False)
+        self.range1 = QLineEdit()
+        self.flag2 = self._flags(True)
+        self.range2 = QLineEdit()
         self.preset = QComboBox()
         for p in builtin_presets():
             self.preset.addItem(p.name, p.key)
-        self.preset.setCurrentIndex(max(0, self.preset.findData("creative-writing")))
-        self.extra = QLineEdit("")
+        self.extra = QLineEdit()
         self.extra.setPlaceholderText("more flags on top of the preset, e.g. --top-k 64")
-        self.baseline = QLineEdit("0.6:1.4:0.2")
+        self.baseline = QLineEdit()
         self.baseline.setPlaceholderText("temperatures with scatter off; empty: no baseline")
-        self.prompts = QLineEdit("")
+        self.prompts = QLineEdit()
         self.prompts.setPlaceholderText("a prompt file or folder; empty: the bundled prompts")
-        self.seeds = self._spin(1, 1000, 3)
-        self.first_seed = self._spin(0, min(MAX_SEED, 2**31 - 1), 1)
-        self.tokens = self._spin(1, 65536, 48)
+        self.seeds = self._spin(FORM_SEEDS)
+        self.first_seed = self._spin(FORM_FIRST_SEEDS)
+        self.tokens = self._spin(FORM_TOKENS)
         self.match = QCheckBox("entropy-matched temperature per sample")
-        self.match.setChecked(True)
-        self.output = QLineEdit(str(Path.home() / "sweep.csv"))
+        self.output = QLineEdit()
         lay = QFormLayout(self)
         lay.addRow("Sweep", self._row(self.flag1, self.range1))
         lay.addRow("and (grid)", self._row(self.flag2, self.range2))
@@ -64,54 +65,61 @@ class SweepForm(QWidget):
         self.first_seed.setToolTip("the first seed")
         self.first_seed.setPrefix("from ")
         self.tokens.setSuffix(" tokens")
+        self.render()
+        self._bind()
+        unsubscribe = state.subscribe(self._on_change)
+        self.destroyed.connect(lambda *_: unsubscribe())
 
-    # -- building -------------------------------------------------------------------------------
+    # -- the state ------------------------------------------------------------------------------
 
-    def plan(self, n_ctx: int) -> SweepPlan:
-        """The plan the form describes (ValueError: one line naming the bad field)."""
-        axes = [(self.flag1.currentText(), self.range1.text())]
-        if self.flag2.currentText() != NONE:
-            axes.append((self.flag2.currentText(), self.range2.text()))
-        return build_plan(
-            axes, preset=self.preset.currentData(), fixed=self.extra.text(), baseline=self.baseline.text(),
-            prompt_paths=[self.prompts.text()] if self.prompts.text().strip() else [], seeds=self.seeds.value(),
-            first_seed=self.first_seed.value(), tokens=self.tokens.value(), n_ctx=n_ctx, match=self.match.isChecked())
+    def _bind(self) -> None:
+        """Every edit goes to the state."""
+        edit = self.state.set_sweep_form
+        self.flag1.currentTextChanged.connect(lambda text: edit(flag1=text))
+        self.flag2.currentTextChanged.connect(lambda text: edit(flag2="" if text == NONE else text))
+        self.preset.currentIndexChanged.connect(lambda _i: edit(preset=self.preset.currentData()))
+        for name in TEXTS:
+            getattr(self, name).textChanged.connect(lambda text, n=name: edit(**{n: text}))
+        for name in ("seeds", "first_seed", "tokens"):
+            getattr(self, name).valueChanged.connect(lambda value, n=name: edit(**{n: value}))
+        self.match.toggled.connect(lambda on: edit(match=on))
 
-    def fill(self, plan: dict) -> None:
-        """Show a sweep file's plan (its header) in the form, so that Resume can go on with it."""
-        sweep = plan.get("sweep", [])
-        for i, (flag, edit) in enumerate(((self.flag1, self.range1), (self.flag2, self.range2))):
-            if i < len(sweep):
-                flag.setCurrentText(sweep[i]["flag"])
-                edit.setText(",".join(f"{v:g}" for v in sweep[i]["values"]))
-            elif i:
-                flag.setCurrentText(NONE)
-                edit.setText("")
-        self.baseline.setText(",".join(f"{v:g}" for v in plan.get("baseline", {}).get("values", [])))
-        index = self.preset.findData(plan.get("preset"))
-        if index >= 0:
+    def _on_change(self, change: Change) -> None:
+        if change.what is Changed.SWEEP_FORM:
+            self.render()
+
+    def render(self) -> None:
+        """Show the state's fields (only those that differ from what a widget shows)."""
+        fields = self.state.sweep_form
+        for box, flag in ((self.flag1, fields.flag1), (self.flag2, fields.flag2 or NONE)):
+            if box.currentText() != flag:
+                box.setCurrentText(flag)
+        index = self.preset.findData(fields.preset)  # not a built-in preset: the plan says so, on Start
+        if index >= 0 and index != self.preset.currentIndex():
             self.preset.setCurrentIndex(index)
-        self.extra.setText(plan.get("base_flags", ""))
-        seeds = plan.get("seeds") or [1]
-        self.seeds.setValue(len(seeds))
-        self.first_seed.setValue(seeds[0])
-        self.tokens.setValue(plan.get("tokens", 48))
-        self.match.setChecked(bool(plan.get("match", True)))
+        for name in TEXTS:
+            line, text = getattr(self, name), getattr(fields, name)
+            if line.text() != text:
+                line.setText(text)
+        for name in ("seeds", "first_seed", "tokens"):
+            spin, value = getattr(self, name), getattr(fields, name)
+            if spin.value() != value:
+                spin.setValue(value)
+        if self.match.isChecked() != fields.match:
+            self.match.setChecked(fields.match)
 
     # -- parts ------------------------------------------------------------------------------------
 
     @staticmethod
-    def _flags(optional: bool, current: str) -> QComboBox:
+    def _flags(optional: bool) -> QComboBox:
         box = QComboBox()
-        box.addItems(([NONE] if optional else []) + NUMERIC)
-        box.setCurrentText(current)
+        box.addItems(([NONE] if optional else []) + list(SWEEPABLE))
         return box
 
     @staticmethod
-    def _spin(lo: int, hi: int, value: int) -> QSpinBox:
+    def _spin(limits: tuple[int, int]) -> QSpinBox:
         spin = QSpinBox()
-        spin.setRange(lo, hi)
-        spin.setValue(value)
+        spin.setRange(*limits)
         return spin
 
     def _button(self, text: str, slot) -> QPushButton:
@@ -129,15 +137,15 @@ class SweepForm(QWidget):
     def _pick_prompt_file(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "A prompt file", self.prompts.text(), "Text (*.txt);;All files (*)")
         if path:
-            self.prompts.setText(path)
+            self.state.set_sweep_form(prompts=path)
 
     def _pick_prompt_folder(self) -> None:
         path = QFileDialog.getExistingDirectory(self, "A folder of .txt prompts", self.prompts.text())
         if path:
-            self.prompts.setText(path)
+            self.state.set_sweep_form(prompts=path)
 
     def _pick_output(self) -> None:
         path, _ = QFileDialog.getSaveFileName(self, "The sweep's CSV", self.output.text(), "CSV (*.csv)",
                                               options=QFileDialog.Option.DontConfirmOverwrite)
         if path:
-            self.output.setText(path)
+            self.state.set_sweep_form(output=path)

@@ -2,8 +2,10 @@
 
 It composes widgets only: the sweep runs in ``playground.sweep`` (Qt-free; its
 work on the engine thread, its events through the main window's bridge), and
-every view redraws from that part's rows.  Clicking a point (in any plot or the
-table) gives the main window's edited lane that point's settings.
+every view redraws from that part's rows; the form's fields are the state's
+(``state.sweep_form``), and Start builds their plan (``app.core.sweep.form``).
+Clicking a point (in any plot or the table) gives the main window's edited lane
+that point's settings.
 """
 from __future__ import annotations
 
@@ -26,6 +28,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.changes import Change, Changed
+from app.core.sweep.form import form_changes, form_plan
 from app.core.sweep.report import clock
 from app.core.sweep.summary import LABELS, SUMMARY_METRICS, matched_comparison, summarise
 
@@ -45,7 +48,7 @@ class SweepWindow(QWidget):
         self.setWindowTitle("Sweep")
         self.resize(1280, 860)
         self.state, self.playground, self.sweep = state, playground, playground.sweep
-        self.form = SweepForm()
+        self.form = SweepForm(state)
         self.start_button = self._button("Start", lambda: self.start(resume=False))
         self.resume_button = self._button("Resume", lambda: self.start(resume=True))
         self.cancel_button = self._button("Cancel", self.sweep.cancel)
@@ -99,11 +102,11 @@ class SweepWindow(QWidget):
 
     def start(self, resume: bool) -> None:
         try:
-            plan = self.form.plan(self.state.run_settings.n_ctx)
+            plan = form_plan(self.state.sweep_form, self.state.run_settings.n_ctx)
         except ValueError as exc:
             self.message.setText(f"<span style='color:#b00'>{exc}</span>")
             return
-        path = self.form.output.text()
+        path = self.state.sweep_form.output
         overwrite = False
         if not resume and Path(path).exists():
             answer = QMessageBox.question(self, "Sweep", f"{path} exists. Overwrite it?")
@@ -116,10 +119,9 @@ class SweepWindow(QWidget):
 
     def open_file(self, path: str | None = None) -> None:
         if path is None:
-            path, _ = QFileDialog.getOpenFileName(self, "A sweep's CSV", self.form.output.text(), "CSV (*.csv)")
+            path, _ = QFileDialog.getOpenFileName(self, "A sweep's CSV", self.state.sweep_form.output, "CSV (*.csv)")
         if path and self.sweep.show_file(path):
-            self.form.fill(self.state.sweep.header["plan"])
-            self.form.output.setText(str(path))
+            self.state.set_sweep_form(**form_changes(self.state.sweep.header["plan"]), output=str(path))
         elif path:
             self.message.setText(f"<span style='color:#b00'>{self.state.problem}</span>")
         self.refresh()

@@ -3,8 +3,9 @@
 ``knobs``: the knobs, their ranges and a tuning's plan; ``model``: the ideal-point
 Bradley–Terry posterior on a grid (why this model: its docstring); ``choose``:
 the next pair by expected information gain; ``votes``: the rounds as frozen
-data; ``session``: the tuning in progress and its JSON (kept with the session
-file); ``simulate``: simulated writers, the evidence in ``docs/taste-tuner.md``.
+data; ``session``: the tuning in progress (a frozen value) and its JSON (kept
+with the session file); ``state``: the state's part that alone replaces it;
+``simulate``: simulated writers, the evidence in ``docs/taste-tuner.md``.
 """
 from .knobs import Knob, TastePlan, apply_knobs
 from .model import TasteModel

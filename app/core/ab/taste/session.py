@@ -1,9 +1,10 @@
 """A taste tuning in progress (``PlaygroundState.taste``) and how a session file keeps it.
 
-Changed only by :class:`app.actions.taste.TasteActions` (announced as
-``Change("taste")``).  The posterior is never stored: it is rebuilt from the
-votes (:meth:`TasteSession.model`), so a tuning saved with a session goes on
-where it stopped, and a file from before tunings existed simply has none.
+A frozen value: only the state changes it (:class:`app.core.ab.taste.state.TasteState`
+puts a new one in its place and announces it as ``Changed.TASTE``).  The
+posterior is never stored: it is rebuilt from the votes (:meth:`TasteSession.model`),
+so a tuning saved with a session goes on where it stopped, and a file from
+before tunings existed simply has none.
 """
 from __future__ import annotations
 
@@ -39,15 +40,20 @@ class TasteResult:
     votes: int
 
 
-@dataclass
+@dataclass(frozen=True)
 class TasteSession:
+    """The plan, the rounds voted so far (in order), the round being written or on show, what went
+    wrong or was found (``message``) and the tokens of the round being written."""
+
     plan: TastePlan | None = None
     phase: ABPhase = ABPhase.SETUP
-    rounds: list[TasteRound] = field(default_factory=list)  # voted, in order
+    rounds: tuple[TasteRound, ...] = ()  # voted, in order
     shown: TasteRound | None = None  # the round being written or on show
     message: str = ""
     tokens: int = 0
-    _model: tuple[int, TasteModel] | None = field(default=None, repr=False, compare=False)
+    #: The posterior last built, for the plan's knobs and the rounds it was built from.  Not truth, a memo:
+    #: ``dataclasses.replace`` hands it on, so a new phase or token count does not rebuild the posterior.
+    _memo: dict = field(default_factory=dict, repr=False, compare=False)
 
     def the_plan(self) -> TastePlan:
         """The plan set up for this session (every phase after setup has one)."""
@@ -59,14 +65,16 @@ class TasteSession:
         return np.array([k.unit(v) for k, v in zip(self.the_plan().knobs, values)])
 
     def model(self) -> TasteModel:
-        """The posterior given every vote so far (rebuilt only when a vote was added)."""
-        if self._model is None or self._model[0] != len(self.rounds):
-            model = TasteModel(len(self.the_plan().knobs))
+        """The posterior given every vote so far (rebuilt only when the votes or the knobs changed)."""
+        knobs, memo = self.the_plan().knobs, self._memo
+        if memo.get("knobs") is not knobs or memo.get("rounds") is not self.rounds:
+            model = TasteModel(len(knobs))
             for r in self.rounds:
                 if r.pick is not None:  # every round in ``rounds`` was voted
                     model.add_vote(self.units(r.left), self.units(r.right), r.pick)
-            self._model = (len(self.rounds), model)
-        return self._model[1]
+            memo.clear()
+            memo.update(knobs=knobs, rounds=self.rounds, model=model)
+        return memo["model"]
 
     def result(self) -> TasteResult:
         plan, model = self.the_plan(), self.model()
@@ -115,7 +123,7 @@ class TasteSession:
                              prompts, data["max_tokens"], data["confidence"], data["precision"], data["max_rounds"])
         except (KeyError, TypeError) as exc:
             raise ValueError(f"taste tuning: missing or malformed {exc}") from None
-        rounds = [TasteRound.from_json(r, len(knobs)) for r in data.get("rounds", [])]
+        rounds = tuple(TasteRound.from_json(r, len(knobs)) for r in data.get("rounds", []))
         if any(r.pick is None for r in rounds):
             raise ValueError("taste tuning: a kept round has no vote")
         phase = ABPhase.DONE if data.get("done") else ABPhase.WAITING
