@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import random
 
-from app.core.changes import Changed
 from app.core.presets import PresetNotFound, PresetStore
 from app.core.state import PlaygroundState
 from sampler import SamplerSettings
@@ -50,7 +49,7 @@ class LaneActions:
                 check_in_vocabulary(settings.logit_bias, self.state.model)
         except ValueError as exc:
             self.state.report(str(exc))
-            self.state.emit(Changed.LANE_SETTINGS, index)
+            self.state.settings_refused(index)
             return False
         self.state.report("")
         self.set_settings(index, settings)

@@ -20,7 +20,6 @@ from app.core.ab import ABDraw, ABPhase, Pick, PromptChoice
 from app.core.ab.taste import Knob, TastePlan, TasteRound, TasteSession
 from app.core.ab.taste.choose import next_pair
 from app.core.ab.taste.knobs import MAX_TUNING_ROUNDS
-from app.core.changes import Changed
 from app.core.presets import PresetNotFound
 from app.core.presets.preset import PresetFileError
 from app.engine.face import commands as cmd
@@ -181,6 +180,6 @@ class TasteActions:
         except (ValueError, OSError, PresetFileError) as exc:
             self.state.report(f"Could not keep the preset: {exc}")
             return False
-        self.state.emit(Changed.PRESETS)
+        self.state.presets_changed()
         self.state.set_status(f"Preset {name.strip()!r} kept: {spans}")
         return True

@@ -189,6 +189,16 @@ class PlaygroundState(ChatTokensState, LaneTextState, JobsState, RadarState, ABS
             self.accepted()
             self.emit(Changed.LANE_SETTINGS, index)
 
+    def settings_refused(self, index: int) -> None:
+        """A value for lane ``index`` was refused (reported already): its controls show the settings still in use."""
+        if not 0 <= index < len(self.lanes):
+            raise ValueError(f"lane: expected 1 to {len(self.lanes)}, got {index + 1}")
+        self.emit(Changed.LANE_SETTINGS, index)
+
+    def presets_changed(self) -> None:
+        """The preset store changed (a preset saved, renamed, deleted or imported): preset lists read it again."""
+        self.emit(Changed.PRESETS)
+
     def rename_preset(self, old: str, new: str | None) -> None:
         """Lanes that came from preset ``old`` (any case) now name ``new`` (None: the preset is gone)."""
         for index, lane in enumerate(self.lanes):

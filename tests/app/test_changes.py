@@ -60,3 +60,34 @@ def test_no_source_names_a_kind_by_string():
 def test_the_source_scan_catches_the_old_style():
     old = 'state.emit("records")\nif change.what == "lane_settings": pass\nif what in ("a", "b"): pass\n'
     assert len(list(_string_kinds(ast.parse(old)))) == 3
+
+
+def _emits_on_the_states_behalf(tree: ast.AST):
+    """Where a source outside the state calls ``<something>.state.emit`` or ``state.emit``."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "emit":
+            owner = node.func.value
+            if (isinstance(owner, ast.Name) and owner.id == "state") or \
+                    (isinstance(owner, ast.Attribute) and owner.attr == "state"):
+                yield node.lineno
+
+
+def test_only_the_state_announces_its_changes():
+    """Actions, controllers and views change the state through its methods, which announce each change."""
+    found = []
+    for path in sorted(p for p in (ROOT / "app").rglob("*.py") if "core" not in p.relative_to(ROOT / "app").parts):
+        found += [f"{path.relative_to(ROOT)}:{line}" for line in _emits_on_the_states_behalf(ast.parse(path.read_text()))]
+    assert found == []
+    assert len(list(_emits_on_the_states_behalf(ast.parse("self.state.emit(Changed.PRESETS)\nstate.emit(x)\n")))) == 2
+
+
+def test_a_refused_value_and_a_preset_change_are_announced_by_the_state():
+    state = PlaygroundState()
+    seen = []
+    state.subscribe(seen.append)
+    state.settings_refused(0)
+    state.presets_changed()
+    assert seen == [Change(Changed.LANE_SETTINGS, 0), Change(Changed.PRESETS)]
+    with pytest.raises(ValueError, match="lane: expected 1 to 1, got 3"):
+        state.settings_refused(2)
+    assert len(seen) == 2

@@ -6,7 +6,6 @@ from pathlib import Path
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QInputDialog, QMenu, QMessageBox
 
-from app.core.changes import Changed
 from app.core.presets import PresetFileError
 
 from ..dialogs.preset_picker import PresetPicker
@@ -65,7 +64,7 @@ class PresetsController:
             self.state.report(str(exc.args[0]) if type(exc) is KeyError and exc.args else str(exc))
             return None
         self.state.accepted()
-        self.state.emit(Changed.PRESETS)
+        self.state.presets_changed()
         return result if result is not None else True
 
     def _current_name(self) -> str:

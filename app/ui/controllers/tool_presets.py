@@ -8,7 +8,6 @@ from pathlib import Path
 from PySide6.QtCore import QEvent, QObject
 from PySide6.QtWidgets import QDialog, QFileDialog
 
-from app.core.changes import Changed
 from app.core.formats import FormatError, read_preset
 from app.fileio import read_limited
 from sampler.knobs import knob_effects
@@ -87,7 +86,7 @@ class ToolPresets(QObject):
             except (ValueError, OSError) as exc:
                 self.state.report(str(exc).strip("'\""))
                 return False
-            self.state.emit(Changed.PRESETS)
+            self.state.presets_changed()
             preset_name = preset.name
         self.playground.lanes.set_settings(self.state.current_lane, imported.settings, preset_name)
         self.state.set_status(f"Imported {Path(path).name} as {imported.report.format}: {imported.report.summary()}")
