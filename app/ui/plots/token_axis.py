@@ -8,6 +8,12 @@ the bars are narrower than a line of text, only every k-th label is written
 would touch them.  Zooming in on x
 (mouse wheel) brings the others back.  ``label_rects()`` says where each
 label lies in scene coordinates, for tests and hit checks.
+
+Each label is drawn once, upright, into an image kept per text and look
+(:class:`LabelImages`), and blitted: Qt's raster engine shapes and rasterises
+turned text again at every draw (0.25 ms for 24 labels against 0.05 ms for
+their images), and the pre/post and absorption panels write new labels at
+nearly every step of a run.
 """
 from __future__ import annotations
 
@@ -15,10 +21,42 @@ import math
 
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QImage, QPainter
 
 MAX_TEXT_PX = 56
 GAP = 1.15  # labels at least this many line heights apart
+#: Label images kept per axis (one is 14 x 56 px, 3 KB): a run's tokens repeat from step to step.
+KEEP_LABELS = 1024
+_ALIGN = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+
+
+class LabelImages:
+    """Upright labels drawn once each into a transparent image (the last KEEP_LABELS kept)."""
+
+    def __init__(self):
+        self._images: dict[tuple, QImage] = {}
+
+    def get(self, text: str, font: QFont, colour: QColor, line: float, ratio: float) -> QImage:
+        """``text`` read bottom to top, right-aligned at the image's top, ``line`` px wide."""
+        key = (text, font.key(), colour.rgba(), line, ratio)
+        image = self._images.get(key)
+        if image is None:
+            if len(self._images) >= KEEP_LABELS:
+                self._images.clear()
+            image = QImage(max(1, math.ceil(line * ratio)), math.ceil(MAX_TEXT_PX * ratio),
+                           QImage.Format.Format_ARGB32_Premultiplied)
+            image.setDevicePixelRatio(ratio)
+            image.fill(Qt.GlobalColor.transparent)
+            p = QPainter(image)
+            p.setRenderHint(QPainter.RenderHint.TextAntialiasing, True)
+            p.setFont(font)
+            p.setPen(colour)
+            p.translate(QPointF(line / 2, 0))
+            p.rotate(-90)
+            p.drawText(QRectF(-MAX_TEXT_PX, -line / 2, MAX_TEXT_PX, line), _ALIGN, text)
+            p.end()
+            self._images[key] = image
+        return image
 
 
 class TokenAxis(pg.AxisItem):
@@ -31,6 +69,7 @@ class TokenAxis(pg.AxisItem):
         self.setStyle(showValues=False)
         self.setTicks([[]])  # no ticks of pyqtgraph's (64 of them cost more than the labels): ours, per label
         self._elide_cache: dict[tuple[str, bool], str] = {}
+        self._label_images = LabelImages()
         self.setHeight(MAX_TEXT_PX + 8)
 
     def set_labels(self, labels: list[str], emphasis: int | None = None, colour: QColor | None = None,
@@ -122,16 +161,11 @@ class TokenAxis(pg.AxisItem):
         p.setPen(self.pen())
         for _i, x in placed:  # a tick over each label
             p.drawLine(QPointF(x, top - 2 - tick), QPointF(x, top - 2))
-        box = QRectF(-MAX_TEXT_PX, -line / 2, MAX_TEXT_PX, line)
-        align = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         text_pen = self.textPen().color()
+        ratio = p.device().devicePixelRatioF() if p.device() is not None else 1.0
         for i, x in placed:
             chosen = i == self.emphasis
-            p.setFont(bold if chosen else font)
-            p.setPen(self.emphasis_colour if chosen else text_pen)
             text = self._elided(metrics[chosen], self.labels[i], chosen)
-            p.save()
-            p.translate(QPointF(x, top))
-            p.rotate(-90)
-            p.drawText(box, align, text)
-            p.restore()
+            image = self._label_images.get(text, bold if chosen else font,
+                                           self.emphasis_colour if chosen else text_pen, line, ratio)
+            p.drawImage(QPointF(x - line / 2, top), image)
