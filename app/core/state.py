@@ -200,11 +200,15 @@ class PlaygroundState(ChatTokensState, LaneTextState, JobsState, RadarState, ABS
         self.emit(Changed.PRESETS)
 
     def rename_preset(self, old: str, new: str | None) -> None:
-        """Lanes that came from preset ``old`` (any case) now name ``new`` (None: the preset is gone)."""
+        """Lanes that came from preset ``old`` (any case) now name ``new`` (None: the preset is gone); so do the
+        A/B and taste set-ups' choices of it (a gone one stays chosen: Start reports it)."""
         for index, lane in enumerate(self.lanes):
             if lane.preset is not None and lane.preset.strip().casefold() == old.strip().casefold():
                 lane.preset = new
                 self.emit(Changed.LANE_SETTINGS, index)
+        if new is not None:
+            self._ab_setup_preset_renamed(old, new)
+            self._taste_setup_preset_renamed(old, new)
 
     # -- model and engine status ----------------------------------------------------------
 

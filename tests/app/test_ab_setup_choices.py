@@ -82,3 +82,16 @@ def test_a_prompt_list_is_chosen_by_its_key_and_a_gone_one_is_named():
     assert [p.text for p in chosen_prompts(sets, "playground")] == ["mine"]
     with pytest.raises(ValueError, match="'prose/03-c' is not offered any more"):
         chosen_prompts(sets, "prose/03-c")
+
+
+def test_a_renamed_preset_is_followed_and_a_deleted_one_stays_chosen(state, seen):
+    state.set_ab_setup(a="Mine", b=" mine")
+    state.set_taste_setup(base="MINE")
+    seen[:] = []
+    state.rename_preset("mine", "Yours")
+    assert (state.ab_setup.a, state.ab_setup.b, state.taste_setup.base) == ("Yours", "Yours", "Yours")
+    assert [c.what for c in seen] == [Changed.AB_SETUP, Changed.TASTE_SETUP]
+    seen[:] = []
+    state.rename_preset("Yours", None)
+    state.rename_preset("someone else's", "Theirs")
+    assert (state.ab_setup.a, state.taste_setup.base) == ("Yours", "Yours") and not seen

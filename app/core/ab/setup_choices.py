@@ -24,6 +24,11 @@ def check_name(what: str, name) -> None:
         raise ValueError(f"{what}: expected a preset's name, got {name!r}")
 
 
+def same_preset(name: str | None, other: str) -> bool:
+    """Whether ``name`` names preset ``other`` (presets are named ignoring case and the spaces around)."""
+    return name is not None and name.strip().casefold() == other.strip().casefold()
+
+
 def check_whole(what: str, value, lo: int, hi: int) -> None:
     if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
         raise ValueError(f"{what}: expected a whole number from {lo} to {hi}, got {value!r}")

@@ -20,7 +20,7 @@ from app.core.changes import Changed, StatePart
 from .plan import ABPlan
 from .rounds import ABRound, ABSide, Pick
 from .session import ABPhase, ABSession
-from .setup_choices import ABSetupChoices
+from .setup_choices import ABSetupChoices, same_preset
 
 
 def check_phase(phase) -> ABPhase:
@@ -67,6 +67,10 @@ class ABState(StatePart):
         if new != self.ab_setup:
             self.ab_setup = new
             self.emit(Changed.AB_SETUP)
+
+    def _ab_setup_preset_renamed(self, old: str, new: str) -> None:
+        """Preset ``old`` is called ``new`` now (PlaygroundState.rename_preset): a side that names it follows."""
+        self.set_ab_setup(**{side: new for side in ("a", "b") if same_preset(getattr(self.ab_setup, side), old)})
 
     def _set_ab(self, **changes) -> None:
         self.ab = dataclasses.replace(self.ab, **changes)

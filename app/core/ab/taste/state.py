@@ -18,6 +18,7 @@ import dataclasses
 from app.core.changes import Changed, StatePart
 
 from ..session import ABPhase
+from ..setup_choices import same_preset
 from ..state import check_message, check_phase, check_pick, check_time, check_tokens
 from .knobs import TastePlan
 from .session import TasteSession
@@ -43,6 +44,11 @@ class TasteState(StatePart):
         """Change knob row ``index`` (from 0): ``on``, ``field`` (its range becomes the setting's whole slider
         unless given), ``low``, ``high``; checked and announced as :meth:`set_taste_setup` is."""
         self._put_taste_setup(self.taste_setup.with_knob(index, **changes))
+
+    def _taste_setup_preset_renamed(self, old: str, new: str) -> None:
+        """Preset ``old`` is called ``new`` now (PlaygroundState.rename_preset): a base that names it follows."""
+        if same_preset(self.taste_setup.base, old):
+            self.set_taste_setup(base=new)
 
     def _put_taste_setup(self, new: TasteSetupChoices) -> None:
         if new != self.taste_setup:
