@@ -7,8 +7,9 @@ run options, the selected step, the model and the Model page's fields
 load.  Its parts
 live beside it: chat mode and special tokens (app/core/chat.py), every change of a
 lane's text (app/core/lane_text.py), the fan and the sweep on show (app/core/jobs.py),
-the fork radar (app/core/forks.py), the blind A/B test ``ab`` (app/core/ab/state.py) and
-the taste tuner ``taste`` (app/core/ab/taste/state.py).  Every change is announced to subscribers as a
+the fork radar (app/core/forks.py), the blind A/B test ``ab`` and its set-up ``ab_setup``
+(app/core/ab/state.py) and the taste tuner ``taste`` and its set-up ``taste_setup``
+(app/core/ab/taste/state.py).  Every change is announced to subscribers as a
 :class:`app.core.changes.Change` of a :class:`app.core.changes.Changed` kind; widgets
 redraw from the state and hold nothing of their own.  Methods that take user
 values check them and raise ValueError (naming the value) before anything changes.
