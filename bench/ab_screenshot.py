@@ -60,7 +60,7 @@ def main(argv=None) -> int:
     setup = dialog.setup
     setup.side_a.setCurrentText("Creative writing")
     setup.side_b.setCurrentIndex(0)  # the matched-entropy baseline
-    prompts = setup.sets[0][1]  # the playground's prompt
+    prompts = setup.sets[0].prompts  # the playground's prompt
     ab = window.playground.ab
     ab.start("Creative writing", None, prompts, 8, args.tokens, rng=2026)  # a fixed draw: the same picture
     for pick in (Pick.LEFT, Pick.BOTH_FINE, None):

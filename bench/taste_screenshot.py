@@ -55,7 +55,7 @@ def main(argv=None) -> int:
     dialog.resize(*(int(v) for v in args.size.split("x")))
     taste = window.playground.taste
     taste.draw, taste.rng = ABDraw(2026), np.random.default_rng(2026)
-    assert taste.start("Creative writing", KNOBS, dialog.setup.sets[0][1], 40)
+    assert taste.start("Creative writing", KNOBS, dialog.setup.sets[0].prompts, 40)
     scale = np.array([hi - lo for _, lo, hi in KNOBS])
     out = Path(args.out_dir)
     while True:

@@ -28,10 +28,11 @@ from .runs import start_parts
 BUSY = "lookahead"
 
 
-@dataclass
+@dataclass(frozen=True)
 class LookaheadView:
     """What the window shows: the lane, the fork's step, its place among the lane's pieces, the previews
-    (``LookaheadPreview``; empty while they are being made) and a message."""
+    (``LookaheadPreview``; empty while they are being made) and a message.  Frozen: a new view replaces
+    the one on show (``state.show_lookahead``), none is changed in place."""
 
     lane: int
     step: int

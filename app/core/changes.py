@@ -50,7 +50,9 @@ class Changed(enum.Enum):
     SWEEP = "the sweep's rows or message"
     SWEEP_FORM = "the sweep window's form (what the next sweep runs)"
     AB = "the blind A/B test"
+    AB_SETUP = "the blind A/B test's set-up (what the next test runs)"
     TASTE = "the taste tuner"
+    TASTE_SETUP = "the taste tuner's set-up (what the next tuning runs)"
     MODEL_FORM = "the Model page's fields (path, GPU layers, RPC servers, tensor split, recent models)"
 
     def __eq__(self, other: object) -> bool:

@@ -7,8 +7,9 @@ run options, the selected step, the model and the Model page's fields
 load.  Its parts
 live beside it: chat mode and special tokens (app/core/chat.py), every change of a
 lane's text (app/core/lane_text.py), the fan and the sweep on show (app/core/jobs.py),
-the fork radar (app/core/forks.py), the blind A/B test ``ab`` (app/core/ab/state.py) and
-the taste tuner ``taste`` (app/core/ab/taste/state.py).  Every change is announced to subscribers as a
+the fork radar (app/core/forks.py), the blind A/B test ``ab`` and its set-up ``ab_setup``
+(app/core/ab/state.py) and the taste tuner ``taste`` and its set-up ``taste_setup``
+(app/core/ab/taste/state.py).  Every change is announced to subscribers as a
 :class:`app.core.changes.Change` of a :class:`app.core.changes.Changed` kind; widgets
 redraw from the state and hold nothing of their own.  Methods that take user
 values check them and raise ValueError (naming the value) before anything changes.
@@ -200,11 +201,15 @@ class PlaygroundState(ChatTokensState, LaneTextState, JobsState, RadarState, ABS
         self.emit(Changed.PRESETS)
 
     def rename_preset(self, old: str, new: str | None) -> None:
-        """Lanes that came from preset ``old`` (any case) now name ``new`` (None: the preset is gone)."""
+        """Lanes that came from preset ``old`` (any case) now name ``new`` (None: the preset is gone); so do the
+        A/B and taste set-ups' choices of it (a gone one stays chosen: Start reports it)."""
         for index, lane in enumerate(self.lanes):
             if lane.preset is not None and lane.preset.strip().casefold() == old.strip().casefold():
                 lane.preset = new
                 self.emit(Changed.LANE_SETTINGS, index)
+        if new is not None:
+            self._ab_setup_preset_renamed(old, new)
+            self._taste_setup_preset_renamed(old, new)
 
     # -- model and engine status ----------------------------------------------------------
 

@@ -2,6 +2,8 @@
 stays), manual mode stops at the first fork, offers its lookahead, and a pick goes on to the next fork."""
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from app.core.forks import is_fork, top_candidates
@@ -44,6 +46,8 @@ def test_a_preview_at_a_step_and_a_pick_that_becomes_a_branch(pg):
     assert sorted((p.p for p in view.previews), reverse=True) == [p.p for p in view.previews]
     for p in view.previews:
         assert len(p.records) == 6 and p.records[0].step == rec.step and p.records[0].token == p.token
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        view.message = "changed in place"  # type: ignore[misc]
     chosen = view.previews[1]
     assert pg.lookahead.pick(1)
     assert pg.state.lookahead is None

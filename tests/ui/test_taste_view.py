@@ -18,7 +18,8 @@ def test_a_tuning_by_keyboard_pauses_resumes_and_ends_with_a_surface_and_a_prese
     qtbot.waitExposed(dialog)
     setup = dialog.setup
     assert dialog.pages.currentWidget() is setup
-    assert [row.knob() for row in setup.knobs] == [("scatter.strength", 0.0, 0.4), ("temp", 0.6, 1.3), None]
+    assert window.state.taste_setup.chosen_knobs() == [("scatter.strength", 0.0, 0.4), ("temp", 0.6, 1.3)]
+    assert [(row.low.value(), row.high.value()) for row in setup.knobs if row.on.isChecked()] == [(0.0, 0.4), (0.6, 1.3)]
     setup.tokens.setValue(10)
     setup.rounds.setValue(5)
     qtbot.mouseClick(setup.start, Qt.MouseButton.LeftButton)

@@ -3,9 +3,11 @@
 ``rounds``: the frozen record of each round; ``draw``: fresh seeds and the
 order shown, from one seeded ``random.Random``; ``plan``: what a test runs;
 ``session``: the test in progress (``PlaygroundState.ab``, a frozen value);
-``state``: the state's part that alone replaces it; ``stats``: the
+``state``: the state's part that alone replaces it; ``setup_choices``: the
+set-up page's choices (``PlaygroundState.ab_setup``); ``stats``: the
 tally and the Wilson interval; ``csv_export``: one CSV row per round;
-``prompts``: the example prompts in ``assets/prompts/<kind>/NN-slug.txt``.
+``prompts``: the prompt lists (with keys) of the example prompts in
+``assets/prompts/<kind>/NN-slug.txt``.
 """
 from .draw import ABDraw
 from .plan import ABPlan, PromptChoice

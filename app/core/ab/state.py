@@ -4,6 +4,9 @@
 is a frozen :class:`app.core.ab.session.ABSession`; each method here checks what
 it is given (ValueError naming the bad value, nothing changed), puts a new
 session in the old one's place and announces it once as ``Changed.AB``.
+The set-up page's choices (:class:`app.core.ab.setup_choices.ABSetupChoices`,
+``ab_setup``) are announced apart, as ``Changed.AB_SETUP``: a pick changes no
+test, so the window's pages are not shown again on every click of a spin box.
 :class:`app.actions.ab.ABActions` runs the rounds on the engine and changes the
 test only through these methods.  The checks of a phase, a message and a token
 count are shared with the taste tuner (:mod:`app.core.ab.taste.state`).
@@ -17,6 +20,7 @@ from app.core.changes import Changed, StatePart
 from .plan import ABPlan
 from .rounds import ABRound, ABSide, Pick
 from .session import ABPhase, ABSession
+from .setup_choices import ABSetupChoices, same_preset
 
 
 def check_phase(phase) -> ABPhase:
@@ -53,6 +57,20 @@ class ABState(StatePart):
     def _init_ab(self) -> None:
         #: The blind A/B test: its plan, its decided rounds (frozen records) and the round on show.
         self.ab = ABSession()
+        #: What the next test runs, as the set-up page's writer left it (kept through a test and a reset).
+        self.ab_setup = ABSetupChoices()
+
+    def set_ab_setup(self, **changes) -> None:
+        """Change choices of the set-up (:class:`ABSetupChoices`; checked first: ValueError names a bad one and
+        changes nothing); announced once as AB_SETUP, and not at all when nothing differs."""
+        new = dataclasses.replace(self.ab_setup, **changes)
+        if new != self.ab_setup:
+            self.ab_setup = new
+            self.emit(Changed.AB_SETUP)
+
+    def _ab_setup_preset_renamed(self, old: str, new: str) -> None:
+        """Preset ``old`` is called ``new`` now (PlaygroundState.rename_preset): a side that names it follows."""
+        self.set_ab_setup(**{side: new for side in ("a", "b") if same_preset(getattr(self.ab_setup, side), old)})
 
     def _set_ab(self, **changes) -> None:
         self.ab = dataclasses.replace(self.ab, **changes)

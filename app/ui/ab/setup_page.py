@@ -1,17 +1,28 @@
-"""Choosing a test: side A, side B (a preset or A's matched-entropy baseline), the prompts, rounds, length."""
+"""Choosing a test: side A, side B (a preset or A's matched-entropy baseline), the prompts, rounds, length.
+
+The page holds nothing of its own: every pick goes to ``state.ab_setup``
+(:class:`app.core.ab.setup_choices.ABSetupChoices`, through ``set_ab_setup``), the widgets show
+what the state holds (rendered with their signals blocked, a value equal to the widget's not set
+again, so nothing echoes), and Start reads the choices from the state.  The lists are filled from
+the preset store and the prompt files (``refresh``); a chosen preset or prompt list that is gone
+stays chosen in the state, its box shows none, and Start reports it in one line.
+"""
 from __future__ import annotations
 
 from PySide6.QtWidgets import QComboBox, QFormLayout, QLabel, QPushButton, QSpinBox, QVBoxLayout, QWidget
 
 from app.actions.lanes import BASELINE_PRESET
 from app.core.ab.plan import MAX_ROUNDS
-from app.core.ab.prompts import prompt_sets, read_example_prompts
+from app.core.ab.prompts import chosen_prompts, keyed_prompt_sets, read_example_prompts
+from app.core.ab.setup_choices import SETUP_TOKENS
+from app.core.changes import Change, Changed
 from app.core.presets import PresetNotFound
 from sampler import to_flags
 from sampler.flags import quote
 
+from .bind import show_index, show_value
+
 MATCHED = "Matched-entropy temperature baseline of A"
-FIRST_A = "Creative writing"
 
 
 class ABSetupPage(QWidget):
@@ -21,18 +32,14 @@ class ABSetupPage(QWidget):
         self.side_a, self.side_b, self.prompts = QComboBox(), QComboBox(), QComboBox()
         self.rounds = QSpinBox()
         self.rounds.setRange(1, MAX_ROUNDS)
-        self.rounds.setValue(10)
         self.tokens = QSpinBox()
-        self.tokens.setRange(8, 2048)
-        self.tokens.setValue(min(max(state.run_settings.max_tokens, 8), 2048))
+        self.tokens.setRange(*SETUP_TOKENS)
         self.start = QPushButton("Start the blind test")
         self.start.setDefault(True)
         self.start.clicked.connect(self.begin)
         self.message = QLabel()
         self.message.setWordWrap(True)
         self.flags_a, self.flags_b = self._flags_label(), self._flags_label()
-        for combo in (self.side_a, self.side_b):
-            combo.currentIndexChanged.connect(self.show_flags)
         form = QFormLayout()
         form.addRow("A", self.side_a)
         form.addRow("", self.flags_a)
@@ -57,6 +64,9 @@ class ABSetupPage(QWidget):
         lay.addWidget(column)
         lay.addStretch(1)
         self.refresh()
+        self._bind()
+        unsubscribe = state.subscribe(self._on_change)
+        self.destroyed.connect(lambda *_: unsubscribe())
 
     @staticmethod
     def _flags_label() -> QLabel:
@@ -65,46 +75,78 @@ class ABSetupPage(QWidget):
         label.setStyleSheet("color: #555")
         return label
 
-    def show_flags(self, *_) -> None:
+    # -- the state ------------------------------------------------------------------------------
+
+    def _bind(self) -> None:
+        """Every pick goes to the state (a box left empty by a gone item picks nothing)."""
+        edit = self.state.set_ab_setup
+        self.side_a.currentIndexChanged.connect(lambda i: i >= 0 and edit(a=self.side_a.itemText(i)))
+        self.side_b.currentIndexChanged.connect(
+            lambda i: i >= 0 and edit(b=None if i == 0 else self.side_b.itemText(i)))
+        self.prompts.currentIndexChanged.connect(lambda i: i >= 0 and edit(prompts=self.prompts.itemData(i)))
+        self.rounds.valueChanged.connect(lambda value: edit(rounds=value))
+        self.tokens.valueChanged.connect(lambda value: edit(tokens=value))
+
+    def _on_change(self, change: Change) -> None:
+        if change.what in (Changed.AB_SETUP, Changed.RUN_SETTINGS):
+            self.render()
+
+    def render(self) -> None:
+        """Show the state's choices (tokens None: the run options' count) and each side's flags."""
+        choice = self.state.ab_setup
+        show_index(self.side_a, self.side_a.findText(choice.a))
+        show_index(self.side_b, 0 if choice.b is None else self.side_b.findText(choice.b))
+        show_index(self.prompts, self.prompts.findData(choice.prompts))
+        show_value(self.rounds, choice.rounds)
+        show_value(self.tokens, choice.max_tokens(self.state.run_settings.max_tokens))
+        self.show_flags()
+
+    def show_flags(self) -> None:
         """The llama.cpp flags of each side (those that differ from llama.cpp's defaults)."""
-        for combo, label in ((self.side_a, self.flags_a), (self.side_b, self.flags_b)):
-            name = combo.currentText()
-            if name == MATCHED:
+        choice = self.state.ab_setup
+        for name, label in ((choice.a, self.flags_a), (choice.b, self.flags_b)):
+            if name is None:
                 label.setText(f"{BASELINE_PRESET} at the temperature whose mean post-chain entropy equals A's, "
                               "found first by replaying a run of each on the chosen prompts")
-            elif name:
-                try:
-                    flags = quote(to_flags(self.ab.side(name).settings, include_seed=False))
-                except PresetNotFound:
-                    flags = "(this preset is gone)"
-                label.setText(flags or "llama.cpp's defaults")
+                continue
+            try:
+                flags = quote(to_flags(self.ab.side(name).settings, include_seed=False))
+            except PresetNotFound:
+                label.setText(f"(the preset {name!r} is gone: choose another)")
+                continue
+            label.setText(flags or "llama.cpp's defaults")
 
     def refresh(self) -> None:
-        """Fill the lists again (presets may have changed; the prompt is the playground's now)."""
+        """Fill the lists again (presets may have changed; the prompt is the playground's now), then show the
+        state's choices in them."""
         names = self.ab.preset_names()
-        a, b = self.side_a.currentText() or FIRST_A, self.side_b.currentText() or MATCHED
-        self.side_a.clear()
-        self.side_a.addItems(names)
-        self.side_b.clear()
-        self.side_b.addItems([MATCHED] + names)
-        self.side_a.setCurrentIndex(max(0, self.side_a.findText(a)))
-        self.side_b.setCurrentIndex(max(0, self.side_b.findText(b)))
-        self.show_flags()
         examples, problems = read_example_prompts()
-        chosen = self.prompts.currentIndex()
-        self.sets = prompt_sets(self.state.prompt, examples)
-        self.prompts.clear()
-        self.prompts.addItems([label for label, _ in self.sets])
-        self.prompts.setCurrentIndex(max(0, min(chosen, len(self.sets) - 1)))
+        self.sets = keyed_prompt_sets(self.state.prompt, examples)
+        for box in (self.side_a, self.side_b, self.prompts):
+            box.blockSignals(True)
+            box.clear()
+        self.side_a.addItems(names)
+        self.side_b.addItems([MATCHED] + names)
+        for s in self.sets:
+            self.prompts.addItem(s.label, s.key)
+        for box in (self.side_a, self.side_b, self.prompts):
+            box.blockSignals(False)
+        self.render()
         notes = [self.state.ab.message] if self.state.ab.message else []
         notes += [f"Example prompt skipped: {p}" for p in problems]
         self.message.setText("\n".join(notes))
 
     def begin(self) -> bool:
-        b = self.side_b.currentText()
-        prompts = self.sets[self.prompts.currentIndex()][1]
-        started = self.ab.start(self.side_a.currentText(), None if b == MATCHED else b, prompts,
-                                self.rounds.value(), self.tokens.value())
+        """Start the test the state's choices describe; False (the problem shown) if it cannot start."""
+        choice = self.state.ab_setup
+        try:
+            prompts = chosen_prompts(self.sets, choice.prompts)
+        except ValueError as exc:
+            self.state.report(str(exc))
+            started = False
+        else:
+            started = self.ab.start(choice.a, choice.b, prompts, choice.rounds,
+                                    choice.max_tokens(self.state.run_settings.max_tokens))
         if not started:
             self.message.setText(self.state.problem)
         return started

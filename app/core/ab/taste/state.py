@@ -6,7 +6,10 @@ checks what it is given (ValueError naming the bad value, nothing changed), puts
 a new session in the old one's place and announces it once as ``Changed.TASTE``.
 :class:`app.actions.taste.TasteActions` writes the rounds on the engine and
 changes the tuning only through these methods; a session file's tuning comes in
-through :meth:`TasteState.load_taste`.
+through :meth:`TasteState.load_taste`.  The set-up page's choices
+(:class:`app.core.ab.taste.setup_choices.TasteSetupChoices`, ``taste_setup``) are
+announced apart, as ``Changed.TASTE_SETUP``: an edit changes no tuning (and is not
+kept with the session), so the window's pages are not shown again on every click.
 """
 from __future__ import annotations
 
@@ -15,9 +18,11 @@ import dataclasses
 from app.core.changes import Changed, StatePart
 
 from ..session import ABPhase
+from ..setup_choices import same_preset
 from ..state import check_message, check_phase, check_pick, check_time, check_tokens
 from .knobs import TastePlan
 from .session import TasteSession
+from .setup_choices import TasteSetupChoices
 from .votes import TasteRound
 
 
@@ -27,6 +32,28 @@ class TasteState(StatePart):
     def _init_taste(self) -> None:
         #: The taste tuner: its plan, its votes (kept with the session) and the round on show.
         self.taste = TasteSession()
+        #: What the next tuning runs, as the set-up page's writer left it (kept through a tuning and a reset).
+        self.taste_setup = TasteSetupChoices()
+
+    def set_taste_setup(self, **changes) -> None:
+        """Change choices of the set-up (:class:`TasteSetupChoices`; checked first: ValueError names a bad one and
+        changes nothing); announced once as TASTE_SETUP, and not at all when nothing differs."""
+        self._put_taste_setup(dataclasses.replace(self.taste_setup, **changes))
+
+    def set_taste_knob(self, index: int, **changes) -> None:
+        """Change knob row ``index`` (from 0): ``on``, ``field`` (its range becomes the setting's whole slider
+        unless given), ``low``, ``high``; checked and announced as :meth:`set_taste_setup` is."""
+        self._put_taste_setup(self.taste_setup.with_knob(index, **changes))
+
+    def _taste_setup_preset_renamed(self, old: str, new: str) -> None:
+        """Preset ``old`` is called ``new`` now (PlaygroundState.rename_preset): a base that names it follows."""
+        if same_preset(self.taste_setup.base, old):
+            self.set_taste_setup(base=new)
+
+    def _put_taste_setup(self, new: TasteSetupChoices) -> None:
+        if new != self.taste_setup:
+            self.taste_setup = new
+            self.emit(Changed.TASTE_SETUP)
 
     def _set_taste(self, **changes) -> None:
         self.taste = dataclasses.replace(self.taste, **changes)

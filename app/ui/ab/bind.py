@@ -1,0 +1,26 @@
+"""Showing a state's value in a widget without echoing it back: the value is set only when it differs
+from what the widget shows, with the widget's signals blocked (its edits are what reach the state)."""
+from __future__ import annotations
+
+from PySide6.QtCore import QSignalBlocker
+from PySide6.QtWidgets import QAbstractButton, QComboBox
+
+
+def show_index(box: QComboBox, index: int) -> None:
+    """Select ``index`` (-1: none, for a choice the list no longer holds)."""
+    if box.currentIndex() != index:
+        with QSignalBlocker(box):
+            box.setCurrentIndex(index)
+
+
+def show_value(spin, value) -> None:
+    """A spin box (whole or decimal) shows ``value``."""
+    if spin.value() != value:
+        with QSignalBlocker(spin):
+            spin.setValue(value)
+
+
+def show_checked(button: QAbstractButton, on: bool) -> None:
+    if button.isChecked() != on:
+        with QSignalBlocker(button):
+            button.setChecked(on)
