@@ -8,6 +8,7 @@ from PySide6.QtWidgets import QGraphicsItem, QGraphicsView, QVBoxLayout, QWidget
 from ..theme import RGB, Theme, current
 from .kept_axis import KeptAxis
 from .panel_title import PanelTitle
+from .quiet_axis import every_side
 from .step_cursor import StepCursor
 
 # No antialiasing: antialiased curves cost about half of a live redraw's painting (measured with
@@ -20,14 +21,23 @@ LEFT_AXIS_PX = 46
 
 def panel_plot(axis_items: dict) -> pg.PlotWidget:
     """A panel's plot, without pyqtgraph's right-click menu (:func:`panel_plot_item`)."""
-    return pg.PlotWidget(axisItems=axis_items, enableMenu=False)
+    axes, hidden = every_side(axis_items)
+    plot = pg.PlotWidget(axisItems=axes, enableMenu=False)
+    for side in hidden:
+        plot.getPlotItem().hideAxis(side)
+    return plot
 
 
 def panel_plot_item(axis_items: dict) -> pg.PlotItem:
     """A plot item without pyqtgraph's right-click menu: its log and FFT transforms, manual ranges
     and mouse modes would fight the ranges a panel keeps (:func:`fit_y`, the kept axes), and its
-    ViewBox menu costs about 3 ms of each plot's making (a window makes eleven)."""
-    return pg.PlotItem(axisItems=axis_items, enableMenu=False)
+    ViewBox menu costs about 3 ms of each plot's making (a window makes eleven).  The sides
+    ``axis_items`` leaves out get hidden quiet axes (:mod:`.quiet_axis`)."""
+    axes, hidden = every_side(axis_items)
+    item = pg.PlotItem(axisItems=axes, enableMenu=False)
+    for side in hidden:
+        item.hideAxis(side)
+    return item
 
 
 def header(text: str) -> PanelTitle:

@@ -23,9 +23,10 @@ from __future__ import annotations
 
 from collections import OrderedDict
 
-import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QImage, QPainter, QPicture
+
+from .quiet_axis import QuietAxis
 
 _SHOWN = QPicture()  # ``picture`` while the shown image is up to date (pyqtgraph sets None on a change)
 #: Looks kept per axis (a look of a 46 x 200 axis is 37 KB).
@@ -34,7 +35,7 @@ KEEP = 48
 KEEP_FRAMES, KEEP_SIZES = 16, 1024
 
 
-class KeptAxis(pg.AxisItem):
+class KeptAxis(QuietAxis):
     def __init__(self, orientation: str, **kwargs):
         super().__init__(orientation, **kwargs)
         self._images: OrderedDict = OrderedDict()

@@ -19,9 +19,10 @@ from __future__ import annotations
 
 import math
 
-import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QImage, QPainter
+
+from .quiet_axis import QuietAxis
 
 MAX_TEXT_PX = 56
 GAP = 1.15  # labels at least this many line heights apart
@@ -59,7 +60,7 @@ class LabelImages:
         return image
 
 
-class TokenAxis(pg.AxisItem):
+class TokenAxis(QuietAxis):
     def __init__(self, **kwargs):
         super().__init__("bottom", **kwargs)
         self.labels: list[str] = []
