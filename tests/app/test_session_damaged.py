@@ -14,6 +14,7 @@ from app.core.session import NewerSessionFile, SessionFileError, open_session, s
 from app.core.session.columns import pack_floats
 from app.core.state import PlaygroundState
 from session_helpers import new_playground, run
+from tiers import length
 
 
 @pytest.fixture(scope="module")
@@ -269,7 +270,8 @@ def test_random_damage_inside_a_sound_archive_is_read_or_refused_never_a_crash(t
     rng = np.random.default_rng(11)
     path = tmp_path / "mutated.scatter"
     outcomes = {"read": 0, "refused": 0}
-    for _ in range(150):
+    cases = length(150, 60)
+    for _ in range(cases):
         path.write_bytes(container.pack(*mutated(doc, arrays, rng), level=1))
         state = PlaygroundState()
         try:
@@ -282,4 +284,4 @@ def test_random_damage_inside_a_sound_archive_is_read_or_refused_never_a_crash(t
             lane_stats(lane.records, lane.text)
             lane.tree.branch_points()
         outcomes["read"] += 1
-    assert outcomes["read"] > 10 and outcomes["refused"] > 40, outcomes
+    assert outcomes["read"] > cases // 15 and outcomes["refused"] > cases // 4, outcomes  # both kinds, often
