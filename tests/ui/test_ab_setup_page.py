@@ -6,28 +6,16 @@ import pytest
 
 from app.core.ab import ABPhase
 from app.core.changes import Changed
-
-OFF = "Off (llama.cpp defaults)"
+from dialog_pages import OFF, kinds_from_now, open_setup_page
 
 
 @pytest.fixture
 def setup(window, qtbot):
-    window.actions.ab.trigger()
-    dialog = window.actions.ab_dialog
-    qtbot.waitExposed(dialog)
-    yield dialog.setup
-    dialog.close()
-    qtbot.waitUntil(lambda: not window.state.busy, timeout=30_000)
-
-
-def kinds(window) -> list:
-    seen: list = []
-    window.state.subscribe(lambda change: seen.append(change.what))
-    return seen
+    yield from open_setup_page(window, qtbot, "ab", "ab_dialog")
 
 
 def test_each_pick_reaches_the_state_as_one_change(window, setup):
-    seen = kinds(window)
+    seen = kinds_from_now(window.state)
     setup.side_a.setCurrentText(OFF)
     setup.side_b.setCurrentText("Creative writing")
     setup.prompts.setCurrentIndex(setup.prompts.count() - 1)
@@ -47,7 +35,7 @@ def test_a_change_of_the_state_shows_without_a_write_back(window, setup):
     for signal in (setup.side_a.currentIndexChanged, setup.side_b.currentIndexChanged,
                    setup.prompts.currentIndexChanged, setup.rounds.valueChanged, setup.tokens.valueChanged):
         signal.connect(echoed.append)
-    seen = kinds(window)
+    seen = kinds_from_now(window.state)
     window.state.set_ab_setup(a=OFF, b="Creative writing", prompts=setup.sets[1].key, rounds=9, tokens=30)
     assert (setup.side_a.currentText(), setup.side_b.currentText()) == (OFF, "Creative writing")
     assert setup.prompts.currentIndex() == 1 and (setup.rounds.value(), setup.tokens.value()) == (9, 30)

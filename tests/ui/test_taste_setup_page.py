@@ -7,28 +7,16 @@ import pytest
 from app.core.ab import ABPhase
 from app.core.ab.taste.setup_choices import KnobChoice
 from app.core.changes import Changed
-
-OFF = "Off (llama.cpp defaults)"
+from dialog_pages import OFF, kinds_from_now, open_setup_page
 
 
 @pytest.fixture
 def setup(window, qtbot):
-    window.actions.taste.trigger()
-    dialog = window.actions.taste_dialog
-    qtbot.waitExposed(dialog)
-    yield dialog.setup
-    dialog.close()
-    qtbot.waitUntil(lambda: not window.state.busy, timeout=30_000)
-
-
-def kinds(window) -> list:
-    seen: list = []
-    window.state.subscribe(lambda change: seen.append(change.what))
-    return seen
+    yield from open_setup_page(window, qtbot, "taste", "taste_dialog")
 
 
 def test_each_edit_reaches_the_state_as_one_change(window, setup):
-    seen = kinds(window)
+    seen = kinds_from_now(window.state)
     setup.base.setCurrentText(OFF)
     setup.prompts.setCurrentIndex(setup.prompts.count() - 1)
     setup.tokens.setValue(20)
@@ -46,7 +34,7 @@ def test_each_edit_reaches_the_state_as_one_change(window, setup):
 
 
 def test_a_new_setting_in_a_row_searches_its_whole_slider_in_one_change(window, setup):
-    seen = kinds(window)
+    seen = kinds_from_now(window.state)
     row = setup.knobs[1]
     row.setting.setCurrentIndex(row.setting.findData("top_k"))
     assert window.state.taste_setup.knobs[1] == KnobChoice("top_k", 0.0, 500.0, True)
@@ -62,7 +50,7 @@ def test_a_change_of_the_state_shows_without_a_write_back(window, setup):
                    setup.rounds.valueChanged, row.on.toggled, row.setting.currentIndexChanged, row.low.valueChanged,
                    row.high.valueChanged):
         signal.connect(echoed.append)
-    seen = kinds(window)
+    seen = kinds_from_now(window.state)
     window.state.set_taste_setup(base=OFF, prompts=setup.sets[1].key, tokens=30, confidence=0.8, precision=20,
                                  rounds=9)
     window.state.set_taste_knob(0, field="top_p", low=0.5, high=0.9, on=False)
