@@ -11,20 +11,7 @@ from app.core.ab.prompts import EVERY_EXAMPLE, chosen_prompts, keyed_prompt_sets
 from app.core.ab.setup_choices import ABSetupChoices
 from app.core.changes import Change, Changed
 from app.core.example_prompts import ExamplePrompt
-from app.core.state import PlaygroundState
 from sampler import SamplerSettings
-
-
-@pytest.fixture
-def state():
-    return PlaygroundState("once upon a time")
-
-
-@pytest.fixture
-def seen(state):
-    changes: list[Change] = []
-    state.subscribe(changes.append)
-    return changes
 
 
 def test_the_defaults_are_the_pages_as_it_always_opened(state):

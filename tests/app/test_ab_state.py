@@ -9,7 +9,6 @@ import pytest
 from app.core.ab import ABPhase, ABPlan, ABRound, ABSession, ABSide, Pick, PromptChoice
 from app.core.ab.taste import Knob, TastePlan, TasteRound, TasteSession
 from app.core.changes import Change, Changed
-from app.core.state import PlaygroundState
 from sampler import SamplerSettings
 
 PROMPTS = (PromptChoice("playground", "playground", "once upon a time"),)
@@ -23,18 +22,6 @@ def ab_round(number: int = 1, seed: int = 5) -> ABRound:
 
 def taste_plan() -> TastePlan:
     return TastePlan("base", SamplerSettings(), (Knob("temp", 0.6, 1.3),), PROMPTS, 8, max_rounds=4)
-
-
-@pytest.fixture
-def state():
-    return PlaygroundState("once upon a time")
-
-
-@pytest.fixture
-def seen(state):
-    changes: list[Change] = []
-    state.subscribe(changes.append)
-    return changes
 
 
 def test_an_ab_round_goes_through_the_state_one_change_each(state, seen):

@@ -10,20 +10,7 @@ from app.core.ab import PromptChoice
 from app.core.ab.taste import Knob, TastePlan
 from app.core.ab.taste.setup_choices import FIRST_KNOBS, KnobChoice, TasteSetupChoices
 from app.core.changes import Change, Changed
-from app.core.state import PlaygroundState
 from sampler import SamplerSettings
-
-
-@pytest.fixture
-def state():
-    return PlaygroundState("once upon a time")
-
-
-@pytest.fixture
-def seen(state):
-    changes: list[Change] = []
-    state.subscribe(changes.append)
-    return changes
 
 
 def test_the_defaults_are_the_pages_as_it_always_opened(state):
