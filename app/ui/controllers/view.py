@@ -106,7 +106,8 @@ class ViewController:
         pg.setConfigOptions(background=theme.q("background"), foreground=theme.q("foreground"))
         w = self.window
         for panel in (w.pre_post, w.entropy, w.collision, w.absorption, w.bans, w.strips, w.funnel):
-            panel.apply_theme(theme)
+            if getattr(panel, "theme", None) != theme:  # (a new window's panels are made in it already)
+                panel.apply_theme(theme)
         for col in w.lanes_view.columns:
             col.apply_theme(theme)
         for box in w.findChildren(QCheckBox):  # the controls' switches, the panels' options
