@@ -21,6 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from types import EllipsisType
 
+from app.core.ab.setup_choices import same_preset
 from app.core.ab.state import ABState
 from app.core.ab.taste.state import TasteState
 from app.core.changes import Change, Changed
@@ -204,7 +205,7 @@ class PlaygroundState(ChatTokensState, LaneTextState, JobsState, RadarState, ABS
         """Lanes that came from preset ``old`` (any case) now name ``new`` (None: the preset is gone); so do the
         A/B and taste set-ups' choices of it (a gone one stays chosen: Start reports it)."""
         for index, lane in enumerate(self.lanes):
-            if lane.preset is not None and lane.preset.strip().casefold() == old.strip().casefold():
+            if same_preset(lane.preset, old):
                 lane.preset = new
                 self.emit(Changed.LANE_SETTINGS, index)
         if new is not None:

@@ -16,6 +16,8 @@ from PySide6.QtWidgets import QDialog, QHBoxLayout, QLabel, QPushButton, QSpinBo
 from app.core.changes import Change, Changed
 from app.core.forks import LOOKAHEAD_COUNTS, LOOKAHEAD_LENGTHS
 
+from .bind import show_value
+
 KEYS = {getattr(Qt.Key, f"Key_{n}"): n - 1 for n in range(1, 10)}
 
 
@@ -62,9 +64,8 @@ class LookaheadPanel(QDialog):
     def render_size(self) -> None:
         """The spin boxes show the state's lookahead size (an equal value is not set again: no echo)."""
         size = self.state.lookahead_size
-        for box, value in ((self.count, size.count), (self.length, size.length)):
-            if box.value() != value:
-                box.setValue(value)
+        show_value(self.count, size.count)
+        show_value(self.length, size.length)
 
     def render(self) -> None:
         view = self.state.lookahead

@@ -10,7 +10,7 @@ import pytest
 from app.core.ab import ABRound, ABSide, Pick, csv_export
 from app.core.ab.csv_export import COLUMNS, csv_text, write_csv
 from app.core.ab.plan import PLAYGROUND_PROMPT
-from app.core.ab.prompts import prompt_sets, read_example_prompts
+from app.core.ab.prompts import keyed_prompt_sets, read_example_prompts
 from app.core.presets import find_builtin
 from sampler import parse_flags
 
@@ -130,11 +130,11 @@ def test_prompt_sets_offer_the_playground_prompt_then_examples(tmp_path):
     write(tmp_path / "prose" / "02-b.txt", b"two\n")
     write(tmp_path / "poetry" / "01-c.txt", b"three\n")
     examples, _ = read_example_prompts(tmp_path)
-    sets = dict(prompt_sets("my prompt", examples))
+    sets = {s.label: s.prompts for s in keyed_prompt_sets("my prompt", examples)}
     labels = list(sets)
     assert labels[0] == "The playground's prompt" and sets[labels[0]][0].id == PLAYGROUND_PROMPT
     assert sets[labels[0]][0].text == "my prompt"
     assert [p.text for p in sets["All example prompts (3)"]] == ["one", "two", "three"]
     assert [p.id for p in sets["All prose (2)"]] == ["prose/01-a", "prose/02-b"]
     assert [p.text for p in sets["poetry: c"]] == ["three"]
-    assert list(dict(prompt_sets("p", {}))) == ["The playground's prompt"]
+    assert [s.label for s in keyed_prompt_sets("p", {})] == ["The playground's prompt"]

@@ -7,18 +7,9 @@ import pytest
 
 from app.core.changes import Changed
 from app.core.forks import LookaheadSize
-from app.core.state import PlaygroundState
 
 
-def changes_of(state: PlaygroundState) -> list:
-    seen: list = []
-    state.subscribe(seen.append)
-    return seen
-
-
-def test_a_new_size_is_kept_and_announced_once():
-    state = PlaygroundState()
-    seen = changes_of(state)
+def test_a_new_size_is_kept_and_announced_once(state, seen):
     state.set_lookahead_size(count=6)
     state.set_lookahead_size(length=20)
     assert state.lookahead_size == LookaheadSize(6, 20)
@@ -30,15 +21,12 @@ def test_a_new_size_is_kept_and_announced_once():
 @pytest.mark.parametrize("changes, word", [({"count": 1}, "count"), ({"count": 7}, "count"), ({"length": 7}, "length"),
                                            ({"length": 21}, "length"), ({"count": 3.0}, "count"),
                                            ({"count": True}, "count")])
-def test_a_bad_size_names_itself_and_changes_nothing(changes, word):
-    state = PlaygroundState()
-    seen = changes_of(state)
+def test_a_bad_size_names_itself_and_changes_nothing(changes, word, state, seen):
     with pytest.raises(ValueError, match=f"lookahead {word}"):
         state.set_lookahead_size(**changes)
     assert state.lookahead_size == LookaheadSize() and not seen
 
 
-def test_the_size_cannot_be_changed_in_place():
-    state = PlaygroundState()
+def test_the_size_cannot_be_changed_in_place(state):
     with pytest.raises(dataclasses.FrozenInstanceError):
         state.lookahead_size.count = 5  # type: ignore[misc]

@@ -22,10 +22,7 @@ def test_the_defaults_are_the_forms_as_it_always_opened():
     assert fields.output == str(Path.home() / "sweep.csv")
 
 
-def test_an_edit_is_kept_and_announced_once_and_an_equal_one_not_at_all():
-    state = PlaygroundState()
-    seen: list = []
-    state.subscribe(seen.append)
+def test_an_edit_is_kept_and_announced_once_and_an_equal_one_not_at_all(state, seen):
     state.set_sweep_form(range1="0,0.2", flag2="--temp", range2="0.7,1.0", seeds=2)
     state.set_sweep_form(range1="0,0.2")
     assert (state.sweep_form.range1, state.sweep_form.flag2, state.sweep_form.seeds) == ("0,0.2", "--temp", 2)
@@ -39,10 +36,7 @@ def test_an_edit_is_kept_and_announced_once_and_an_equal_one_not_at_all():
     ({"seeds": 1001}, "seeds"), ({"first_seed": -1}, "first_seed"), ({"tokens": 0}, "tokens"),
     ({"tokens": 4.0}, "tokens"), ({"seeds": True}, "seeds"), ({"match": "yes"}, "match: expected on or off"),
 ])
-def test_a_bad_field_names_itself_and_changes_nothing(changes, words):
-    state = PlaygroundState()
-    seen: list = []
-    state.subscribe(seen.append)
+def test_a_bad_field_names_itself_and_changes_nothing(changes, words, state, seen):
     before = state.sweep_form
     with pytest.raises(ValueError, match=words):
         state.set_sweep_form(**changes)

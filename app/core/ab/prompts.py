@@ -11,7 +11,7 @@ from app.core.example_prompts import ExamplePrompt, read_example_prompts
 
 from .plan import PLAYGROUND_PROMPT, PromptChoice
 
-__all__ = ["EVERY_EXAMPLE", "PromptSet", "chosen_prompts", "keyed_prompt_sets", "prompt_sets", "read_example_prompts"]
+__all__ = ["EVERY_EXAMPLE", "PromptSet", "chosen_prompts", "keyed_prompt_sets", "read_example_prompts"]
 
 #: The key of the list of every example prompt (the playground's prompt's list is ``PLAYGROUND_PROMPT``).
 EVERY_EXAMPLE = "every"
@@ -40,11 +40,6 @@ def keyed_prompt_sets(playground_prompt: str, examples: dict[str, tuple[ExampleP
         sets.append(PromptSet(f"kind:{kind}", f"All {kind} ({len(prompts)})", tuple(choice(p) for p in prompts)))
     sets += [PromptSet(p.key, f"{p.kind}: {p.title}", (choice(p),)) for prompts in examples.values() for p in prompts]
     return sets
-
-
-def prompt_sets(playground_prompt: str, examples: dict[str, tuple[ExamplePrompt, ...]]) -> list[tuple[str, tuple]]:
-    """The same lists as ``(label, prompts)``."""
-    return [(s.label, s.prompts) for s in keyed_prompt_sets(playground_prompt, examples)]
 
 
 def chosen_prompts(sets: list[PromptSet], key: str) -> tuple:

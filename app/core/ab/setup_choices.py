@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from app.engine.face.options import check_whole
+
 from .plan import MAX_ROUNDS, PLAYGROUND_PROMPT
 
 #: Tokens per text a set-up offers (its spin box), and the preset either set-up starts from.
@@ -27,11 +29,6 @@ def check_name(what: str, name) -> None:
 def same_preset(name: str | None, other: str) -> bool:
     """Whether ``name`` names preset ``other`` (presets are named ignoring case and the spaces around)."""
     return name is not None and name.strip().casefold() == other.strip().casefold()
-
-
-def check_whole(what: str, value, lo: int, hi: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
-        raise ValueError(f"{what}: expected a whole number from {lo} to {hi}, got {value!r}")
 
 
 def check_setup_prompts(prompts) -> None:

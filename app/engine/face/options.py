@@ -26,7 +26,8 @@ WINDOW_MAX_TOKENS = 1_000_000
 WINDOW_MIN_CTX, WINDOW_MAX_CTX = 16, 1 << 20
 
 
-def _whole(name: str, value, low: int, high: int) -> None:
+def check_whole(name: str, value, low: int, high: int) -> None:
+    """``value`` is an int (not a bool) from ``low`` to ``high``; ValueError names ``name`` otherwise."""
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
         raise ValueError(f"{name}: expected a whole number from {low} to {high}, got {value!r:.40}")
 
@@ -50,11 +51,11 @@ class RunOptions:
     raw_logsumexp: bool = False
 
     def __post_init__(self):
-        _whole("max tokens", self.max_tokens, 1, INT32_MAX)
-        _whole("context size", self.n_ctx, 16, INT32_MAX)
+        check_whole("max tokens", self.max_tokens, 1, INT32_MAX)
+        check_whole("context size", self.n_ctx, 16, INT32_MAX)
         if self.n_threads is not None:
-            _whole("threads", self.n_threads, 1, 1024)
-        _whole("batch size", self.n_batch, 1, INT32_MAX)
+            check_whole("threads", self.n_threads, 1, 1024)
+        check_whole("batch size", self.n_batch, 1, INT32_MAX)
         if self.flash_attn not in FLASH_ATTN_MODES:
             raise ValueError(f"flash attention: expected auto, on or off, got {self.flash_attn!r}")
         object.__setattr__(self, "stop_strings", tuple(self.stop_strings))
@@ -70,8 +71,8 @@ class RunOptions:
 
     def within_window(self) -> RunOptions:
         """These options if the window's controls can show them, else ValueError naming the field."""
-        _whole("max tokens", self.max_tokens, 1, WINDOW_MAX_TOKENS)
-        _whole("context size", self.n_ctx, WINDOW_MIN_CTX, WINDOW_MAX_CTX)
+        check_whole("max tokens", self.max_tokens, 1, WINDOW_MAX_TOKENS)
+        check_whole("context size", self.n_ctx, WINDOW_MIN_CTX, WINDOW_MAX_CTX)
         return self
 
     def context_key(self) -> tuple:

@@ -20,7 +20,7 @@ from app.core.presets import PresetNotFound
 from sampler import to_flags
 from sampler.flags import quote
 
-from .bind import show_index, show_value
+from ..bind import refill, show_index, show_value
 
 MATCHED = "Matched-entropy temperature baseline of A"
 
@@ -122,15 +122,9 @@ class ABSetupPage(QWidget):
         names = self.ab.preset_names()
         examples, problems = read_example_prompts()
         self.sets = keyed_prompt_sets(self.state.prompt, examples)
-        for box in (self.side_a, self.side_b, self.prompts):
-            box.blockSignals(True)
-            box.clear()
-        self.side_a.addItems(names)
-        self.side_b.addItems([MATCHED] + names)
-        for s in self.sets:
-            self.prompts.addItem(s.label, s.key)
-        for box in (self.side_a, self.side_b, self.prompts):
-            box.blockSignals(False)
+        refill(self.side_a, ((name, None) for name in names))
+        refill(self.side_b, ((name, None) for name in [MATCHED] + names))
+        refill(self.prompts, ((s.label, s.key) for s in self.sets))
         self.render()
         notes = [self.state.ab.message] if self.state.ab.message else []
         notes += [f"Example prompt skipped: {p}" for p in problems]

@@ -37,7 +37,7 @@ from app.core.ab.taste.setup_choices import (
 )
 from app.core.changes import Change, Changed
 
-from .bind import show_checked, show_index, show_value
+from ..bind import refill, show_checked, show_index, show_value
 
 
 class KnobRow:
@@ -158,14 +158,8 @@ class TasteSetupPage(QWidget):
         state's choices in them."""
         examples, problems = read_example_prompts()
         self.sets = keyed_prompt_sets(self.state.prompt, examples)
-        for box in (self.base, self.prompts):
-            box.blockSignals(True)
-            box.clear()
-        self.base.addItems([p.name for p in self.taste.presets.all_presets()])
-        for s in self.sets:
-            self.prompts.addItem(s.label, s.key)
-        for box in (self.base, self.prompts):
-            box.blockSignals(False)
+        refill(self.base, ((p.name, None) for p in self.taste.presets.all_presets()))
+        refill(self.prompts, ((s.label, s.key) for s in self.sets))
         self.render()
         notes = [self.state.taste.message] if self.state.taste.message else []
         self.message.setText("\n".join(notes + [f"Example prompt skipped: {p}" for p in problems]))

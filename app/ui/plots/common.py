@@ -21,11 +21,7 @@ LEFT_AXIS_PX = 46
 
 def panel_plot(axis_items: dict) -> pg.PlotWidget:
     """A panel's plot, without pyqtgraph's right-click menu (:func:`panel_plot_item`)."""
-    axes, hidden = every_side(axis_items)
-    plot = pg.PlotWidget(axisItems=axes, enableMenu=False)
-    for side in hidden:
-        plot.getPlotItem().hideAxis(side)
-    return plot
+    return pg.PlotWidget(plotItem=panel_plot_item(axis_items))
 
 
 def panel_plot_item(axis_items: dict) -> pg.PlotItem:

@@ -25,6 +25,8 @@ from app.core.changes import Change, Changed
 from app.core.jobs import FORM_FIRST_SEEDS, FORM_SEEDS, FORM_TOKENS, SWEEPABLE
 from app.core.presets import builtin_presets
 
+from ..bind import show_checked, show_index, show_text, show_value
+
 NONE = "(none)"
 #: The form's text fields: the state's field of each line edit.
 TEXTS = ("range1", "range2", "extra", "baseline", "prompts", "output")
@@ -89,24 +91,18 @@ class SweepForm(QWidget):
             self.render()
 
     def render(self) -> None:
-        """Show the state's fields (only those that differ from what a widget shows)."""
+        """Show the state's fields (only those that differ from what a widget shows, without a signal)."""
         fields = self.state.sweep_form
         for box, flag in ((self.flag1, fields.flag1), (self.flag2, fields.flag2 or NONE)):
-            if box.currentText() != flag:
-                box.setCurrentText(flag)
+            show_index(box, box.findText(flag))
         index = self.preset.findData(fields.preset)  # not a built-in preset: the plan says so, on Start
-        if index >= 0 and index != self.preset.currentIndex():
-            self.preset.setCurrentIndex(index)
+        if index >= 0:
+            show_index(self.preset, index)
         for name in TEXTS:
-            line, text = getattr(self, name), getattr(fields, name)
-            if line.text() != text:
-                line.setText(text)
+            show_text(getattr(self, name), getattr(fields, name))
         for name in ("seeds", "first_seed", "tokens"):
-            spin, value = getattr(self, name), getattr(fields, name)
-            if spin.value() != value:
-                spin.setValue(value)
-        if self.match.isChecked() != fields.match:
-            self.match.setChecked(fields.match)
+            show_value(getattr(self, name), getattr(fields, name))
+        show_checked(self.match, fields.match)
 
     # -- parts ------------------------------------------------------------------------------------
 

@@ -15,10 +15,11 @@ import dataclasses
 import math
 from dataclasses import dataclass
 
+from app.engine.face.options import check_whole
 from sampler.flagtable import ROWS
 
 from ..plan import PLAYGROUND_PROMPT
-from ..setup_choices import FIRST_PRESET, check_name, check_setup_prompts, check_setup_tokens, check_whole, setup_tokens
+from ..setup_choices import FIRST_PRESET, check_name, check_setup_prompts, check_setup_tokens, setup_tokens
 from .knobs import MAX_KNOBS, MAX_TUNING_ROUNDS
 
 #: The settings a knob can be: every numeric flag with a GUI slider (the slider's range bounds the knob's).

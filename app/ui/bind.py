@@ -2,8 +2,10 @@
 from what the widget shows, with the widget's signals blocked (its edits are what reach the state)."""
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from PySide6.QtCore import QSignalBlocker
-from PySide6.QtWidgets import QAbstractButton, QComboBox
+from PySide6.QtWidgets import QAbstractButton, QComboBox, QLineEdit
 
 
 def show_index(box: QComboBox, index: int) -> None:
@@ -24,3 +26,17 @@ def show_checked(button: QAbstractButton, on: bool) -> None:
     if button.isChecked() != on:
         with QSignalBlocker(button):
             button.setChecked(on)
+
+
+def show_text(line: QLineEdit, text: str) -> None:
+    if line.text() != text:
+        with QSignalBlocker(line):
+            line.setText(text)
+
+
+def refill(box: QComboBox, items: Iterable[tuple[str, object]]) -> None:
+    """The list's items are now ``(label, data)``, put in without a signal (show the state's choice after)."""
+    with QSignalBlocker(box):
+        box.clear()
+        for label, data in items:
+            box.addItem(label, data)
