@@ -49,6 +49,9 @@ See `bench/*.py` for exactly what each figure times.
   steps.
 - **Scatter**: k = 64, radius 2.5, 100 candidates. `scatter_step_us` uses sorted input,
   as the default chain hands it over; `scatter_step_unsorted_us` makes scatter sort first.
+- **Softmax over the whole vocabulary**: `softmax_full_vocab_us` is our softmax of 262,144 sorted logits
+  (each `expf` as the C library gives it, `sampler/cfloat.py`), median of 40: what a chain without
+  top-k (`--top-k 0`) pays at every step.
 - **Nearest stock preset**: `fit_stock_s` fits temperature, min-p, top-p and top-n-sigma to a preset with
   smoothing over 500 standard steps of 256 candidates (`sampler.stockfit`), the median of 3 fits.
 - **Knobs that did nothing**: `knobs_step_us` is the counterfactual per step (every active stage left out once,
@@ -86,6 +89,10 @@ See `bench/*.py` for exactly what each figure times.
   processes' load does not count). One warm-up pair is not counted; each round is printed to stderr,
   and `GUI_BENCH_ROUNDS=9` runs more of them. On a shared machine a round's ratio swings by tens of
   percent.
+- **Window** (`bench/window_build_bench.py`): a window on the fake backend made (`window_make_ms`, the
+  least of 10 after 2 warm-ups; `window_make_median_ms`), shown at 1280 x 720 and painted
+  (`window_show_ms`), and closed and deleted (`window_close_ms`), in the GUI thread's CPU time:
+  what each of the UI tests' `window` fixtures pays.
 - **Frames** (`bench/gui_frames.py`): a Gemma run's records (128 steps, 1 lane and 4) replayed into the
   window a step at a time, each live frame timed on the GUI thread (`time.thread_time`) from its
   start until Qt has painted everything it changed (`bench/live_replay.py`), with no decoding
@@ -184,7 +191,8 @@ IPC_FIGURES = ("engine_ipc_us_per_record", "engine_ipc_us_per_record_4lanes")
 
 def _suites():
     yield "sampler", lambda: {**sampler_bench.chain_vs_native(), **sampler_bench.scatter_step(),
-                              **sampler_bench.fit_stock(), **sampler_bench.knobs_cost()}
+                              **sampler_bench.full_vocab_softmax(), **sampler_bench.fit_stock(),
+                              **sampler_bench.knobs_cost()}
     from . import presets_bench
 
     yield "presets", presets_bench.run_all
@@ -222,6 +230,9 @@ def _suites():
     except ImportError:
         return
     yield "gui", gui_bench.run_all
+    from . import window_build_bench
+
+    yield "window", window_build_bench.run_all
     from . import gui_frames
 
     yield "frames", gui_frames.run_all
@@ -229,7 +240,8 @@ def _suites():
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
-    suites = ["sampler", "presets", "session", "engine", "startup", "sweep", "lookahead", "rpc", "ipc", "bans", "gui", "frames"]
+    suites = ["sampler", "presets", "session", "engine", "startup", "sweep", "lookahead", "rpc", "ipc", "bans", "gui",
+              "window", "frames"]
     parser.add_argument("--only", choices=suites, help="run one suite")
     parser.add_argument("--no-doc", action="store_true", help="do not rewrite docs/benchmarks.md")
     args = parser.parse_args(argv)

@@ -7,6 +7,7 @@ import numpy as np
 
 from app.engine.native.sampler import TokenBuffer, native_chain
 from sampler import Candidates, SamplerChain, SamplerSettings, Scatter, ScatterParams
+from sampler.stages.softmax import softmax
 
 VOCAB = 262_144
 CREATIVE = ScatterParams(strength=0.18, radius=2.5, k=64)
@@ -89,6 +90,21 @@ def scatter_step(repeats: int = 3000) -> dict[str, float]:
         _median_us(step, inputs, 200)
         out[name] = _median_us(step, inputs, repeats)
     return out
+
+
+def full_vocab_softmax(repeats: int = 40) -> dict[str, float]:
+    """``softmax_full_vocab_us``: our softmax (``expf`` of each logit as the C library gives it, a
+    sequential float sum) over a whole vocabulary, as a chain without top-k (``--top-k 0``) pays
+    for it at every step; the candidates are sorted already, so no sort is timed."""
+    rng = np.random.default_rng(2)
+    inputs = [np.sort(rng.normal(0.0, 3.0, VOCAB).astype(np.float32))[::-1].copy() for _ in range(8)]
+    ids = np.arange(VOCAB, dtype=np.int32)
+
+    def step(logits):
+        softmax(Candidates(ids=ids, logits=logits, sorted=True), False)
+
+    _median_us(step, inputs, 5)
+    return {"softmax_full_vocab_us": _median_us(step, inputs, repeats)}
 
 
 def fit_stock(repeats: int = 3) -> dict[str, float]:

@@ -58,7 +58,3 @@ def test_expf_equals_the_c_library():
     gaps = np.concatenate([_dense(-1e-3, 0.0, 20000), np.random.default_rng(7).uniform(-87, 0, 200_000).astype(F32)])
     np.testing.assert_array_equal(cfloat.expf(gaps), _libm("expf", gaps))
 
-
-def test_logf_scalar_is_the_c_library():
-    for v in (F32(0.9932541), F32(1.0), F32(0.5), F32(3.9)):
-        assert cfloat.logf_scalar(v) == _libm("logf", np.array([v]))[0]

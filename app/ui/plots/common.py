@@ -27,7 +27,7 @@ def panel_plot(axis_items: dict) -> pg.PlotWidget:
 def panel_plot_item(axis_items: dict) -> pg.PlotItem:
     """A plot item without pyqtgraph's right-click menu: its log and FFT transforms, manual ranges
     and mouse modes would fight the ranges a panel keeps (:func:`fit_y`, the kept axes), and its
-    ViewBox menu costs about 3 ms of each plot's making (a window makes eleven).  The sides
+    ViewBox menu is a good part of each plot's making (a window makes eleven).  The sides
     ``axis_items`` leaves out get hidden quiet axes (:mod:`.quiet_axis`)."""
     axes, hidden = every_side(axis_items)
     item = pg.PlotItem(axisItems=axes, enableMenu=False)

@@ -11,9 +11,9 @@ label lies in scene coordinates, for tests and hit checks.
 
 Each label is drawn once, upright, into an image kept per text and look
 (:class:`LabelImages`), and blitted: Qt's raster engine shapes and rasterises
-turned text again at every draw (0.25 ms for 24 labels against 0.05 ms for
-their images), and the pre/post and absorption panels write new labels at
-nearly every step of a run.
+turned text again at every draw (a blit is several times cheaper:
+``gui_panel_pre_post_ms`` in docs/benchmarks.md), and the pre/post and
+absorption panels write new labels at nearly every step of a run.
 """
 from __future__ import annotations
 
