@@ -89,7 +89,15 @@ class SamplerChain:
         return self.selector.state()[0][0]  # every selector draws: its state starts with its generator's
 
     def apply(self, cur: Candidates) -> Applied:
-        """Run every stage, then the selector, on ``cur`` (``cur.selected``: the pick)."""
+        """Run every stage, then the selector, on ``cur`` (``cur.selected``: the pick).
+
+        Float arithmetic overflows to inf silently, as llama.cpp's C does (a logit bias of 3e10 squared
+        in top-n-sigma's deviation); :meth:`sample` names what that leaves, if anything.
+        """
+        with np.errstate(over="ignore", invalid="ignore"):
+            return self._apply(cur)
+
+    def _apply(self, cur: Candidates) -> Applied:
         counts = []
         scatter: ScatterTrace | None = None
         temperatures: list[float] = []
@@ -120,8 +128,7 @@ class SamplerChain:
         """
         check_logits(logits)
         cur = Candidates.from_logits(logits, top_hint)
-        with np.errstate(over="ignore", invalid="ignore"):  # an overflow is named below, not warned of
-            applied = self.apply(cur)
+        applied = self.apply(cur)  # an overflow is named below, not warned of
         check_probabilities(cur.p, self.stages, applied.temperatures)
         if cur.selected < 0:
             raise ValueError("no candidate left to sample from")

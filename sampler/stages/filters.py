@@ -38,6 +38,10 @@ class TopNSigma(Stage):
     def apply(self, cur: Candidates) -> None:
         if self.n <= 0 or len(cur) <= 1:
             return
+        with np.errstate(over="ignore"):  # huge logits (a logit bias of 3e10) or n overflow to inf, as in C
+            self._cut(cur)
+
+    def _cut(self, cur: Candidates) -> None:
         logits = cur.logits
         valid = logits[logits != NEG_INF]
         top = max(logits[0], valid.max()) if len(valid) else logits[0]

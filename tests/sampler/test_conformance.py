@@ -132,6 +132,18 @@ def test_stage_matches_native(name):
     assert cases == 240
 
 
+@pytest.mark.parametrize("n, bias", [(1.690230072680011e29, 3.2274759680e10), (3e38, 0.0), (2.0, 3e19), (2.0, 1.4e19)])
+def test_top_n_sigma_overflowing_to_inf_matches_native(n, bias):
+    """n x std (or the squared deviations) past float's range is inf in llama.cpp's C, silently: the
+    stage keeps what llama.cpp keeps and warns of nothing (the suite turns warnings into errors)."""
+    rng = np.random.default_rng(5)
+    logits = make_logits(rng, 300, "normal")
+    logits[:2] += np.float32(bias)  # two: their squared deviations overflow the sum, or each alone
+    ids = np.arange(300, dtype=np.int32)
+    native, cur = run_both(SamplerSettings(top_n_sigma=n), "top_n_sigma", ids, logits, False)
+    assert_same(native, cur, f"top_n_sigma n={n} bias={bias}")
+
+
 @pytest.mark.parametrize("name", sorted(STAGE_SETTINGS))
 def test_stage_matches_native_on_full_vocabulary(name):
     rng = np.random.default_rng(7 + len(name))

@@ -55,3 +55,15 @@ def test_steps_from_records_and_stock_settings():
     s = stock_settings(SamplerSettings(samplers=("top_k", "top_a", "scatter", "temperature", "min_p", "xtc"), top_a=0.3), fit)
     # no scatter, no top-A; the fitted three right before the temperature, as the fit assumed
     assert s.samplers == ("top_k", "top_n_sigma", "top_p", "min_p", "temperature", "xtc") and s.temp == fit.temp
+
+
+@pytest.mark.parametrize("bias", [3.2274759680e10, 3e19])
+def test_targets_of_settings_whose_floats_overflow_are_finite_and_quiet(bias):
+    """A logit bias of 3e10 and a top-n-sigma of 1.7e29 (or a bias whose square passes float's range)
+    overflow to inf in the chain, as in llama.cpp's C; the fit's targets stay probabilities, and no
+    warning is raised (the suite turns warnings into errors: a hypothesis run found this in an export)."""
+    settings = SamplerSettings(top_n_sigma=1.690230072680011e29 if bias < 1e12 else 2.0,
+                               logit_bias=((0, bias), (1, bias)))
+    targets = targets_from_settings(settings, standard_steps(n=4, k=50))
+    assert np.isfinite(targets).all()
+    np.testing.assert_allclose(targets.sum(axis=1), 1.0, rtol=1e-6)
