@@ -53,7 +53,9 @@ def test_no_source_names_a_kind_by_string():
     found = []
     sources = (p for folder in ("app", "bench", "tests") for p in (ROOT / folder).rglob("*.py"))
     for path in sorted(p for p in sources if p != Path(__file__).resolve()):  # this file emits strings on purpose
-        found += [f"{path.relative_to(ROOT)}:{line}" for line in _string_kinds(ast.parse(path.read_text()))]
+        text = path.read_text()
+        if "emit" in text or "what" in text:  # (a source with neither names neither: no need to parse it)
+            found += [f"{path.relative_to(ROOT)}:{line}" for line in _string_kinds(ast.parse(text))]
     assert found == []
 
 
@@ -76,7 +78,9 @@ def test_only_the_state_announces_its_changes():
     """Actions, controllers and views change the state through its methods, which announce each change."""
     found = []
     for path in sorted(p for p in (ROOT / "app").rglob("*.py") if "core" not in p.relative_to(ROOT / "app").parts):
-        found += [f"{path.relative_to(ROOT)}:{line}" for line in _emits_on_the_states_behalf(ast.parse(path.read_text()))]
+        text = path.read_text()
+        if "emit" in text:
+            found += [f"{path.relative_to(ROOT)}:{line}" for line in _emits_on_the_states_behalf(ast.parse(text))]
     assert found == []
     assert len(list(_emits_on_the_states_behalf(ast.parse("self.state.emit(Changed.PRESETS)\nstate.emit(x)\n")))) == 2
 
