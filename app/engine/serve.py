@@ -66,7 +66,10 @@ class _Sender:
             self.wake.clear()
             batch = self.engine.drain()
             if batch:
-                self._send(batch)
+                try:
+                    self._send(batch)
+                except OSError:  # the window is gone (a broken pipe): the main thread's recv ends the engine
+                    return
             if any(isinstance(e, ev.EngineStopped) for e in batch):
                 return
 

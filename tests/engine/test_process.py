@@ -143,3 +143,47 @@ def test_work_sent_to_a_closed_engine_ends_at_once():
                                          (3, "status 3"), (None, "stopped answering")])
 def test_exit_descriptions_say_how(code, words):
     assert words in exit_description(code)
+
+
+_WINDOW_THAT_DIES = """
+import os, sys, time
+from app.engine.face import commands as cmd, events as ev
+from app.engine.face.model_info import LoadRequest
+from app.engine.face.options import LaneConfig, RunOptions
+from app.engine.process import EngineProcess, LoaderSpec
+from sampler import SamplerSettings
+engine = EngineProcess(LoaderSpec("app.engine.fake:fake_loader", {"step_delay_s": 0.005})).start()
+engine.submit(cmd.LoadModel(1, LoadRequest()))
+engine.submit(cmd.Generate(2, "x", (LaneConfig(SamplerSettings(seed=1)),), RunOptions(max_tokens=100000, n_ctx=256)))
+deadline = time.monotonic() + 60
+while time.monotonic() < deadline:  # until the run streams
+    if any(isinstance(e, ev.StepsProduced) for e in engine.drain()):
+        break
+    time.sleep(0.01)
+print(engine.pid, flush=True)
+os._exit(0)  # the window dies mid-run: no shutdown, the pipe just breaks
+"""
+
+
+def test_the_engine_ends_quietly_when_the_window_dies_mid_run(tmp_path):
+    """The engine's process meets a broken pipe while it streams: it ends, without a traceback."""
+    import subprocess
+    import sys
+
+    window = subprocess.run([sys.executable, "-c", _WINDOW_THAT_DIES], capture_output=True, text=True,
+                            timeout=WAIT_S * 3, cwd=tmp_path,
+                            env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    # capture_output returns once every holder of the pipes closed them: the engine's process too
+    assert window.returncode == 0, window.stderr
+    pid = int(window.stdout.split()[0])
+    assert _ended(pid)
+    assert "Traceback" not in window.stderr, window.stderr
+
+
+def _ended(pid: int) -> bool:
+    """The process is gone, or a zombie (orphaned, it waits for a parent that may not reap it)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] == "Z"
+    except FileNotFoundError:
+        return True
