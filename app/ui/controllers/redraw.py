@@ -5,10 +5,10 @@ next turn of the event loop (a zero-delay timer gathers the records of one batch
 of events): about 0.03 ms a token, so the first token shows as soon as it is
 decoded and the text streams token by token.  Before, text was drawn with the
 panels, at most every 0.25 to 3 s, and jumped by tens of tokens.  Appends are at
-least a screen refresh apart (``TEXT_MIN_INTERVAL_S``): a fast decoder's tokens
-(a GPU's hundreds a second) are gathered into one append and one repaint per
-refresh, where each token would otherwise cost its own; at 40 tokens a second
-nothing waits.
+least two refreshes of a 60 Hz screen apart (``TEXT_MIN_INTERVAL_S``): a fast
+decoder's tokens (a GPU's hundreds a second, or this machine's 60) are gathered
+into one append and one repaint, where each token would otherwise cost its own;
+at 30 tokens a second nothing waits, and no token waits more than 34 ms.
 
 Panels: records arriving during a run mark them dirty, and a single-shot timer
 draws a live frame: every panel on screen brought up to the newest step, each
@@ -32,8 +32,12 @@ from app.core.changes import Change, Changed
 
 from .frame_budget import FrameBudget
 
-#: The least time between two text appends: one refresh of a 60 Hz screen (no screen shows more).
-TEXT_MIN_INTERVAL_S = 1 / 60
+#: The least time between two text appends: two refreshes of a 60 Hz screen.  Each append is a repaint of
+#: the window (its text, Qt's composition of the window), and on a machine whose cores all decode, every
+#: millisecond of it is one the decode loses: at 1/60 s the GUI thread spent 306 to 394 ms of a 128-token
+#: run at 61 to 67 tokens a second, at 1/30 s 267 to 324 ms (``python -m bench.gui_cpu_parts``, four runs
+#: each, interleaved).  A token still shows well within the 50 ms the live view promises.
+TEXT_MIN_INTERVAL_S = 1 / 30
 
 
 def text_wait_ms(since_last_s: float) -> int:
