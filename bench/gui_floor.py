@@ -1,0 +1,131 @@
+"""What the window costs decoding with its drawing and without: ``python -m bench.gui_floor [rounds]``.
+
+Not part of ``python -m bench`` (it switches the window's drawing off, which the bench must not do).
+The window runs as in ``bench/gui_bench.py`` (1500 x 940, every panel, its engine in a process of its
+own).  Each round runs, interleaved: the headless run, the window with its drawing, the headless run
+again and the window with its live frames and text appends skipped (the engine's events still cross
+the pipe and reach the state).  Each run prints its tokens/s, the steady rate (tokens over the time
+between the first and last step, from the engine's own clocks: the start and the end left out), and
+the GUI thread's share of the run.  At the end: the median ratios, and the median decode and chain
+times of a step (the records' ``decode_ms`` and ``chain_ms``), which say how much of a step leaves a
+core idle for the window.
+"""
+from __future__ import annotations
+
+import os
+import statistics
+import sys
+import tempfile
+import time
+
+#: While true, the window's live frames and text appends do nothing.
+_QUIET = [False]
+
+
+def _quiet_drawing() -> None:
+    from app.ui.controllers.redraw import RedrawController
+
+    for name in ("redraw", "show_new_text"):
+        original = getattr(RedrawController, name)
+
+        def maybe(self, *args, _original=original, **kwargs):
+            return None if _QUIET[0] else _original(self, *args, **kwargs)
+
+        setattr(RedrawController, name, maybe)
+
+
+def _headless(model, settings, options, workspace) -> tuple[float, float]:
+    """(tokens/s, steady tokens/s) of a headless run."""
+    from app.engine.face.options import LaneConfig
+    from app.engine.run.generation import Generation
+
+    from .gui_bench import N_TOKENS, PROMPT
+
+    t0 = time.perf_counter()
+    gen = Generation(model, PROMPT, [LaneConfig(settings)], options.replace(max_tokens=N_TOKENS), workspace=workspace)
+    tokens = len(gen.run()[0].tokens)
+    steps_ms = [step for step, _decode in gen.step_times[1:]]
+    return tokens / (time.perf_counter() - t0), 1e3 / statistics.mean(steps_ms)
+
+
+def _windowed(window, settings, made: list) -> tuple[float, float, float]:
+    """(tokens/s, steady tokens/s, GUI thread's share) of a run in the window."""
+    from .gui_bench import _settle, arm_run
+
+    made.clear()
+    loop, unsubscribe = arm_run(window, settings)
+    t0 = time.perf_counter()
+    window.playground.runs.generate()
+    loop.exec()
+    elapsed = time.perf_counter() - t0
+    unsubscribe()
+    share = window.redraws.paint_share()
+    _settle()
+    n = len(window.state.lane().records)
+    steady = (n - made[0][1]) / (made[-1][0] - made[0][0])
+    return n / elapsed, steady, share
+
+
+def main(rounds: int = 4) -> None:
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    os.environ["SCATTER_PLAYGROUND_CONFIG"] = tempfile.mkdtemp(prefix="scatter-bench-")
+    _quiet_drawing()
+    from PySide6.QtWidgets import QApplication
+
+    from app.core.presets import find_builtin
+    from app.engine.face.cores import physical_cores
+    from app.engine.face.events import StepsProduced
+    from app.engine.face.options import RunOptions
+    from app.engine.llama.model import LoadedModel, default_model_path
+    from app.engine.run.workspace import Workspace
+    from app.ui.main_window import MainWindow
+
+    from .gui_bench import _wait_for_model
+
+    app = QApplication.instance() or QApplication([])
+    options = RunOptions(n_ctx=4096, n_threads=physical_cores())
+    settings = find_builtin("creative-writing").settings.replace(seed=21)
+    model = LoadedModel(default_model_path(), gpu_layers=0)
+    window = MainWindow(restore_session=False)
+    window.resize(1500, 940)
+    window.show()
+    _wait_for_model(app, window)
+    workspace = Workspace(model, 1, options)
+    engine, made = window.bridge.engine, []
+    drain = engine.drain
+
+    def timed_drain():
+        events = drain()
+        made.extend((e.made_at, len(e.records)) for e in events if isinstance(e, StepsProduced) and e.records)
+        return events
+
+    engine.drain = timed_drain
+    ratios: dict[str, list[float]] = {"drawing": [], "quiet": []}
+    try:
+        _headless(model, settings, options, workspace)  # warm-up, not counted
+        _windowed(window, settings, made)
+        for _ in range(rounds):
+            for kind in ratios:
+                headless, headless_steady = _headless(model, settings, options, workspace)
+                _QUIET[0] = kind == "quiet"
+                try:
+                    tps, steady, share = _windowed(window, settings, made)
+                finally:
+                    _QUIET[0] = False
+                ratios[kind].append(tps / headless)
+                print(f"{kind:8s} headless {headless:5.1f} tokens/s (steady {headless_steady:5.1f}), window {tps:5.1f} "
+                      f"(steady {steady:5.1f}): ratio {tps / headless:.3f}, steady {steady / headless_steady:.3f}, "
+                      f"GUI thread {share:.1%}", flush=True)
+        for kind, values in ratios.items():
+            print(f"{kind}: median ratio {statistics.median(values):.3f} ({min(values):.3f} to {max(values):.3f})")
+        records = window.state.lane().records
+        print(f"a step: decode {statistics.median(r.decode_ms for r in records):.2f} ms, "
+              f"chain {statistics.median(r.chain_ms for r in records):.2f} ms (medians of the last run)")
+    finally:
+        workspace.close()
+        window.close()
+        model.close()
+
+
+if __name__ == "__main__":
+    main(int(sys.argv[1]) if len(sys.argv) > 1 else 4)
