@@ -1,4 +1,5 @@
-"""What the window costs decoding with its drawing and without: ``python -m bench.gui_floor [rounds]``.
+"""What the window costs decoding with its drawing and without:
+``python -m bench.gui_floor [rounds] [priority ...]``.
 
 Not part of ``python -m bench`` (it switches the window's drawing off, which the bench must not do).
 The window runs as in ``bench/gui_bench.py`` (1500 x 940, every panel, its engine in a process of its
@@ -9,6 +10,11 @@ between the first and last step, from the engine's own clocks: the start and the
 the GUI thread's share of the run.  At the end: the median ratios, and the median decode and chain
 times of a step (the records' ``decode_ms`` and ``chain_ms``), which say how much of a step leaves a
 core idle for the window.
+
+Each ``priority`` named (``nice10``, ``nice19``, ``idle`` for SCHED_IDLE) adds a run a round: the window
+with its drawing, its GUI thread at that priority for the run (the engine's process keeps its own).
+Taking the priority back after the run needs root or CAP_SYS_NICE; without it the script says so and
+stops.
 """
 from __future__ import annotations
 
@@ -16,6 +22,7 @@ import os
 import statistics
 import sys
 import tempfile
+import threading
 import time
 
 #: While true, the window's live frames and text appends do nothing.
@@ -32,6 +39,15 @@ def _quiet_drawing() -> None:
             return None if _QUIET[0] else _original(self, *args, **kwargs)
 
         setattr(RedrawController, name, maybe)
+
+
+def _set_priority(priority: str) -> None:
+    """The calling thread's scheduling: ``niceN`` (``nice0``: the usual) or ``idle`` (Linux)."""
+    if priority == "idle":
+        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+        return
+    os.sched_setscheduler(0, os.SCHED_OTHER, os.sched_param(0))
+    os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), int(priority.removeprefix("nice") or 0))
 
 
 def _headless(model, settings, options, workspace) -> tuple[float, float]:
@@ -66,7 +82,7 @@ def _windowed(window, settings, made: list) -> tuple[float, float, float]:
     return n / elapsed, steady, share
 
 
-def main(rounds: int = 4) -> None:
+def main(rounds: int = 4, priorities: tuple[str, ...] = ()) -> None:
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     os.environ["SCATTER_PLAYGROUND_CONFIG"] = tempfile.mkdtemp(prefix="scatter-bench-")
     _quiet_drawing()
@@ -100,7 +116,7 @@ def main(rounds: int = 4) -> None:
         return events
 
     engine.drain = timed_drain
-    ratios: dict[str, list[float]] = {"drawing": [], "quiet": []}
+    ratios: dict[str, list[float]] = {"drawing": [], "quiet": [], **{p: [] for p in priorities}}
     try:
         _headless(model, settings, options, workspace)  # warm-up, not counted
         _windowed(window, settings, made)
@@ -108,14 +124,20 @@ def main(rounds: int = 4) -> None:
             for kind in ratios:
                 headless, headless_steady = _headless(model, settings, options, workspace)
                 _QUIET[0] = kind == "quiet"
+                if kind in priorities:
+                    _set_priority(kind)
                 try:
                     tps, steady, share = _windowed(window, settings, made)
                 finally:
                     _QUIET[0] = False
+                    if kind in priorities:
+                        _set_priority("nice0")  # (PermissionError without root or CAP_SYS_NICE)
                 ratios[kind].append(tps / headless)
-                print(f"{kind:8s} headless {headless:5.1f} tokens/s (steady {headless_steady:5.1f}), window {tps:5.1f} "
-                      f"(steady {steady:5.1f}): ratio {tps / headless:.3f}, steady {steady / headless_steady:.3f}, "
-                      f"GUI thread {share:.1%}", flush=True)
+                wall, _cpu, frames, _gui = window.redraws.last_run
+                print(f"{kind:8s} {frames / wall:4.1f} live frames/s, headless {headless:5.1f} tokens/s "
+                      f"(steady {headless_steady:5.1f}), window {tps:5.1f} (steady {steady:5.1f}): "
+                      f"ratio {tps / headless:.3f}, steady {steady / headless_steady:.3f}, GUI thread {share:.1%}",
+                      flush=True)
         for kind, values in ratios.items():
             print(f"{kind}: median ratio {statistics.median(values):.3f} ({min(values):.3f} to {max(values):.3f})")
         records = window.state.lane().records
@@ -128,4 +150,4 @@ def main(rounds: int = 4) -> None:
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 4)
+    main(int(sys.argv[1]) if len(sys.argv) > 1 else 4, tuple(sys.argv[2:]))
