@@ -18,7 +18,7 @@ import math
 import re
 from collections import OrderedDict
 
-from PySide6.QtCore import QEvent, QPointF, QRectF, QSize
+from PySide6.QtCore import QEvent, QPointF, QRectF, QSize, Qt
 from PySide6.QtGui import (
     QAbstractTextDocumentLayout,
     QColor,
@@ -33,24 +33,27 @@ from PySide6.QtWidgets import QSizePolicy, QWidget
 
 _SPACES = re.compile(r"[ \t\r\n]+")
 _LOOSE = re.compile(r"[\t\r\n]|  ")  # white space HTML would collapse
-_TOKEN = re.compile(r"<(/?)(b|span)(?:\s+style=['\"]color:\s*(#[0-9a-fA-F]{6})['\"])?\s*>|<[^>]*>|[^<]+")
+#: A tag the titles use (closing, name, colour), any other tag, or text between tags.
+_TOKEN = re.compile(r"<(/?)(b|span)(?:\s+style=['\"]color:\s*(#[0-9a-fA-F]{6})['\"])?\s*>|(<[^>]*>)|([^<]+)")
 
 
 def parse_runs(text: str) -> list[tuple[str, bool, str | None]] | None:
     """``text`` as (plain text, bold, colour or None) runs, white space collapsed as HTML does;
-    None when it holds markup other than ``<b>`` and coloured ``<span>``."""
+    None when it holds markup other than ``<b>`` and coloured ``<span>``.  (Every title is parsed at
+    every frame it changes: ``&nbsp;``, in every title, is replaced before the scan rather than
+    unescaped run by run.)"""
+    if "&nbsp;" in text:
+        text = text.replace("&nbsp;", "\xa0")
     runs: list[tuple[str, bool, str | None]] = []
     bold, colours = 0, []
-    for m in _TOKEN.finditer(text):
-        piece = m.group(0)
-        if not piece.startswith("<"):
-            plain = _SPACES.sub(" ", piece) if _LOOSE.search(piece) else piece  # (most pieces: neither)
+    for closing, tag, colour, other, plain in _TOKEN.findall(text):
+        if plain:
+            plain = _SPACES.sub(" ", plain) if _LOOSE.search(plain) else plain  # (most pieces: neither)
             plain = html.unescape(plain) if "&" in plain else plain
             if plain:
                 runs.append((plain, bold > 0, colours[-1] if colours else None))
             continue
-        closing, tag, colour = m.group(1), m.group(2), m.group(3)
-        if tag is None or (tag == "span" and not closing and colour is None):
+        if other or (tag == "span" and not closing and not colour):
             return None
         if tag == "b":
             bold += -1 if closing else 1
@@ -74,6 +77,7 @@ class PanelTitle(QWidget):
         self._runs: list | None = []
         self._placed: list = []  # (x, width, text, bold, colour) of each run, laid out at setText
         self._images: OrderedDict = OrderedDict()  # (text, bold, colour, font, ink, background) -> image
+        self._seen: OrderedDict = OrderedDict()  # runs drawn once, without an image (keys as above)
         self._doc: QTextDocument | None = None  # only for markup parse_runs does not read
         self._font_key = None  # the font the fonts, metrics and widths below are for
         self._font_pair: tuple = ()
@@ -157,6 +161,7 @@ class PanelTitle(QWidget):
             if self._runs is not None:
                 self._placed = self._lay_out(self._runs)
             self._images.clear()  # (keyed by font too: this only frees them)
+            self._seen.clear()
             self.updateGeometry()  # a new font: a new line height (once, not every frame)
 
     def paintEvent(self, event) -> None:
@@ -169,8 +174,10 @@ class PanelTitle(QWidget):
         painter.end()
 
     def _paint_runs(self, painter: QPainter, area) -> None:
-        """Each run in the repainted area, as an image of it kept from an earlier frame where there is one:
-        an opaque image is a copy, where drawing the text shapes it again (three or four titles a frame)."""
+        """Each run in the repainted area: as an image of it kept from an earlier frame where there is
+        one (an opaque image is a copy, where drawing the text shapes it again); a run seen for the
+        first time is drawn straight (most are values that change every step and never come back:
+        making their image costs three times drawing them), and its image is made when it comes back."""
         palette = self.palette()
         ink, background = palette.color(QPalette.ColorRole.WindowText), palette.color(self.backgroundRole())
         look = (self.font().key(), ink.rgba(), background.rgba(), self.height(), self.devicePixelRatioF())
@@ -181,23 +188,55 @@ class PanelTitle(QWidget):
             if x + width >= left:
                 key = (text, is_bold, colour, look)
                 image = self._images.get(key)
-                if image is None:
+                if image is None and key in self._seen:
                     image = self._image(key, width, ink, background)
-                painter.drawImage(QPointF(x, 0), image)
+                if image is not None:
+                    painter.drawImage(QPointF(round(x), 0), image)  # (at a whole pixel, as drawn straight)
+                else:
+                    self._remember(key)
+                    self._draw_straight(painter, x, key, width, ink, background)
+
+    def _remember(self, key: tuple) -> None:
+        self._seen[key] = None
+        if len(self._seen) > 4 * KEEP_RUNS:
+            self._seen.popitem(last=False)
+
+    @staticmethod
+    def _image_size(width: float, height: int, ratio: float) -> tuple[int, int]:
+        return max(1, math.ceil(width * ratio) + 1), max(1, round(height * ratio))
+
+    def _draw_straight(self, painter: QPainter, x: float, key: tuple, width: float, ink: QColor,
+                       background: QColor) -> None:
+        """A run drawn as its image would be: on its background, within the image's rectangle (a glyph
+        that overhangs its run is cut there, as in the image), at the pixel the image would go to."""
+        text, is_bold, colour, (_font, _ink, _bg, height, ratio) = key
+        w, h = self._image_size(width, height, ratio)
+        rect = QRectF(round(x), 0, w / ratio, h / ratio)
+        painter.save()
+        painter.setClipRect(rect, Qt.ClipOperation.IntersectClip)
+        painter.fillRect(rect, background)
+        self._draw_run(painter, round(x), text, is_bold, colour, ink)
+        painter.restore()
+
+    def _draw_run(self, painter: QPainter, x: float, text: str, is_bold: bool, colour, ink: QColor) -> None:
+        """One run's text at ``x``, as :meth:`_image` draws it into its image."""
+        plain, bold = self._fonts()
+        painter.setFont(bold if is_bold else plain)
+        painter.setPen(QColor(colour) if colour else ink)
+        painter.drawText(QPointF(x, self._baseline()), text)
+
+    def _baseline(self) -> float:
+        metrics = self._metrics[False]
+        return (self.height() + metrics.ascent() - metrics.descent()) / 2
 
     def _image(self, key: tuple, width: float, ink: QColor, background: QColor) -> QImage:
         """A run drawn on the row's background, kept under ``key`` (its text, weight, colour and look)."""
         text, is_bold, colour, (_font, _ink, _bg, height, ratio) = key
-        image = QImage(max(1, math.ceil(width * ratio) + 1), max(1, round(height * ratio)), QImage.Format.Format_RGB32)
+        image = QImage(*self._image_size(width, height, ratio), QImage.Format.Format_RGB32)
         image.setDevicePixelRatio(ratio)
         image.fill(background)
-        plain, bold = self._fonts()
-        metrics = self._metrics[False]
-        baseline = (height + metrics.ascent() - metrics.descent()) / 2
         p = QPainter(image)
-        p.setFont(bold if is_bold else plain)
-        p.setPen(QColor(colour) if colour else ink)
-        p.drawText(QPointF(0, baseline), text)
+        self._draw_run(p, 0.0, text, is_bold, colour, ink)
         p.end()
         self._images[key] = image
         if len(self._images) > KEEP_RUNS:
