@@ -162,3 +162,22 @@ def test_a_plot_view_repaints_the_rectangle_around_its_changes(qtbot):
     plot = shown_plot(qtbot)  # (kept_axes' plots go through plain_axes in the panels)
     plain_axes(plot)
     assert plot.viewportUpdateMode() == QGraphicsView.ViewportUpdateMode.BoundingRectViewportUpdate
+
+
+def test_a_panel_plots_bounds_are_those_pyqtgraph_would_give(qtbot):
+    """Qt's own bounding rectangle and shape (no call into Python) stand for pyqtgraph's: the same
+    rectangle, for the plot item, and for its view box less pyqtgraph's half pixel for a border."""
+    from app.ui.plots.common import panel_plot
+
+    plot = panel_plot(kept_axes())
+    qtbot.addWidget(plot)
+    for size in ((300, 200), (517, 143)):
+        plot.resize(*size)
+        plot.show()
+        qtbot.waitExposed(plot)
+        qtbot.wait(20)
+        item, view = plot.getPlotItem(), plot.getViewBox()
+        assert item.boundingRect() == pg.GraphicsWidget.boundingRect(item)
+        assert item.shape().boundingRect() == pg.GraphicsWidget.boundingRect(item)
+        assert view.boundingRect() == pg.ViewBox.boundingRect(view).adjusted(0, 0, -0.5, -0.5)
+        assert view.boundingRect().width() > 100

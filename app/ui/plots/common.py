@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QGraphicsItem, QGraphicsView, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QGraphicsItem, QGraphicsView, QGraphicsWidget, QVBoxLayout, QWidget
 
 from ..theme import RGB, Theme, current
 from .kept_axis import KeptAxis
@@ -30,10 +30,31 @@ def panel_plot_item(axis_items: dict) -> pg.PlotItem:
     ViewBox menu is a good part of each plot's making (a window makes eleven).  The sides
     ``axis_items`` leaves out get hidden quiet axes (:mod:`.quiet_axis`)."""
     axes, hidden = every_side(axis_items)
-    item = pg.PlotItem(axisItems=axes, enableMenu=False)
+    item = NativeBoundsPlotItem(axisItems=axes, enableMenu=False, viewBox=NativeBoundsViewBox(enableMenu=False))
     for side in hidden:
         item.hideAxis(side)
     return item
+
+
+class NativeBoundsPlotItem(pg.PlotItem):
+    """A plot item whose bounding rectangle and shape are Qt's own.
+
+    Qt asks a graphics item's bounding rectangle (and a clipping parent's shape) many times
+    a paint; for a Python subclass each question is a call into Python (pyqtgraph's
+    ``GraphicsWidget`` answers ``mapRectFromParent(geometry())``: the same rectangle as Qt's
+    ``QGraphicsWidget.rect()``, for a widget that is not transformed).  Handing the C++
+    methods back tells PySide that nothing overrides them, and Qt answers without Python."""
+
+    boundingRect = QGraphicsWidget.boundingRect
+    shape = QGraphicsWidget.shape
+
+
+class NativeBoundsViewBox(pg.ViewBox):
+    """A view box whose bounding rectangle and shape are Qt's own (see :class:`NativeBoundsPlotItem`):
+    pyqtgraph's adds half a pixel at the right and bottom, for a border these plots do not draw."""
+
+    boundingRect = QGraphicsWidget.boundingRect
+    shape = QGraphicsWidget.shape
 
 
 def header(text: str) -> PanelTitle:
