@@ -181,3 +181,29 @@ def test_a_panel_plots_bounds_are_those_pyqtgraph_would_give(qtbot):
         assert item.shape().boundingRect() == pg.GraphicsWidget.boundingRect(item)
         assert view.boundingRect() == pg.ViewBox.boundingRect(view).adjusted(0, 0, -0.5, -0.5)
         assert view.boundingRect().width() > 100
+
+
+def test_the_gauge_backdrop_fills_its_band_and_lines_the_grid(qtbot):
+    from app.ui.plots.gauge_backdrop import GaugeBackdrop
+
+    plot = shown_plot(qtbot)
+    plot.setXRange(0, 1, padding=0)
+    plot.setYRange(0, 1, padding=0)
+    backdrop = GaugeBackdrop(grid=(0.8,))
+    backdrop.set_look(pg.mkBrush(255, 0, 0), pg.mkPen(0, 0, 255), pg.mkPen(0, 255, 0))
+    plot.addItem(backdrop)
+    backdrop.set_band(0.2, 0.6)
+    qtbot.wait(20)
+    vb = plot.getViewBox()
+    image = plot.grab().toImage()
+
+    def colours(x: float, spread: int = 0) -> list[tuple[int, int, int]]:
+        """The pixels at data x (and ``spread`` either side), half-way up."""
+        at = plot.mapFromScene(vb.mapViewToScene(pg.Point(x, 0.5)))
+        cs = [image.pixelColor(at.x() + dx, at.y()) for dx in range(-spread, spread + 1)]
+        return [(c.red(), c.green(), c.blue()) for c in cs]
+
+    assert colours(0.4) == [(255, 0, 0)]  # in the band
+    assert colours(0.7) != [(255, 0, 0)] and colours(0.1) != [(255, 0, 0)]
+    assert (0, 255, 0) in colours(0.8, 2)  # the grid line
+    assert (0, 0, 255) in colours(0.2, 2) and (0, 0, 255) in colours(0.6, 2)  # the band's edges

@@ -27,8 +27,10 @@ from .common import (
     solid_brush,
     stack,
 )
+from .gauge_backdrop import GaugeBackdrop
 from .kept_axis import kept_axes
 from .run_feed import RunFeed
+from .step_cursor import StepCursor
 
 
 class EntropyPanel(QWidget):
@@ -46,11 +48,9 @@ class EntropyPanel(QWidget):
         self.gauge.setMinimumHeight(36)
         self.gauge.hideAxis("bottom")  # the values are in the title row; faint lines mark 0, .25 ... 1
         self.bars = Bars()  # strength at y = 0, entropy at y = 1
-        self.range_band = pg.LinearRegionItem(values=(0, 1), orientation="vertical", movable=False)
-        self.range_band.setZValue(-1)  # opaque (solid_brush): drawn under the grid lines
-        self.target = pg.InfiniteLine(angle=90)
-        self.grid = [pg.InfiniteLine(pos=x, angle=90) for x in (0.0, 0.25, 0.5, 0.75, 1.0)]
-        for item in self.grid + [self.range_band, self.bars, self.target]:
+        self.backdrop = GaugeBackdrop()  # the strength clamps' band, faint lines at 0, .25 ... 1
+        self.target = StepCursor()  # the entropy target: a vertical line, over the bars
+        for item in (self.backdrop, self.bars, self.target):
             self.gauge.addItem(item)
         self.strip = panel_plot(kept_axes())
         self.strip.enableAutoRange(enable=False)
@@ -83,12 +83,9 @@ class EntropyPanel(QWidget):
         self.theme = theme
         for plot in (self.gauge, self.strip):
             style_plot(plot, theme)
-        for line in self.grid:
-            line.setPen(pg.mkPen(*theme.muted, 90))
         self.bars.set_brushes([solid_brush(theme, theme.strength, 220), solid_brush(theme, theme.entropy, 220)])
-        self.range_band.setBrush(solid_brush(theme, theme.strength, 45))  # under the grid lines (z -1)
-        for line in self.range_band.lines:
-            line.setPen(pg.mkPen(*theme.strength, 90))
+        self.backdrop.set_look(solid_brush(theme, theme.strength, 45), pg.mkPen(*theme.strength, 90),
+                               pg.mkPen(*theme.muted, 90))
         dash = pg.mkPen(theme.target, width=2, style=Qt.PenStyle.DashLine)
         self.target.setPen(dash)
         self.strip_target.setPen(pg.mkPen(theme.target, width=1, style=Qt.PenStyle.DotLine))
@@ -130,10 +127,10 @@ class EntropyPanel(QWidget):
         if self.cursor.value() != rec.step:
             self.cursor.setValue(rec.step)
         params = rec.settings.scatter
-        self.target.setValue(params.entropy_target)  # pyqtgraph skips a value it has (no repaint)
+        self.target.setValue(params.entropy_target)  # (a value it has: no repaint)
         self.strip_target.setValue(params.entropy_target)
         lo, hi = (params.strength_min, params.strength_max) if params.adaptive else (params.strength, params.strength)
-        self.range_band.setRegion((lo, hi))
+        self.backdrop.set_band(lo, hi)
         sc = rec.scatter
         fired = sc is not None and sc.fired
         self._set_bars(sc.strength if fired else 0.0, sc.entropy if fired else 0.0)
