@@ -50,11 +50,15 @@ class NativeBoundsPlotItem(pg.PlotItem):
 
 
 class NativeBoundsViewBox(pg.ViewBox):
-    """A view box whose bounding rectangle and shape are Qt's own (see :class:`NativeBoundsPlotItem`):
-    pyqtgraph's adds half a pixel at the right and bottom, for a border these plots do not draw."""
+    """A view box whose bounding rectangle, shape and painting are Qt's own (see
+    :class:`NativeBoundsPlotItem`): pyqtgraph's rectangle adds half a pixel at the right and bottom
+    for a border, and its paint draws only that border, with no pen when there is none (made without
+    ``border``, as here: the background is an item of its own), so Qt's empty paint stands for it,
+    without a call into Python at every repaint."""
 
     boundingRect = QGraphicsWidget.boundingRect
     shape = QGraphicsWidget.shape
+    paint = QGraphicsWidget.paint
 
 
 def header(text: str) -> PanelTitle:
