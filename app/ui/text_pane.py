@@ -154,9 +154,11 @@ class TokenTextPane(QTextBrowser):
         if not pieces:
             return
         cursor = QTextCursor(self.document())
-        cursor.movePosition(QTextCursor.MoveOperation.End)
         cursor.beginEditBlock()  # one layout for all the pieces, not one per token (a session's thousands)
         try:
+            # (inside the edit block: a cursor moved outside one lays out its block to keep its x,
+            # the last paragraph laid out again at every append, and then once more at the block's end)
+            cursor.movePosition(QTextCursor.MoveOperation.End)
             self._insert(cursor, pieces)
         finally:
             cursor.endEditBlock()
