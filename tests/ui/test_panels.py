@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from PySide6.QtCore import QEvent, QPoint, QPointF, Qt
-from PySide6.QtGui import QMouseEvent
+from PySide6.QtGui import QMouseEvent, QTextCursor
 from PySide6.QtWidgets import QApplication
 
 from app.ui.plots.common import display_token, x_extent
@@ -212,3 +212,19 @@ def test_no_panel_has_pyqtgraphs_right_click_menu(window):
     (strips,) = window.findChildren(MetricStrips)
     boxes += [plot.getViewBox() for plot in strips.plots]  # the strips not on show too
     assert all(box.menu is None and not box.menuEnabled() for box in boxes)
+
+
+def test_a_streaming_text_shows_its_end_and_a_caret_elsewhere_keeps_its_place(qtbot, window, run_and_wait):
+    window.state.set_run_settings(max_tokens=200)
+    window.resize(1280, 720)
+    run_and_wait(window)
+    pane = window.lanes_view.columns[0].text
+    bar = pane.verticalScrollBar()
+    assert bar.maximum() > 0, "the text should not fit its pane here"
+    assert bar.value() == bar.maximum()  # followed to the very end, bottom margin included
+    caret = QTextCursor(pane.document())
+    caret.setPosition(3)
+    pane.setTextCursor(caret)  # the writer clicked near the top
+    pane.follow_cursor()
+    assert 0 <= pane.cursorRect().top() and pane.cursorRect().bottom() <= pane.viewport().height()
+    assert bar.value() < bar.maximum()
