@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 import pytest
+from PySide6.QtCore import QRectF
 from PySide6.QtGui import QImage, QPainter
 
 from app.ui.plots.bars import Bars
@@ -207,3 +208,33 @@ def test_the_gauge_backdrop_fills_its_band_and_lines_the_grid(qtbot):
     assert colours(0.7) != [(255, 0, 0)] and colours(0.1) != [(255, 0, 0)]
     assert (0, 255, 0) in colours(0.8, 2)  # the grid line
     assert (0, 0, 255) in colours(0.2, 2) and (0, 0, 255) in colours(0.6, 2)  # the band's edges
+
+
+def test_a_fork_tick_added_repaints_its_place_and_not_the_others(qtbot):
+    exposed = []
+
+    class Watched(ForkTicks):
+        def paint(self, p, option, *args):
+            exposed.append(QRectF(option.exposedRect))
+            super().paint(p, option, *args)
+
+    plot = shown_plot(qtbot)
+    plot.setXRange(0, 100, padding=0)
+    plot.setYRange(0, 1, padding=0)
+    ticks = Watched(brush=(0, 114, 178))
+    plot.addItem(ticks)
+    ticks.setData([10.0, 50.0], [0.9, 0.9])
+    qtbot.wait(50)
+    bounds = ticks.boundingRect()
+    exposed.clear()
+    ticks.setData([10.0, 50.0, 70.0], [0.9, 0.9, 0.9])  # the newest step could fork
+    qtbot.wait(50)
+    assert ticks.boundingRect() == bounds  # no geometry change: nothing else repainted
+    assert exposed and all(r.left() > 60.0 and r.right() < 80.0 for r in exposed), exposed
+    image = plot.grab().toImage()
+    centre = plot.mapFromScene(plot.getViewBox().mapViewToScene(pg.Point(70.0, 0.9)))
+    assert image.pixelColor(centre.x(), centre.y() - 2).blue() > 150  # and it is drawn
+    exposed.clear()
+    ticks.setData([50.0, 70.0], [0.9, 0.9])  # another branch: all again
+    qtbot.wait(50)
+    assert any(r.left() <= 10.0 and r.right() >= 70.0 for r in exposed), exposed

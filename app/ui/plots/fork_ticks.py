@@ -6,6 +6,12 @@ strip crosses the row of ticks at every live frame, so the ticks were painted
 again every frame.  This item keeps the points' coordinates and fills a
 triangle of SIZE_PX pixels (as the scatter's ``"t"`` symbol, no outline) at
 each point inside the exposed rectangle.
+
+During a run a new fork adds a tick at the newest step.  Its bounding rectangle is
+the view's range (and the ticks'), so a tick added inside the view changes no
+geometry, and only the new tick's few pixels are repainted: a rectangle that grew
+with the ticks repainted them all, and with them (Qt repaints the rectangle around
+a view's changes) the whole of every strip, each curve's path built again.
 """
 from __future__ import annotations
 
@@ -25,6 +31,7 @@ class ForkTicks(PixelSize, pg.GraphicsObject):
         super().__init__()
         self.brush = pg.mkBrush(brush)
         self.x = self.y = np.empty(0)
+        self._bounds = QRectF()
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemUsesExtendedStyleOption, True)  # exposedRect
 
     def setBrush(self, brush) -> None:
@@ -32,25 +39,54 @@ class ForkTicks(PixelSize, pg.GraphicsObject):
         self.update()
 
     def setData(self, x, y) -> None:
-        """The ticks' centres (data coordinates)."""
-        self.prepareGeometryChange()
-        self.x, self.y = np.asarray(x, dtype=float).reshape(-1), np.asarray(y, dtype=float).reshape(-1)
+        """The ticks' centres (data coordinates).  Ticks added after the same ones as before repaint
+        only where they are; anything else, the whole item."""
+        x, y = np.asarray(x, dtype=float).reshape(-1), np.asarray(y, dtype=float).reshape(-1)
+        old = len(self.x)
+        added = old < len(x) and np.array_equal(x[:old], self.x) and np.array_equal(y[:old], self.y)
+        self.x, self.y = x, y
+        if added and self._inside(x[old:], y[old:]):
+            self.update(self._around(x[old:], y[old:]))
+            return
+        self._fit_bounds()
         self.update()
+
+    def _pad(self) -> tuple[float, float]:
+        px, py = self.pixel()
+        return (px or 1.0) * SIZE_PX, (py or 1.0) * SIZE_PX
+
+    def _around(self, x: np.ndarray, y: np.ndarray) -> QRectF:
+        """The rectangle of the ticks at ``x``, ``y``, a triangle's size to spare."""
+        px, py = self._pad()
+        x0, x1, y0, y1 = x.min(), x.max(), y.min(), y.max()
+        return QRectF(x0 - px, y0 - py, x1 - x0 + 2 * px, y1 - y0 + 2 * py)
+
+    def _inside(self, x: np.ndarray, y: np.ndarray) -> bool:
+        return self._bounds.contains(self._around(x, y))
+
+    def _fit_bounds(self) -> None:
+        """The view's range united with the ticks' rectangle (geometry changes only when that does)."""
+        view = self.viewRect()
+        rect = QRectF(view) if view is not None else QRectF()
+        if len(self.x):
+            rect = rect.united(self._around(self.x, self.y))
+        if rect != self._bounds:
+            self.prepareGeometryChange()
+            self._bounds = rect
+
+    def viewRangeChanged(self) -> None:
+        super().viewRangeChanged()
+        self._fit_bounds()
 
     def getData(self) -> tuple[np.ndarray, np.ndarray]:
         return self.x, self.y
 
     def boundingRect(self) -> QRectF:
-        if not len(self.x):
-            return QRectF()
-        px, py = self.pixel()
-        px, py = (px or 1.0) * SIZE_PX, (py or 1.0) * SIZE_PX
-        x0, x1, y0, y1 = self.x.min(), self.x.max(), self.y.min(), self.y.max()
-        return QRectF(x0 - px, y0 - py, x1 - x0 + 2 * px, y1 - y0 + 2 * py)
+        return QRectF(self._bounds)
 
     def viewTransformChanged(self) -> None:
-        self.prepareGeometryChange()  # the ticks keep their size in pixels: their data bounds change
         super().viewTransformChanged()
+        self._fit_bounds()  # the ticks keep their size in pixels: their rectangle in data changes
 
     def dataBounds(self, ax: int, frac: float = 1.0, orthoRange=None):
         data = self.x if ax == 0 else self.y
