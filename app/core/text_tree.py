@@ -70,6 +70,18 @@ class TextTree:
     def pieces(self, branch_id: int | None = None) -> list[Piece]:
         return [p for branch, upto in self.path(branch_id) for p in branch.pieces[:upto]]
 
+    def pieces_after(self, shown: int, branch_id: int | None = None) -> list[Piece]:
+        """``pieces(branch_id)[shown:]`` without copying the first ``shown`` (a lane's text view, which
+        has drawn them, asks at every live frame; a long run's pieces are thousands)."""
+        out: list[Piece] = []
+        for branch, upto in self.path(branch_id):
+            if shown >= upto:
+                shown -= upto
+                continue
+            out.extend(branch.pieces[shown:upto])
+            shown = 0
+        return out
+
     def records(self) -> list[StepRecord]:
         """The shown path's step records.  Views read them many times a frame, so they are kept until
         the path changes: keyed by the path's branch objects (held, so never reused) and how many of

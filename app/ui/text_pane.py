@@ -147,15 +147,15 @@ class TokenTextPane(QTextBrowser):
         else:
             self.textCursor().insertText(prompt, fmt)
 
-    def sync(self, prompt: str, pieces: list, revision: int) -> None:
-        """Draw the lane's ``pieces`` (step records and written text): only the new ones, or all
-        again when the lane's text was replaced (``revision`` changed), the prompt changed, or
-        special tokens are now drawn another way."""
+    def sync(self, prompt: str, pieces_after: Callable[[int], list], revision: int) -> None:
+        """Draw the lane's pieces (step records and written text; ``pieces_after(n)``: those after the
+        first ``n``): only the new ones, or all again when the lane's text was replaced (``revision``
+        changed), the prompt changed, or special tokens are now drawn another way."""
         drawn = (revision, prompt, self.chips.key() if self.chips is not None else None, self.fork_rule)
         if drawn != self._drawn:
             self.show_prompt(prompt)
             self._drawn = drawn
-        self._append(pieces[self.shown:])
+        self._append(pieces_after(self.shown))
 
     def _append(self, pieces: list) -> None:
         if not pieces:

@@ -152,6 +152,20 @@ def test_tree_paths_and_alternatives_by_hand():
     assert tree.text() == "abc"
 
 
+
+def test_the_pieces_after_the_first_n_are_those_of_the_whole_path():
+    tree = TextTree()
+    a = tree.add_branch(None, 0, prompt="p")
+    a.pieces += [Written(t) for t in "abcdef"]
+    b = tree.fork_at(4)  # "abcd" then another way
+    b.pieces += [Written(t) for t in "XYZ"]
+    c = tree.fork_at(5)  # "abcdX" then another way
+    c.pieces.append(Written("!"))
+    for branch in (None, a.id, b.id, c.id):
+        whole = tree.pieces(branch)
+        for n in range(len(whole) + 2):
+            assert tree.pieces_after(n, branch) == whole[n:], (branch, n)
+
 #: The chains that steer themselves: mirostat's mu and adaptive-p's running average are part of the position.
 STEERING = {
     "mirostat 2": SamplerSettings(seed=9, temp=1.3, mirostat=2, mirostat_tau=3.0, mirostat_eta=0.3,
