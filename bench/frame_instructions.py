@@ -59,7 +59,8 @@ def _total(out_file: Path) -> int:
     return int(found.group(1))
 
 
-def measure(lanes: int, steps: int, warm: int) -> dict[str, float]:
+def measure(lanes: int, steps: int, warm: int, keep: bool = False) -> dict[str, float]:
+    """``keep``: leave the callgrind output (for ``callgrind_annotate``) and say where."""
     for tool in ("valgrind", "callgrind_control"):
         if shutil.which(tool) is None:
             raise SystemExit(f"frame_instructions: {tool} not found (Debian's package valgrind)")
@@ -95,7 +96,13 @@ def measure(lanes: int, steps: int, warm: int) -> dict[str, float]:
             if child.poll() is None:
                 child.kill()
     frames = len(records) - warm
-    return {"frame_minstr": _total(out_file) / frames / 1e6, "frames": frames}
+    try:
+        return {"frame_minstr": _total(out_file) / frames / 1e6, "frames": frames}
+    finally:
+        if keep:
+            print(f"callgrind output: {out_file}")
+        else:
+            shutil.rmtree(work, ignore_errors=True)
 
 
 def main(argv=None) -> None:
@@ -103,6 +110,7 @@ def main(argv=None) -> None:
     parser.add_argument("--lanes", type=int, default=1)
     parser.add_argument("--steps", type=int, default=60, help="steps of the run (default 60)")
     parser.add_argument("--warm", type=int, default=10, help="frames not counted, first (default 10)")
+    parser.add_argument("--keep", action="store_true", help="keep the callgrind output and print its path")
     parser.add_argument("--child", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child is not None:
@@ -110,7 +118,7 @@ def main(argv=None) -> None:
         return
     if not 0 <= args.warm < args.steps:
         parser.error(f"--warm {args.warm}: must be at least 0 and less than --steps {args.steps}")
-    out = measure(args.lanes, args.steps, args.warm)
+    out = measure(args.lanes, args.steps, args.warm, args.keep)
     print(f"frame_minstr: {out['frame_minstr']:.2f}  ({args.lanes} lane(s), {out['frames']} frames counted)")
 
 
