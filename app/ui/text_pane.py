@@ -61,6 +61,7 @@ class TokenTextPane(QTextBrowser):
         self.setOpenLinks(False)
         self.setMouseTracking(True)
         self.setReadOnly(True)
+        self.setUndoRedoEnabled(False)  # read-only: each insertion would keep an undo command (a long run's thousands)
         self.shown = 0  # how many of the lane's records are drawn
         self.spans: dict[int, tuple[int, int]] = {}  # step -> character range in the document
         self.records_by_step: dict[int, StepRecord] = {}
