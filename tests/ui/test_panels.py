@@ -173,13 +173,19 @@ def test_the_tooltip_says_which_ranking_each_number_is(window, ran):
     assert "rank 5 among the raw logits" not in html
 
 
-def test_the_selected_token_is_scrolled_into_view_and_the_end_stays_in_view(qtbot, window, run_and_wait):
+def long_text(window, run_and_wait, height: int):
+    """The first lane's pane and its scroll bar after a run of 200 tokens in a window ``height`` tall."""
     window.state.set_run_settings(max_tokens=200)
-    window.resize(1280, 860)
+    window.resize(1280, height)
     run_and_wait(window)
     pane = window.lanes_view.columns[0].text
     bar = pane.verticalScrollBar()
     assert bar.maximum() > 0, "the text should not fit its pane here"
+    return pane, bar
+
+
+def test_the_selected_token_is_scrolled_into_view_and_the_end_stays_in_view(qtbot, window, run_and_wait):
+    pane, bar = long_text(window, run_and_wait, 860)
     bar.setValue(bar.maximum())
     step = next(s for s in sorted(pane.spans) if s > 2)
     window.state.select(step)  # e.g. from a click in a strip
@@ -215,12 +221,7 @@ def test_no_panel_has_pyqtgraphs_right_click_menu(window):
 
 
 def test_a_streaming_text_shows_its_end_and_a_caret_elsewhere_keeps_its_place(qtbot, window, run_and_wait):
-    window.state.set_run_settings(max_tokens=200)
-    window.resize(1280, 720)
-    run_and_wait(window)
-    pane = window.lanes_view.columns[0].text
-    bar = pane.verticalScrollBar()
-    assert bar.maximum() > 0, "the text should not fit its pane here"
+    pane, bar = long_text(window, run_and_wait, 720)
     assert bar.value() == bar.maximum()  # followed to the very end, bottom margin included
     caret = QTextCursor(pane.document())
     caret.setPosition(3)
