@@ -40,35 +40,10 @@ class KeptAxis(QuietAxis):
         super().__init__(orientation, **kwargs)
         self._images: OrderedDict = OrderedDict()
         self.images_drawn = 0  # looks drawn by pyqtgraph (tests: a look seen before is not drawn again)
-        self._bounds = None  # the bounding rectangle, until the size, style, grid or view changes
         self._shown = None  # (device pixel ratio, image) painted while pyqtgraph keeps ``picture``
         self._frames: OrderedDict = OrderedDict()  # look less the labels' texts -> (axis spec, tick specs)
         self._sizes: dict = {}  # (font, text) -> the text's rectangle as pyqtgraph measures it
         self.specs_generated = 0  # tick placements worked out by pyqtgraph (tests: new labels reuse them)
-
-    # Qt asks an item's bounding rectangle dozens of times a frame; pyqtgraph's maps the geometry
-    # and reads the style each time (49 calls a frame, 0.5 ms, in a replayed run's profile).
-    def boundingRect(self):
-        bounds = getattr(self, "_bounds", None)  # (asked already while pyqtgraph's __init__ runs)
-        if bounds is None:
-            bounds = self._bounds = super().boundingRect()
-        return QRectF(bounds)
-
-    def resizeEvent(self, ev=None):
-        self._bounds = None
-        super().resizeEvent(ev)
-
-    def setStyle(self, **kwargs):
-        self._bounds = None
-        super().setStyle(**kwargs)
-
-    def setGrid(self, grid):
-        self._bounds = None
-        super().setGrid(grid)
-
-    def linkToView(self, view):
-        self._bounds = None
-        super().linkToView(view)
 
     def _look(self, ratio: float, ticks=None) -> tuple:
         """Everything the axis's drawing depends on (``ticks``: instead of the given ticks, as repr)."""
