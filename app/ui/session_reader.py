@@ -74,7 +74,10 @@ def _wait(parent, path: Path, box: dict) -> None:
     dialog.setAutoReset(False)
     dialog.setMinimumDuration(10**9)  # shown by the timer below, not by Qt's own (it waits for setValue)
     dialog.hide()
-    QTimer.singleShot(SHOW_AFTER_MS, lambda: None if box.get("done") else dialog.show())
+    show = QTimer()  # (one of our own, stopped below: a pending single shot outlived the dialog it shows)
+    show.setSingleShot(True)
+    show.timeout.connect(lambda: None if box.get("done") else dialog.show())
+    show.start(SHOW_AFTER_MS)
 
     def cancelled() -> None:
         box["cancelled"] = True
@@ -92,5 +95,6 @@ def _wait(parent, path: Path, box: dict) -> None:
     timer.start(POLL_MS)
     loop.exec()
     timer.stop()
+    show.stop()
     dialog.close()
     dialog.deleteLater()
