@@ -38,7 +38,7 @@ def ran(qtbot, window, run_and_wait):
 def bar_point(panel, i: int) -> QPoint:
     """Where bar ``i`` (0-based) is, in the plot widget's viewport coordinates."""
     vb = panel.plot.getViewBox()
-    scene = vb.mapViewToScene(QPointF(i + 1, vb.viewRange()[1][0] + 0.01))
+    scene = vb.mapViewToScene(QPointF(panel.slots.x(i + 1), vb.viewRange()[1][0] + 0.01))
     return panel.plot.mapFromScene(scene)
 
 
@@ -58,7 +58,7 @@ def test_the_x_labels_are_the_medium_tokens_and_the_chosen_one_is_marked(window,
     assert axis.labels[axis.emphasis] == display_token(window.state.token_text(rec.token))
     written = [text for text, _rect in axis.label_rects()]
     assert written and len(written) <= live
-    assert window.pre_post.chosen.point[0] == axis.emphasis + 1
+    assert window.pre_post.chosen.point[0] == window.pre_post.slots.x(axis.emphasis + 1)
     absorption = window.absorption.axis.labels
     assert [label.split(" \u00d7")[0] for label in absorption] == axis.labels
     damped = [label for label, f in zip(absorption, sc.absorption_factors) if f < 1]
@@ -66,6 +66,27 @@ def test_the_x_labels_are_the_medium_tokens_and_the_chosen_one_is_marked(window,
     written = [text.replace("\u2026", "") for text, _r in window.absorption.axis.label_rects()]
     assert any(damped[0].startswith(w[:3]) and w.endswith(damped[0][-2:]) for w in written)  # never thinned away
 
+
+
+def test_steps_of_other_medium_sizes_keep_the_x_range_and_each_label_stays_under_its_bar(qtbot, window, ran):
+    panel, vb = window.pre_post, window.pre_post.plot.getViewBox()
+    fired = [r for r in window.state.lane().records if r.scatter is not None and r.scatter.fired]
+    by_size = {len(r.scatter.p_before): r for r in fired}
+    assert len(by_size) >= 2, "the run should have steps of different medium sizes"
+    ranges = set()
+    for size, rec in sorted(by_size.items())[:4]:
+        window.state.select(rec.step)
+        qtbot.wait(20)
+        ranges.add(tuple(vb.viewRange()[0]))
+        before, after = panel.pre, panel.post
+        pairs = (before.left + after.right) / 2  # each bar pair's centre (before and after), in view x
+        assert len(pairs) == size
+        under = [vb.mapViewToScene(QPointF(x, 0)).x() for x in pairs]
+        written = panel.axis.label_rects()
+        assert written
+        for _text, rect in written:
+            assert min(abs(rect.center().x() - x) for x in under) < 3  # a label under a pair of bars
+    assert len(ranges) == 1  # no range change from step to step (pyqtgraph's costly path)
 
 def test_the_hover_label_shows_both_probabilities_and_is_cleared(qtbot, window, ran, run_and_wait):
     panel = window.pre_post

@@ -15,9 +15,9 @@ from app.engine.face.records import StepRecord
 
 from ..theme import Theme, style_plot
 from .bars import Bars
-from .common import LEFT_AXIS_PX, display_token, fit_y, panel_plot, plain_axes, plot_panel, set_x, solid_brush, title_row
+from .common import LEFT_AXIS_PX, display_token, fit_y, panel_plot, plain_axes, plot_panel, solid_brush, title_row
 from .kept_axis import kept_axes
-from .token_axis import TokenAxis
+from .token_axis import SlotView, TokenAxis
 
 
 def repeat_count(factor: float, absorption: float) -> str:
@@ -45,6 +45,7 @@ class AbsorptionPanel(QWidget):
         self.plot.getAxis("left").setWidth(LEFT_AXIS_PX)
         self.plot.setMinimumHeight(92)
         plain_axes(self.plot)
+        self.slots = SlotView(self.plot, self.axis)  # bar i at slot i: the x range stays
         self.bars = Bars()
         self.plot.addItem(self.bars)
         self.damped: list[str] = []  # the damped tokens' labels, as written under their bars
@@ -69,10 +70,10 @@ class AbsorptionPanel(QWidget):
         absorption = rec.settings.scatter.absorption if rec is not None else 0.0
         factors = sc.absorption_factors if sc is not None and sc.fired else np.empty(0)
         ids = sc.ids[: len(factors)] if len(factors) else np.empty(0, dtype=np.int32)
-        x = np.arange(1, len(factors) + 1, dtype=float)
-        set_x(self.plot, 0.4, max(len(x), 1) + 0.6)
+        x = np.arange(1, len(factors) + 1, dtype=float)  # slots
+        self.slots.show(len(x))
         damped = factors < 1.0
-        self.bars.set_bars(x, factors, 0.8, colours=damped.astype(int))
+        self.bars.set_bars(self.slots.x(x), factors, 0.8 * self.slots.stretch, colours=damped.astype(int))
         labels = []
         for i, tid in enumerate(ids.tolist()):
             label = display_token(self.token_text(int(tid)))

@@ -20,10 +20,10 @@ from app.engine.face.records import StepRecord
 
 from ..theme import Theme, current, style_plot
 from .bars import Bars
-from .common import LEFT_AXIS_PX, display_token, fit_y, header, legend_html, panel_plot, plain_axes, set_x, solid_brush, stack
+from .common import LEFT_AXIS_PX, display_token, fit_y, header, legend_html, panel_plot, plain_axes, solid_brush, stack
 from .kept_axis import kept_axes
 from .marker import Marker
-from .token_axis import TokenAxis
+from .token_axis import SlotView, TokenAxis
 
 FLOOR_LOG = -8.0  # the log scale's floor: probabilities below 1e-8 are drawn at it
 MAX_BARS = 64
@@ -62,10 +62,11 @@ class PrePostPanel(QWidget):
         self.plot.hideButtons()
         plain_axes(self.plot)
         self.plot.enableAutoRange(enable=False)
+        self.slots = SlotView(self.plot, self.axis, MAX_BARS)  # bar i at slot i: the x range stays
         self.pre, self.post = Bars(), Bars()
         self.chosen = Marker()
         self.message = pg.TextItem(ONE_CANDIDATE, anchor=(0.5, 0.5))  # shown when there is nothing to compare
-        self._message_at = None  # the y range the message was centred in
+        self._message_at = None  # (y range, x) the message was centred at
         self.hover = pg.TextItem(anchor=(0, 0))
         for item in (self.pre, self.post, self.chosen):
             self.plot.addItem(item)
@@ -152,7 +153,8 @@ class PrePostPanel(QWidget):
 
     def _draw_bars(self, rec: StepRecord | None, one_candidate: bool) -> None:
         n = len(self.ids)
-        x = np.arange(1, n + 1, dtype=float)
+        self.slots.show(n)
+        x = np.arange(1, n + 1, dtype=float)  # slots
         chosen = np.flatnonzero(self.ids == rec.token) if rec is not None and n else []
         i_chosen = int(chosen[0]) if len(chosen) else None
         self.axis.set_labels([display_token(self.token_text(int(t))) for t in self.ids], i_chosen,
@@ -164,25 +166,24 @@ class PrePostPanel(QWidget):
             y_range, base = (lo, 0.25), lo
         else:  # a few coarse heights, so the axis is rarely rebuilt
             y_range, base = (0.0, next((h for h in (0.1, 0.25, 0.5) if top * 1.15 <= h), 1.15)), 0.0
-        set_x(self.plot, 0.4, max(n, 1) + 0.6)
         if getattr(self.plot.getViewBox(), "fit_y_span", None) != y_range:
             fit_y(self.plot, *y_range)  # the end ticks' labels inside the plot
         both = len(self.p_before) == n
-        width = 0.42 if both else 0.8
-        self.pre.set_bars(x - 0.21 if both else [], self._y(self.p_before, base) - base if both else [], width, base)
-        self.post.set_bars(x + 0.21 if both else x, self._y(self.p_after, base) - base, width, base)
+        at, width = self.slots.x, (0.42 if both else 0.8) * self.slots.stretch
+        self.pre.set_bars(at(x - 0.21) if both else [], self._y(self.p_before, base) - base if both else [], width, base)
+        self.post.set_bars(at(x + 0.21) if both else at(x), self._y(self.p_after, base) - base, width, base)
         if i_chosen is not None:
             tallest = max(self.p_after[i_chosen], self.p_before[i_chosen] if both else 0.0)
             y = self._y(np.array([tallest]), base)[0]
             pad = 0.03 * (y_range[1] - y_range[0])
-            self.chosen.set_point((x[i_chosen], min(y + pad, y_range[1] - pad)))
+            self.chosen.set_point((at(x[i_chosen]), min(y + pad, y_range[1] - pad)))
         else:
             self.chosen.set_point(None)
         if one_candidate != self.message.isVisible():
             self.message.setVisible(one_candidate)
-        if one_candidate and self._message_at != y_range:
-            self._message_at = y_range
-            self.message.setPos(1.0, sum(y_range) / 2)
+        if one_candidate and self._message_at != (y_range, at(1.0)):
+            self._message_at = (y_range, at(1.0))
+            self.message.setPos(at(1.0), sum(y_range) / 2)
 
     # -- pointer -----------------------------------------------------------------
 
@@ -196,7 +197,7 @@ class PrePostPanel(QWidget):
         vb = self.plot.getViewBox()
         if not len(self.ids) or not vb.sceneBoundingRect().contains(pos):
             return None
-        i = int(round(vb.mapSceneToView(pos).x())) - 1
+        i = int(round(self.slots.slot(vb.mapSceneToView(pos).x()))) - 1
         return i if 0 <= i < len(self.ids) else None
 
     def _on_click(self, event) -> None:
@@ -218,7 +219,7 @@ class PrePostPanel(QWidget):
             return
         vb = self.plot.getViewBox()
         (x0, x1), (y0, y1) = vb.viewRange()
-        x = i + 1.0
+        x = self.slots.x(i + 1.0)
         self.hover.setAnchor((1, 0) if x > (x0 + x1) / 2 else (0, 0))  # stay inside the plot
         self.hover.setText(self.hover_text(i))
         self.hover.setPos(x, y1)

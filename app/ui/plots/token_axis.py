@@ -22,6 +22,7 @@ import math
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QImage, QPainter
 
+from .common import set_x
 from .quiet_axis import QuietAxis
 
 MAX_TEXT_PX = 56
@@ -60,6 +61,10 @@ class LabelImages:
         return image
 
 
+#: Where the bar panels' slots begin: bar i (1-based) stands at slot i, the view from ORIGIN to n + 0.6.
+ORIGIN = 0.4
+
+
 class TokenAxis(QuietAxis):
     def __init__(self, **kwargs):
         super().__init__("bottom", **kwargs)
@@ -71,7 +76,15 @@ class TokenAxis(QuietAxis):
         self.setTicks([[]])  # no ticks of pyqtgraph's (64 of them cost more than the labels): ours, per label
         self._elide_cache: dict[tuple[str, bool], str] = {}
         self._label_images = LabelImages()
+        self.stretch = 1.0  # view units per slot (``SlotView``): bar i stands at ORIGIN + (i - ORIGIN) * stretch
         self.setHeight(MAX_TEXT_PX + 8)
+
+    def set_stretch(self, stretch: float) -> None:
+        """View units per slot: the bars are stretched to fill a view whose range stays (``SlotView``)."""
+        if stretch != self.stretch:
+            self.stretch = stretch
+            self.picture = None
+            self.update()
 
     def set_labels(self, labels: list[str], emphasis: int | None = None, colour: QColor | None = None,
                    priority=()) -> None:
@@ -91,7 +104,7 @@ class TokenAxis(QuietAxis):
 
     def _placed(self) -> list[tuple[int, float]]:
         """(index, local x) of the labels that are written, in the current range and width."""
-        lo, hi = self.range
+        lo, hi = (ORIGIN + (end - ORIGIN) / self.stretch for end in self.range)  # in slots
         width = self.mapRectFromParent(self.geometry()).width()
         if not self.labels or hi <= lo or width <= 0:
             return []
@@ -170,3 +183,33 @@ class TokenAxis(QuietAxis):
             image = self._label_images.get(text, bold if chosen else font,
                                            self.emphasis_colour if chosen else text_pen, line, ratio)
             p.drawImage(QPointF(x - line / 2, top), image)
+
+
+class SlotView:
+    """Bars at slots 1 .. n in a plot whose x range stays from ORIGIN to ``max(n, slots) + 0.6``: the bars
+    are stretched to fill it, and the token axis writes its labels by slot.
+
+    The pre/post and absorption panels' number of bars is the medium's size, which changes at nearly
+    every step of a run; a new x range each time set pyqtgraph's range change going (its signals, the
+    view's matrix, every item and axis told: 4 % of a live frame's instructions).  ``x`` places slots
+    (or bar edges, in slot units) in the view, ``slot`` is the other way (a pointer over a bar),
+    ``stretch`` scales widths.  More bars than ``slots`` widen the range as before."""
+
+    def __init__(self, plot, axis: TokenAxis, slots: int = 64):
+        self.plot, self.axis, self.slots = plot, axis, slots
+        self.stretch = 1.0
+
+    def show(self, n: int) -> None:
+        """Room for ``n`` bars (at least one slot's worth), the range kept when it can be."""
+        total = max(n, self.slots)
+        span = 1 - 2 * ORIGIN  # (slots ORIGIN .. n + 1 - ORIGIN: n + span wide)
+        self.stretch = (total + span) / (max(n, 1) + span)
+        set_x(self.plot, ORIGIN, total + 1 - ORIGIN)
+        self.axis.set_stretch(self.stretch)
+
+    def x(self, slot):
+        """Slot (a number or an array) -> view x."""
+        return ORIGIN + (slot - ORIGIN) * self.stretch
+
+    def slot(self, x: float) -> float:
+        return ORIGIN + (x - ORIGIN) / self.stretch
