@@ -133,8 +133,12 @@ See `bench/*.py` for exactly what each figure times.
   answering their bounding rectangle, shape and (empty) paint in C++ (pyqtgraph's Python answers were
   sixty-odd calls a frame); the entropy gauge's band, edges and grid drawn by one item instead of
   eight; text panes moving their append cursor inside the edit block (outside it the last paragraph
-  was laid out once more at every append) and following the end with the scroll bar. 1 lane 25.47 to
-  21.88 million instructions a frame, 4 lanes 28.95 to 25.22. The 4 lanes' remaining extra is Qt's
+  was laid out once more at every append) and following the end with the scroll bar; every axis
+  keeping its bounding rectangle (the token axes and hidden sides asked pyqtgraph's at every paint);
+  the pre/post and absorption panels keeping their x range while the medium's size changes (the bars
+  stretched to fill it, `token_axis.SlotView`: pyqtgraph's range change ran at nearly every step). 1
+  lane 25.47 to 20.52 million instructions a frame (-19 %), 4 lanes 28.95 to 23.91 (-17 %); by the
+  day before's 5.10 and 5.94 ms for the first code, 4.1 and 4.9 ms. The 4 lanes' remaining extra is Qt's
   text layout and painting of four panes (`QWidgetTextControl::drawContents` and the text shaping
   under it, a tenth of a 4-lane frame in the callgrind profile).
   Where the GUI thread's CPU goes during a windowed run, by part:
