@@ -118,7 +118,6 @@ class TokenTextPane(QTextBrowser):
             return
         rect = self.cursorRect(self._at(cursor.selectionStart()))
         if rect.top() < 0 or rect.bottom() > self.viewport().height():
-            bar = self.verticalScrollBar()
             bar.setValue(bar.value() + rect.top() - self.viewport().height() // 3)
 
     def _at(self, position: int) -> QTextCursor:

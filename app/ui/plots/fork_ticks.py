@@ -21,17 +21,16 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QPainter, QPolygonF
 from PySide6.QtWidgets import QGraphicsItem
 
-from .pixel_size import PixelSize
+from .view_bounds import ViewBounds
 
 SIZE_PX = 7.0
 
 
-class ForkTicks(PixelSize, pg.GraphicsObject):
+class ForkTicks(ViewBounds, pg.GraphicsObject):
     def __init__(self, brush=None):
         super().__init__()
         self.brush = pg.mkBrush(brush)
         self.x = self.y = np.empty(0)
-        self._bounds = QRectF()
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemUsesExtendedStyleOption, True)  # exposedRect
 
     def setBrush(self, brush) -> None:
@@ -45,48 +44,29 @@ class ForkTicks(PixelSize, pg.GraphicsObject):
         old = len(self.x)
         added = old < len(x) and np.array_equal(x[:old], self.x) and np.array_equal(y[:old], self.y)
         self.x, self.y = x, y
-        if added and self._inside(x[old:], y[old:]):
-            self.update(self._around(x[old:], y[old:]))
+        new = self._around(x[old:], y[old:]) if added else None
+        if new is not None and self._bounds.contains(new):
+            self.update(new)
             return
-        self._fit_bounds()
+        self.fit_bounds()
         self.update()
-
-    def _pad(self) -> tuple[float, float]:
-        px, py = self.pixel()
-        return (px or 1.0) * SIZE_PX, (py or 1.0) * SIZE_PX
 
     def _around(self, x: np.ndarray, y: np.ndarray) -> QRectF:
         """The rectangle of the ticks at ``x``, ``y``, a triangle's size to spare."""
-        px, py = self._pad()
+        px, py = self.pixel()
+        px, py = (px or 1.0) * SIZE_PX, (py or 1.0) * SIZE_PX
         x0, x1, y0, y1 = x.min(), x.max(), y.min(), y.max()
         return QRectF(x0 - px, y0 - py, x1 - x0 + 2 * px, y1 - y0 + 2 * py)
 
-    def _inside(self, x: np.ndarray, y: np.ndarray) -> bool:
-        return self._bounds.contains(self._around(x, y))
-
-    def _fit_bounds(self) -> None:
-        """The view's range united with the ticks' rectangle (geometry changes only when that does)."""
-        view = self.viewRect()
-        rect = QRectF(view) if view is not None else QRectF()
-        if len(self.x):
-            rect = rect.united(self._around(self.x, self.y))
-        if rect != self._bounds:
-            self.prepareGeometryChange()
-            self._bounds = rect
-
-    def viewRangeChanged(self) -> None:
-        super().viewRangeChanged()
-        self._fit_bounds()
+    def extent(self) -> QRectF | None:
+        return self._around(self.x, self.y) if len(self.x) else None
 
     def getData(self) -> tuple[np.ndarray, np.ndarray]:
         return self.x, self.y
 
-    def boundingRect(self) -> QRectF:
-        return QRectF(self._bounds)
-
     def viewTransformChanged(self) -> None:
         super().viewTransformChanged()
-        self._fit_bounds()  # the ticks keep their size in pixels: their rectangle in data changes
+        self.fit_bounds()  # the ticks keep their size in pixels: their rectangle in data changes
 
     def dataBounds(self, ax: int, frac: float = 1.0, orthoRange=None):
         data = self.x if ax == 0 else self.y

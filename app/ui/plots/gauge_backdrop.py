@@ -4,20 +4,20 @@ edges marked) and faint lines at 0, .25 ... 1 over it.
 The gauge's bars change at nearly every step of a run, and Qt then repaints every item under them.
 As pyqtgraph items (a LinearRegionItem with its two edge lines, and five InfiniteLines) that was
 eight calls into Python per repaint, each working its line out through the view again; this item
-draws the same in one.  Its bounding rectangle is the view's range (kept until the range changes),
-so moving the band changes no geometry.
+draws the same in one.  Its bounding rectangle is the view's range (:mod:`.view_bounds`), so moving
+the band changes no geometry.
 """
 from __future__ import annotations
 
 import pyqtgraph as pg
 from PySide6.QtCore import QLineF, QRectF, Qt
 
-from .pixel_size import PixelSize
+from .view_bounds import ViewBounds
 
 GRID = (0.0, 0.25, 0.5, 0.75, 1.0)
 
 
-class GaugeBackdrop(PixelSize, pg.GraphicsObject):
+class GaugeBackdrop(ViewBounds, pg.GraphicsObject):
     def __init__(self, grid=GRID):
         super().__init__()
         self.grid = tuple(float(x) for x in grid)
@@ -25,7 +25,6 @@ class GaugeBackdrop(PixelSize, pg.GraphicsObject):
         self.band_brush = pg.mkBrush(None)
         self.band_pen = self.grid_pen = pg.mkPen(None)
         self.setZValue(-1)  # under the bars
-        self._bounds = QRectF()
 
     def set_look(self, band_brush, band_pen, grid_pen) -> None:
         self.band_brush, self.band_pen, self.grid_pen = pg.mkBrush(band_brush), pg.mkPen(band_pen), pg.mkPen(grid_pen)
@@ -37,17 +36,6 @@ class GaugeBackdrop(PixelSize, pg.GraphicsObject):
         if band != self.band:
             self.band = band
             self.update()
-
-    def viewRangeChanged(self) -> None:
-        super().viewRangeChanged()
-        view = self.viewRect()
-        bounds = QRectF(view) if view is not None else QRectF()
-        if bounds != self._bounds:
-            self.prepareGeometryChange()
-            self._bounds = bounds
-
-    def boundingRect(self) -> QRectF:
-        return QRectF(self._bounds)
 
     def dataBounds(self, ax: int, frac: float = 1.0, orthoRange=None):
         return (min(self.grid + self.band), max(self.grid + self.band)) if ax == 0 else (None, None)

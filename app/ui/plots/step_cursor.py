@@ -11,18 +11,17 @@ from __future__ import annotations
 import pyqtgraph as pg
 from PySide6.QtCore import QLineF, QRectF
 
-from .pixel_size import PixelSize
+from .view_bounds import ViewBounds
 
 PAD_PX = 3.0  # half the pen's width and a pixel of rounding, each side of the line
 
 
-class StepCursor(PixelSize, pg.GraphicsObject):
+class StepCursor(ViewBounds, pg.GraphicsObject):
     def __init__(self, pen=None):
         super().__init__()
         self.pen = pg.mkPen(pen)
         self.x = -1.0
         self.setZValue(10)  # over the data
-        self._bounds = QRectF()
 
     def setPen(self, pen) -> None:
         self.pen = pg.mkPen(pen)
@@ -38,7 +37,7 @@ class StepCursor(PixelSize, pg.GraphicsObject):
             return
         old, self.x = self._strip(self.x), x
         if not self._bounds.left() <= x <= self._bounds.right():
-            self._fit_bounds()
+            self.fit_bounds()
         self.update(old)
         self.update(self._strip(x))
 
@@ -47,21 +46,10 @@ class StepCursor(PixelSize, pg.GraphicsObject):
         b = self._bounds
         return QRectF(x - PAD_PX * px, b.top(), 2 * PAD_PX * px, b.height())
 
-    def _fit_bounds(self) -> None:
-        view = self.viewRect()
-        rect = QRectF(view) if view is not None else QRectF()
-        rect = rect.united(QRectF(self.x - 0.5, rect.top(), 1.0, rect.height()))
-        if rect != self._bounds:
-            self.prepareGeometryChange()
-            self._bounds = rect
-
-    def viewRangeChanged(self) -> None:
-        super().viewRangeChanged()
-        self._cachedView = None
-        self._fit_bounds()
-
-    def boundingRect(self) -> QRectF:
-        return QRectF(self._bounds)
+    def extent(self) -> QRectF:
+        """A step's width around the line (it may stand outside the view's range)."""
+        view = self.viewRect() or QRectF()
+        return QRectF(self.x - 0.5, view.top(), 1.0, view.height())
 
     def dataBounds(self, ax: int, frac: float = 1.0, orthoRange=None):
         return (self.x, self.x) if ax == 0 else (None, None)
