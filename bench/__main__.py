@@ -127,11 +127,11 @@ See `bench/*.py` for exactly what each figure times.
   Then (2026-12-03, issue 18, each change measured by the instructions a frame takes under callgrind,
   `python -m bench.frame_instructions [--lanes 4]`, which the machine's load does not move): the fork
   radar's ticks keeping the view's range as their rectangle, so a tick added at the newest step repaints
-  its few pixels (their growing rectangle repainted every strip whole, each curve's path built again, at
-  three frames in four); title rows drawing a run seen for the first time straight and making its image
+  its few pixels (their growing rectangle repainted every strip whole, each curve's path built again,
+  whenever a fork was added); title rows drawing a run seen for the first time straight and making its image
   when it comes back (a value that changes every step never does); the panel plots' item and view box
-  answering their bounding rectangle, shape and (empty) paint in C++ (pyqtgraph's Python answers were
-  sixty-odd calls a frame); the entropy gauge's band, edges and grid drawn by one item instead of
+  answering their bounding rectangle, shape and (empty) paint in C++ (pyqtgraph's answers were a call
+  into Python at each of Qt's questions); the entropy gauge's band, edges and grid drawn by one item instead of
   eight; text panes moving their append cursor inside the edit block (outside it the last paragraph
   was laid out once more at every append) and following the end with the scroll bar; every axis
   keeping its bounding rectangle (the token axes and hidden sides asked pyqtgraph's at every paint);
@@ -140,7 +140,8 @@ See `bench/*.py` for exactly what each figure times.
   lane 25.47 to 20.52 million instructions a frame (-19 %), 4 lanes 28.95 to 23.91 (-17 %); by the
   day before's 5.10 and 5.94 ms for the first code, 4.1 and 4.9 ms. The 4 lanes' remaining extra is Qt's
   text layout and painting of four panes (`QWidgetTextControl::drawContents` and the text shaping
-  under it, a tenth of a 4-lane frame in the callgrind profile).
+  under it, a tenth of a 4-lane frame: `callgrind_annotate --inclusive=yes` over the output of
+  `python -m bench.frame_instructions --lanes 4 --keep`).
   Where the GUI thread's CPU goes during a windowed run, by part:
   `python -m bench.gui_cpu_parts` (not part of `python -m bench`: it wraps the window's methods).
 - **Sweep**: 8 samples of 48 tokens (4 points x 2 seeds, batches of 4 lanes) as plain Generate
