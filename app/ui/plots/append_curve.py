@@ -22,7 +22,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QLineF, QRectF
 from PySide6.QtWidgets import QGraphicsItem
 
-from .pixel_size import PixelSize
+from .view_bounds import ViewBounds
 
 PAD_PX = 3.0  # the pen's half-width and a pixel of rounding, around a repainted rectangle
 #: Up to this many points a partial repaint draws plain line segments: building a path through
@@ -30,7 +30,7 @@ PAD_PX = 3.0  # the pen's half-width and a pixel of rounding, around a repainted
 DIRECT_POINTS = 32
 
 
-class AppendCurve(PixelSize, pg.GraphicsObject):
+class AppendCurve(ViewBounds, pg.GraphicsObject):
     def __init__(self, pen=None, connect: str = "all"):
         super().__init__()
         self.connect = connect
@@ -38,7 +38,6 @@ class AppendCurve(PixelSize, pg.GraphicsObject):
         self.x = np.empty(0)
         self.y = np.empty(0)
         self.drawn_points = 0  # points handed over by set_points and append, ever
-        self._bounds = QRectF()
         self._path = None  # the whole curve's path, built at a full paint
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemUsesExtendedStyleOption, True)  # exposedRect
 
@@ -55,7 +54,7 @@ class AppendCurve(PixelSize, pg.GraphicsObject):
         self.x, self.y = np.asarray(x, dtype=float).copy(), np.asarray(y, dtype=float).copy()
         self.drawn_points += len(self.x)
         self._path = None
-        self._fit_bounds()
+        self.fit_bounds()
         self.update()
 
     def append(self, x, y) -> None:
@@ -72,7 +71,7 @@ class AppendCurve(PixelSize, pg.GraphicsObject):
         x0, x1, y0, y1 = float(xs.min()), float(xs.max()), float(ys.min()), float(ys.max())
         b = self._bounds  # (QRectF.contains says False for a rectangle of no width: one new tick)
         if not (b.left() <= x0 and x1 <= b.right() and b.top() <= y0 and y1 <= b.bottom()):
-            self._fit_bounds()  # outside the view: the geometry changes, a full repaint
+            self.fit_bounds()  # outside the view: the geometry changes, a full repaint
             self.update()
             return
         px, py = self._pixel()
@@ -91,27 +90,17 @@ class AppendCurve(PixelSize, pg.GraphicsObject):
         px, py = self.pixel()
         return (px or 1.0), (py or 1.0)
 
-    def _fit_bounds(self) -> None:
-        view = self.viewRect()
-        rect = QRectF(view) if view is not None else QRectF()
-        if len(self.x):
-            finite = np.isfinite(self.x) & np.isfinite(self.y)
-            if finite.any():
-                xs, ys = self.x[finite], self.y[finite]
-                rect = rect.united(QRectF(xs.min(), ys.min(), xs.max() - xs.min(), ys.max() - ys.min()))
+    def extent(self) -> QRectF | None:
+        """The finite points' rectangle (None: none)."""
+        finite = np.isfinite(self.x) & np.isfinite(self.y)
+        if not finite.any():
+            return None
+        xs, ys = self.x[finite], self.y[finite]
+        return QRectF(xs.min(), ys.min(), xs.max() - xs.min(), ys.max() - ys.min())
+
+    def padded(self, rect: QRectF) -> QRectF:
         px, py = self._pixel()
-        rect = rect.adjusted(-PAD_PX * px, -PAD_PX * py, PAD_PX * px, PAD_PX * py)
-        if rect != self._bounds:
-            self.prepareGeometryChange()
-            self._bounds = rect
-
-    def viewRangeChanged(self) -> None:
-        super().viewRangeChanged()
-        self._cachedView = None
-        self._fit_bounds()
-
-    def boundingRect(self) -> QRectF:
-        return QRectF(self._bounds)
+        return rect.adjusted(-PAD_PX * px, -PAD_PX * py, PAD_PX * px, PAD_PX * py)
 
     def dataBounds(self, ax: int, frac: float = 1.0, orthoRange=None):
         data = self.x if ax == 0 else self.y

@@ -16,12 +16,16 @@ from .pixel_size import PixelSize
 
 class ViewBounds(PixelSize):
     """Mixed into a pyqtgraph GraphicsObject (before it); :meth:`extent` is what the item draws beyond
-    the view (None: nothing), :meth:`fit_bounds` takes a change of it into account."""
+    the view (None: nothing), :meth:`padded` what the whole rectangle gets around it (a pen's width),
+    :meth:`fit_bounds` takes a change of either into account."""
 
     _bounds = QRectF()  # (replaced, never changed in place)
 
     def extent(self) -> QRectF | None:
         return None
+
+    def padded(self, rect: QRectF) -> QRectF:
+        return rect
 
     def fit_bounds(self) -> None:
         view = self.viewRect()
@@ -29,6 +33,7 @@ class ViewBounds(PixelSize):
         extent = self.extent()
         if extent is not None:
             rect = rect.united(extent)
+        rect = self.padded(rect)
         if rect != self._bounds:
             self.prepareGeometryChange()
             self._bounds = rect
