@@ -161,3 +161,21 @@ def test_the_frame_budget_grows_with_idle_cores():
     for _ in range(30):
         shared.observe(0.05)  # a very slow frame still leaves 10 a second
     assert shared.wait_s() == pytest.approx(1 / MIN_FPS)
+
+
+def test_a_strip_is_made_when_first_shown_and_then_shows_the_whole_run(qtbot, window, run_and_wait):
+    """A window makes only the strips it shows (each is a plot); one shown later draws every step so far
+    and marks the selected step, like the strips made at once."""
+    strips = window.strips
+    run_and_wait(window)
+    assert strips.shown == ["rank"] and strips.made() == ["rank"]  # the test window fits one strip
+    records = window.state.lane().records
+    window.state.select(records[5].step)
+    qtbot.wait(20)
+    strips.buttons["p"].setChecked(True)
+    qtbot.waitUntil(lambda: strips.strip("p").curve.drawn_points == len(records), timeout=2000)
+    p = strips.strip("p")
+    assert strips.made() == ["rank", "p"] and strips.shown == ["rank", "p"]
+    assert p.curve.x.tolist() == [r.step for r in records] and p.curve.y.tolist() == [r.chosen_p for r in records]
+    assert p.cursor.isVisible() and p.cursor.value() == records[5].step
+    assert p.plot in strips.visible_plots() and p.plot.scene() is strips.view.scene()

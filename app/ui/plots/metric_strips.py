@@ -49,6 +49,41 @@ def strip_value(name: str, rec: StepRecord) -> float:
     return rec.chosen_p
 
 
+class _Strip:
+    """One strip: its plot, its curve over the run and its step cursor, in ``theme``'s colours."""
+
+    def __init__(self, name: str, theme: Theme):
+        self.name = name
+        self.colour = next(colour for n, colour, _t in ROWS if n == name)
+        self.plot = p = panel_plot_item(kept_axes())
+        p.setLabel("left", name)
+        p.getAxis("left").setWidth(LEFT_AXIS_PX)
+        p.hideButtons()
+        plain_axes(p)
+        p.setMouseEnabled(x=True, y=False)
+        p.enableAutoRange(enable=False)
+        p.setMinimumHeight(STRIP_PX)
+        if name != "rank":  # entropy, strength and probability live in [0, 1]
+            fit_y(p, 0.0, 1.0)
+            unit_ticks(p.getAxis("left"))
+        self.curve = AppendCurve()
+        p.addItem(self.curve)
+        self.cursor = cursor_line()
+        p.addItem(self.cursor)
+        self.apply_theme(theme)
+
+    def mark(self, step: int | None) -> None:
+        """The cursor at ``step`` (None: no step selected, no cursor)."""
+        self.cursor.setVisible(step is not None)
+        if step is not None and self.cursor.value() != step:
+            self.cursor.setValue(step)
+
+    def apply_theme(self, theme: Theme) -> None:
+        style_plot(self.plot, theme)
+        self.curve.setPen(pg.mkPen(getattr(theme, self.colour), width=1.4))
+        self.cursor.setPen(pg.mkPen(theme.cursor, width=1.5))
+
+
 class MetricStrips(QWidget):
     """``stepClicked(step)`` on a click in a strip; ``shownChanged(names)`` when the writer shows or hides
     a strip; ``relaid()`` whenever the strips shown change (those newly shown need drawing)."""
@@ -61,36 +96,20 @@ class MetricStrips(QWidget):
         super().__init__(parent)
         self.view = pg.GraphicsLayoutWidget()
         quick_view(self.view)
-        self.plots, self.curves, self.cursors, self.buttons = [], [], [], {}
-        self.feeds = [RunFeed() for _row in ROWS]  # what each strip has drawn of the run
+        self.buttons: dict[str, QToolButton] = {}
+        self._strips: dict[str, _Strip] = {}  # the strips made so far (a strip is made when first shown)
+        self.feeds = {name: RunFeed() for name, _c, _t in ROWS}  # what each strip has drawn of the run
         self._rank_top = RANK_TOP_MIN  # the rank strip's top (a power of two, at least 8)
+        self._marked: int | None = None  # the step every strip's cursor marks (None: none)
+        self.shown: list[str] = list(PRIORITY[:1])  # until the first fit (_refit): the first strip to show
         for name, _colour, tip in ROWS:
-            p = panel_plot_item(kept_axes())
-            p.setLabel("left", name)
-            p.getAxis("left").setWidth(LEFT_AXIS_PX)
-            p.hideButtons()
-            plain_axes(p)
-            p.setMouseEnabled(x=True, y=False)
-            p.enableAutoRange(enable=False)
-            p.setMinimumHeight(STRIP_PX)
-            if name != "rank":  # entropy, strength and probability live in [0, 1]
-                fit_y(p, 0.0, 1.0)
-                unit_ticks(p.getAxis("left"))
-            curve = AppendCurve()
-            p.addItem(curve)
-            cursor = cursor_line()
-            p.addItem(cursor)
-            self.plots.append(p)
-            self.curves.append(curve)
-            self.cursors.append(cursor)
             button = QToolButton()
             button.setText(name)
             button.setCheckable(True)
-            button.setChecked(True)
+            button.setChecked(name in self.shown)
             button.setToolTip(f"Show the {tip} strip")
             button.toggled.connect(lambda _on: self._toggled())
             self.buttons[name] = button
-        self.shown: list[str] = [name for name, _c, _t in ROWS]
         # fork radar (app/core/forks.py): one row of small ticks along the top of the highest strip shown
         self.fork_ticks = ForkTicks()
         self.fork_ticks.setToolTip("the story could fork here (fork radar)")
@@ -119,11 +138,37 @@ class MetricStrips(QWidget):
     def apply_theme(self, theme: Theme) -> None:
         self.theme = theme
         self.view.setBackground(theme.q("background"))
-        for p, curve, cursor, (_n, colour, _t) in zip(self.plots, self.curves, self.cursors, ROWS):
-            style_plot(p, theme)
-            curve.setPen(pg.mkPen(getattr(theme, colour), width=1.4))
-            cursor.setPen(pg.mkPen(theme.cursor, width=1.5))
+        for strip in self._strips.values():
+            strip.apply_theme(theme)
         self.fork_ticks.setBrush(pg.mkBrush(theme.entropy))
+
+    # -- the strips, made when first shown ------------------------------------------
+
+    def strip(self, name: str) -> _Strip:
+        """Strip ``name``, made now if it was not yet (a window shows one or two of the four: each
+        is a pyqtgraph plot, about a twentieth of the window's making)."""
+        strip = self._strips.get(name)
+        if strip is None:
+            strip = self._strips[name] = _Strip(name, getattr(self, "theme", None) or current())
+            strip.mark(self._marked)
+        return strip
+
+    def made(self) -> list[str]:
+        """The strips made so far (those shown at least once), in the order they were made."""
+        return list(self._strips)
+
+    @property
+    def plots(self) -> list:
+        """Every strip's plot, in ROWS' order (those not made yet are made)."""
+        return [self.strip(name).plot for name, _c, _t in ROWS]
+
+    @property
+    def curves(self) -> list[AppendCurve]:
+        return [self.strip(name).curve for name, _c, _t in ROWS]
+
+    @property
+    def cursors(self) -> list:
+        return [self.strip(name).cursor for name, _c, _t in ROWS]
 
     # -- which strips ------------------------------------------------------------
 
@@ -149,10 +194,11 @@ class MetricStrips(QWidget):
 
     def _layout_strips(self) -> None:
         layout = self.view.ci
-        for p in self.plots:
+        made = [strip.plot for strip in self._strips.values()]
+        for p in made:
             if p in layout.items:
                 layout.removeItem(p)
-        visible = [p for p, (n, _c, _t) in zip(self.plots, ROWS) if n in self.shown]
+        visible = self.visible_plots()
         for row, p in enumerate(visible):
             layout.addItem(p, row=row, col=0)
             last = row == len(visible) - 1
@@ -161,7 +207,7 @@ class MetricStrips(QWidget):
             if last:
                 p.setLabel("bottom", "token")
             p.setXLink(visible[0] if row else None)
-        for p in self.plots:
+        for p in made:
             if p not in visible:
                 p.setXLink(None)
             if self.fork_ticks in p.items:
@@ -207,7 +253,7 @@ class MetricStrips(QWidget):
             self.fork_ticks.setData(xs, [hi - 0.1 * (hi - lo)] * len(xs))
 
     def visible_plots(self) -> list:
-        return [p for p, (n, _c, _t) in zip(self.plots, ROWS) if n in self.shown]
+        return [self.strip(n).plot for n, _c, _t in ROWS if n in self.shown]
 
     # -- data --------------------------------------------------------------------
 
@@ -215,10 +261,12 @@ class MetricStrips(QWidget):
         """Each shown strip brought up to the newest record: only the records it has not drawn
         are added (all again after a new run or branch); a hidden strip catches up when shown.
         ``forks``: the fork radar's rule (None: no ticks)."""
-        for p, curve, feed, (name, _c, _t) in zip(self.plots, self.curves, self.feeds, ROWS):
+        for name, _c, _t in ROWS:
             if name not in self.shown:
                 continue  # a hidden strip is drawn when it shows again
-            whole, fresh = feed.take(records)
+            strip = self.strip(name)
+            p, curve = strip.plot, strip.curve
+            whole, fresh = self.feeds[name].take(records)
             xs = np.array([r.step for r in fresh], dtype=float)
             ys = np.array([strip_value(name, r) for r in fresh], dtype=float)
             keep = np.isfinite(ys)  # steps where scatter did not fire have no entropy or strength
@@ -232,10 +280,9 @@ class MetricStrips(QWidget):
         visible = self.visible_plots()
         grow_x(visible[0], records[-1].step + 1 if records else 0)
         self._show_forks(records, forks, visible[0])
-        for cursor in self.cursors:
-            cursor.setVisible(rec is not None)
-            if rec is not None and cursor.value() != rec.step:
-                cursor.setValue(rec.step)
+        self._marked = None if rec is None else rec.step
+        for strip in self._strips.values():
+            strip.mark(self._marked)
 
     @staticmethod
     def _rank_axis(p, top: int) -> None:
