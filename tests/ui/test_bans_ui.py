@@ -36,6 +36,8 @@ def test_the_bans_panel_lists_every_hit_and_a_row_selects_its_step(qtbot, window
 
 
 def test_import_and_save_lists_from_the_chain_page(window, tmp_path):
+    assert not window.controls.findChildren(BanListRow)  # the Chain page is made when it first opens
+    window.controls.open_page("Chain")
     row = next(w for w in window.controls.findChildren(BanListRow))
     assert row.import_from(str(ANTISLOP / "slop_phrase_prob_adjustments.json"))
     assert row.import_from(str(ANTISLOP / "slop_regexes.txt"), regex=True)

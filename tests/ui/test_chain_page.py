@@ -83,3 +83,17 @@ def test_a_taken_back_phrase_is_marked_in_the_text(qtbot, window, run_and_wait):
     others = [r for r in records if r.step != step and not r.banned]
     cursor.setPosition(pane.spans[others[0].step][1])
     assert not cursor.charFormat().fontOverline()
+
+
+def test_the_chain_page_is_made_when_it_opens_and_shows_the_lanes_settings(window):
+    """The Chain page's controls are made when it first opens (they are most of a window's controls);
+    an edit made before then is what they show, and later edits reach them as they reach the others."""
+    panel = window.controls
+    assert "top_k" not in panel.controls.made and "scatter.strength" in panel.controls.made
+    window.playground.lanes.edit("top_k", 7)
+    panel.open_page("Chain")
+    top_k = panel.controls.made["top_k"]
+    assert top_k.box.value() == 7 and top_k.font().italic()  # changed since the lane's preset: in italics
+    window.playground.lanes.edit("top_k", 9)
+    assert top_k.box.value() == 9
+    assert set(panel.controls.made) == set(panel.controls)  # every control made once, none again

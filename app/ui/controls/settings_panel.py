@@ -6,6 +6,8 @@ own, so a rejected edit simply shows the state's value again.
 """
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
+
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QMenu, QToolBox, QVBoxLayout, QWidget
 
@@ -51,6 +53,29 @@ def parse_breakers(text: str) -> tuple[str, ...]:
     return tuple(parts) if text else ()
 
 
+class Controls(Mapping):
+    """The panel's controls by field.  The Chain page (two thirds of the controls, a tenth of a window's
+    making) is made when it first opens, or when one of its controls is asked for here: so every field
+    is always found, and the panel's own updates go to :attr:`made` only."""
+
+    def __init__(self, make_all):
+        self.made: dict[str, QWidget] = {}  # the controls made so far
+        self._make_all = make_all
+
+    def __getitem__(self, field: str) -> QWidget:
+        if field not in self.made:
+            self._make_all()
+        return self.made[field]
+
+    def __iter__(self) -> Iterator[str]:
+        self._make_all()
+        return iter(self.made)
+
+    def __len__(self) -> int:
+        self._make_all()
+        return len(self.made)
+
+
 class SettingsPanel(QToolBox):
     """Every sampling flag of the edited lane, plus run and model options."""
 
@@ -58,7 +83,7 @@ class SettingsPanel(QToolBox):
         super().__init__(parent)
         self.state = state
         self.playground = playground
-        self.controls: dict[str, FlagControl | FlagSwitch] = {}
+        self.controls = Controls(self._make_chain_page)
         self._edited_font = self.font()
         self._edited_font.setItalic(True)
         self.error = QLabel()
@@ -72,28 +97,47 @@ class SettingsPanel(QToolBox):
         self.order.problem.connect(state.report)
         self.run_page = RunPage(state, playground)
         self.model_page = ModelPage(state, playground)
-        self.addItem(self._flag_page(_rows(True), self.noop_note), "Scatter")
-        self.addItem(self._flag_page(_rows(False), self._breakers_row(), *self._list_rows()), "Chain")
+        self.addItem(self._flag_page(QWidget(), _rows(True), self.noop_note), "Scatter")
+        self._chain_page: QWidget | None = QWidget()  # filled when first opened (None: filled)
+        self.addItem(self._chain_page, "Chain")
         self.addItem(self.order, "Order")
         self.addItem(self.run_page, "Run")
         self.addItem(self.model_page, "Model")
-        self._with_menus()
+        self.currentChanged.connect(lambda index: self.widget(index) is self._chain_page and self._make_chain_page())
         self._unsubscribe = state.subscribe(self._on_change)
         self.refresh()
 
-    def _flag_page(self, rows, *extra: QWidget) -> QWidget:
-        page = QWidget()
+    def open_page(self, name: str) -> None:
+        """Open the page titled ``name`` ("Scatter", "Chain", "Order", "Run" or "Model")."""
+        titles = [self.itemText(i) for i in range(self.count())]
+        self.setCurrentIndex(titles.index(name))
+
+    def _make_chain_page(self) -> None:
+        """The Chain page's controls, made once, showing the edited lane's settings."""
+        page, self._chain_page = self._chain_page, None
+        if page is not None:
+            self._flag_page(page, _rows(False), self._breakers_row(), *self._list_rows())
+            self.refresh()
+
+    def _flag_page(self, page: QWidget, rows, *extra: QWidget) -> QWidget:
+        """``page`` filled with a control for each of ``rows``, then ``extra``."""
         lay = QVBoxLayout(page)
         lay.setSpacing(2)
         for row in rows:
             ctl = FlagSwitch(row) if row.kind == "switch" else FlagControl(row)
             ctl.edited.connect(self._edit)
-            self.controls[row.field] = ctl
+            self._add_control(row.field, ctl)
             lay.addWidget(ctl)
         for widget in extra:
             lay.addWidget(widget)
         lay.addStretch(1)
         return page
+
+    def _add_control(self, field: str, ctl: QWidget) -> None:
+        """``ctl`` shows ``field``; a right click on it offers its preset's value back, and llama.cpp's default."""
+        self.controls.made[field] = ctl
+        ctl.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        ctl.customContextMenuRequested.connect(lambda pos: self.control_menu(field).exec(ctl.mapToGlobal(pos)))
 
     def _breakers_row(self) -> QWidget:
         """The DRY breakers: a list line like the logit biases' (it shows the lane's list again when
@@ -101,7 +145,7 @@ class SettingsPanel(QToolBox):
         self.breakers = ListEdit(ROW_BY_FIELD["dry_sequence_breakers"], breakers_text, parse_breakers,
                                  "Separate them with |; write \\n for a newline, \\| for |.")
         self.breakers.edited.connect(self._edit)
-        self.controls[self.breakers.row.field] = self.breakers
+        self._add_control(self.breakers.row.field, self.breakers)
         return self.breakers
 
     def _list_rows(self) -> list:
@@ -109,17 +153,11 @@ class SettingsPanel(QToolBox):
         editors = list_editors(ROW_BY_FIELD)
         for editor in editors:
             editor.edited.connect(self._edit)
-            self.controls[editor.row.field] = editor
+            self._add_control(editor.row.field, editor)
         return editors + [BanListRow(self.state, self.playground)]
 
     def _edit(self, field: str, value) -> None:
         self.playground.lanes.edit(field, value)
-
-    def _with_menus(self) -> None:
-        """A right click on a control offers its preset's value back, and llama.cpp's default."""
-        for field, ctl in self.controls.items():
-            ctl.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
-            ctl.customContextMenuRequested.connect(lambda pos, f=field, c=ctl: self.control_menu(f).exec(c.mapToGlobal(pos)))
 
     def preset_value(self, field: str):
         """The edited lane's preset's value of ``field`` (``...``: the lane has no preset, or it is gone)."""
@@ -148,9 +186,9 @@ class SettingsPanel(QToolBox):
             self.refresh()
 
     def refresh(self) -> None:
-        """Show the edited lane's settings in every control."""
+        """Show the edited lane's settings in every control made."""
         settings = self.state.lane().settings
-        for field, ctl in self.controls.items():
+        for field, ctl in self.controls.made.items():
             ctl.show_value(settings.get(field))
             preset = self.preset_value(field)  # a value the lane changed since its preset: in italics
             ctl.setFont(self._edited_font if preset is not ... and preset != settings.get(field) else self.font())
