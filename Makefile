@@ -40,13 +40,19 @@ run: venv
 
 # The suite runs on every core (pytest-xdist; TEST_WORKERS=1 runs it in one process).  Many tests wait on
 # a child process, a window or a model rather than compute, so two workers a core pay.
-TEST_WORKERS ?= $(shell n=$$(nproc 2>/dev/null || sysctl -n hw.ncpu 2>/dev/null || echo 2); echo $$((n * 2)))
+CORES := $(shell nproc 2>/dev/null || sysctl -n hw.ncpu 2>/dev/null || echo 2)
+TEST_WORKERS ?= $(shell echo $$(($(CORES) * 2)))
+# The quick tier computes more than it waits (no Gemma, no child processes): one worker more than the
+# cores (CHECK_WORKERS=1: one process).  On this 2-core machine, interleaved runs of its tests took 64 to
+# 84 s with 3 workers, 84 to 86 s with 2 and 85 to 95 s with 4 (2026-12-03; four contend for two cores).
+CHECK_WORKERS ?= $(shell echo $$(($(CORES) + 1)))
 # Compiled modules, the tests' own with pytest's assertion rewriting, are kept per machine outside the
 # repository: without them (PYTHONDONTWRITEBYTECODE is often set, and nothing may be written into the
 # repository) every worker compiled the project and rewrote every test module again, 5.6 s of CPU a worker
 # before its first test (1.6 s with them).  Python and pytest check each against its source's time and size.
 PYCACHE ?= $(HOME)/.cache/scatter-playground/pycache
-PYTEST := env -u PYTHONDONTWRITEBYTECODE PYTHONPYCACHEPREFIX=$(PYCACHE) QT_QPA_PLATFORM=offscreen $(PY) -m pytest -n $(TEST_WORKERS)
+PYTEST_ENV := env -u PYTHONDONTWRITEBYTECODE PYTHONPYCACHEPREFIX=$(PYCACHE) QT_QPA_PLATFORM=offscreen
+PYTEST := $(PYTEST_ENV) $(PY) -m pytest -n $(TEST_WORKERS)
 
 # Linters first: they take seconds and name the line.
 lint: venv
@@ -65,7 +71,7 @@ test-full: venv xvfb llamacpp-programs lint typecheck
 # fake backend (no Gemma, no llama.cpp native samplers or programs, no real window, nothing marked slow).
 QUICK_TESTS := tests/sampler tests/app tests/ui tests/test_layers.py
 check: venv lint
-	$(PYTEST) -q -m "not gemma and not native and not slow and not xvfb and not llamacpp_programs" $(QUICK_TESTS)
+	$(PYTEST_ENV) $(PY) -m pytest -n $(CHECK_WORKERS) -q -m "not gemma and not native and not slow and not xvfb and not llamacpp_programs" $(QUICK_TESTS)
 
 # mypy over the packages [tool.mypy] names in pyproject.toml (sampler/ and the Qt-free core); errors stop make test.
 typecheck: venv
