@@ -14,7 +14,9 @@ core idle for the window.
 Each ``priority`` named (``nice10``, ``nice19``, ``idle`` for SCHED_IDLE) adds a run a round: the window
 with its drawing, its GUI thread at that priority for the run (the engine's process keeps its own).
 Taking the priority back after the run needs root or CAP_SYS_NICE; without it the script says so and
-stops.
+stops.  ``engine`` adds the engine's process without a window: an engine process of its own (its own
+model), sent the same Generate from this process's main thread, which waits for the run's end (the
+pipe, the engine's sender thread and the reader thread here; no state, nothing drawn).
 """
 from __future__ import annotations
 
@@ -82,6 +84,53 @@ def _windowed(window, settings, made: list) -> tuple[float, float, float]:
     return n / elapsed, steady, share
 
 
+class _EngineAlone:
+    """An engine process with the bundled model, driven from this thread (the ``engine`` kind)."""
+
+    def __init__(self):
+        from app.engine.face import commands as cmd
+        from app.engine.face import events as ev
+        from app.engine.face.model_info import LoadRequest
+        from app.engine.process import EngineProcess
+
+        self.cmd, self.ev, self.wake = cmd, ev, threading.Event()
+        self.engine = EngineProcess(notify=self.wake.set).start()
+        self.engine.submit(cmd.LoadModel(self.engine.next_id(), LoadRequest(gpu_layers=0)))
+        loaded = self._until(lambda e: isinstance(e, (ev.ModelLoaded, ev.ModelLoadFailed)), [])
+        if isinstance(loaded, ev.ModelLoadFailed):
+            raise SystemExit(f"gui_floor: the engine's process could not load the model: {loaded.error}")
+
+    def _until(self, done, seen: list):
+        while True:
+            self.wake.wait(1.0)
+            self.wake.clear()
+            for event in self.engine.drain():
+                seen.append(event)
+                if done(event):
+                    return event
+
+    def run(self, settings, options) -> tuple[float, float, float]:
+        """(tokens/s, steady tokens/s, 0.0: no GUI thread) of one run, timed from Generate to its end."""
+        from app.engine.face.options import LaneConfig
+
+        from .gui_bench import N_TOKENS, PROMPT
+
+        run_id, seen = self.engine.next_id(), []
+        t0 = time.perf_counter()
+        self.engine.submit(self.cmd.Generate(run_id, PROMPT, (LaneConfig(settings),),
+                                             options.replace(max_tokens=N_TOKENS)))
+        end = self._until(lambda e: isinstance(e, self.ev.RunEnded) and e.run_id == run_id, seen)
+        elapsed = time.perf_counter() - t0
+        if end.error:
+            raise SystemExit(f"gui_floor: the engine's run failed: {end.error}")
+        made = [(e.made_at, len(e.records)) for e in seen if isinstance(e, self.ev.StepsProduced) and e.records]
+        n = sum(count for _at, count in made)
+        return n / elapsed, (n - made[0][1]) / (made[-1][0] - made[0][0]), 0.0
+
+    def close(self) -> None:
+        self.engine.shutdown()
+
+
 def main(rounds: int = 4, priorities: tuple[str, ...] = ()) -> None:
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     os.environ["SCATTER_PLAYGROUND_CONFIG"] = tempfile.mkdtemp(prefix="scatter-bench-")
@@ -117,12 +166,22 @@ def main(rounds: int = 4, priorities: tuple[str, ...] = ()) -> None:
 
     engine.drain = timed_drain
     ratios: dict[str, list[float]] = {"drawing": [], "quiet": [], **{p: [] for p in priorities}}
+    alone = _EngineAlone() if "engine" in priorities else None
     try:
         _headless(model, settings, options, workspace)  # warm-up, not counted
         _windowed(window, settings, made)
+        if alone is not None:
+            alone.run(settings, options)
         for _ in range(rounds):
             for kind in ratios:
                 headless, headless_steady = _headless(model, settings, options, workspace)
+                if kind == "engine":
+                    tps, steady, share = alone.run(settings, options)
+                    ratios[kind].append(tps / headless)
+                    print(f"{kind:8s} no window, headless {headless:5.1f} tokens/s (steady {headless_steady:5.1f}), "
+                          f"the engine's process {tps:5.1f} (steady {steady:5.1f}): ratio {tps / headless:.3f}, "
+                          f"steady {steady / headless_steady:.3f}", flush=True)
+                    continue
                 _QUIET[0] = kind == "quiet"
                 if kind in priorities:
                     _set_priority(kind)
@@ -144,6 +203,8 @@ def main(rounds: int = 4, priorities: tuple[str, ...] = ()) -> None:
         print(f"a step: decode {statistics.median(r.decode_ms for r in records):.2f} ms, "
               f"chain {statistics.median(r.chain_ms for r in records):.2f} ms (medians of the last run)")
     finally:
+        if alone is not None:
+            alone.close()
         workspace.close()
         window.close()
         model.close()
