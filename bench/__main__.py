@@ -76,8 +76,9 @@ See `bench/*.py` for exactly what each figure times.
   `model_ready_cold_texts_s` gives the same run with an empty token-text cache, as on a
   model's first load.
 - **GUI**: every panel live, the window at 1500 x 940, its engine in a process of its own as for a
-  writer (the headless runs are in the bench's process, on a model of their own). The text is appended
-  at the next turn of the event loop after each record (`gui_first_token_ms`: the first record's making
+  writer (the headless runs are in the bench's process, on a model of their own). The engine's process
+  sends its events at most 30 times a second (steps closer than that go together; `app/engine/serve.py`).
+  The text is appended at the next turn of the event loop after each record (`gui_first_token_ms`: the first record's making
   in the engine's process, right after its decode and sampling (`StepsProduced.made_at`,
   `time.monotonic()`: Linux's CLOCK_MONOTONIC, one clock for both processes), to its paint in the
   text, the pipe included; `gui_token_latency_ms`, median and `_p95`: a record's arrival on the GUI

@@ -2,9 +2,10 @@
 
 The main thread reads commands and hands them to an in-process
 :class:`~app.engine.engine.Engine`; a sender thread sends the engine's events
-in batches (all that is waiting, as one message), each with the llama.cpp log
-lines logged since the last one, so the window always knows what llama.cpp said
-last, even when the process dies without a word (a segfault, SIGKILL).
+in batches (all that is waiting, as one message, at most SEND_INTERVAL_S apart),
+each with the llama.cpp log lines logged since the last one, so the window
+always knows what llama.cpp said last, even when the process dies without a
+word (a segfault, SIGKILL).
 
 ``GGML_ABORT`` (an RPC server lost inside a decode, a failed assertion) ends
 this process: ggml's abort callback sends the abort message first, then
@@ -19,6 +20,7 @@ import importlib
 import logging
 import pickle
 import threading
+import time
 
 from app.engine.engine import Engine
 from app.engine.face import events as ev
@@ -26,6 +28,13 @@ from app.engine.face import events as ev
 #: Log lines kept for a batch (the newest), and the longest line sent.
 LOG_LINES_PER_BATCH = 8
 LOG_LINE_CHARS = 400
+
+#: The least time between two messages to the window (seconds).  Each message wakes the window's reader
+#: and GUI threads, and where every core decodes each wake-up displaces one of llama.cpp's threads (the
+#: others wait for it at their next barrier).  The window shows new text at most 30 times a second
+#: (app.ui.controllers.redraw.TEXT_MIN_INTERVAL_S), so steps that come closer go as one message; the
+#: first event after a quiet spell goes at once.
+SEND_INTERVAL_S = 1 / 30
 
 
 class _LogTail(logging.Handler):
@@ -61,11 +70,16 @@ class _Sender:
         self.wake.set()
 
     def _run(self) -> None:
+        sent_at = float("-inf")
         while True:
             self.wake.wait()
+            wait = sent_at + SEND_INTERVAL_S - time.monotonic()
+            if wait > 0:
+                time.sleep(wait)  # what comes meanwhile goes in the same message
             self.wake.clear()
             batch = self.engine.drain()
             if batch:
+                sent_at = time.monotonic()
                 try:
                     self._send(batch)
                 except OSError:  # the window is gone (a broken pipe): the main thread's recv ends the engine

@@ -72,6 +72,26 @@ def test_events_cross_the_pipe_in_order_and_equal_the_in_process_engines(engine_
     assert there[-1].results == here[-1].results
 
 
+def test_steps_closer_than_the_send_interval_go_in_fewer_messages_and_none_is_lost(in_process):
+    """A decoder faster than the window shows text (``serve.SEND_INTERVAL_S``) sends its steps gathered:
+    fewer messages (each wakes the window's threads), the same records in the same order."""
+    from app.engine.serve import SEND_INTERVAL_S
+
+    messages = []
+    engine = EngineProcess(fake_spec(step_delay_s=SEND_INTERVAL_S / 8), notify=lambda: messages.append(1)).start()
+    try:
+        load(engine)
+        load(in_process)
+        sent = len(messages)
+        crossed = generate(engine, 1, 48)
+        steps = [e for e in crossed if isinstance(e, ev.StepsProduced)]
+        assert len(messages) - sent < len(steps) / 2
+        expected = records(generate(in_process, 1, 48))
+        assert [(r.lane, r.step, r.token) for r in records(crossed)] == [(r.lane, r.step, r.token) for r in expected]
+    finally:
+        assert engine.shutdown(20)
+
+
 def test_stop_and_settings_commands_keep_their_order(engine_process):
     load(engine_process)
     engine_process.submit(cmd.Generate(2, "the cat", LANES, RunOptions(max_tokens=5000, n_ctx=8192)))
