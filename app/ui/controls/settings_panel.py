@@ -54,8 +54,8 @@ def parse_breakers(text: str) -> tuple[str, ...]:
 
 
 class Controls(Mapping):
-    """The panel's controls by field.  The Chain page (two thirds of the controls, a tenth of a window's
-    making) is made when it first opens, or when one of its controls is asked for here: so every field
+    """The panel's controls by field.  The Chain page (two thirds of the controls, and most of the
+    panel's making) is made when it first opens, or when one of its controls is asked for here: so every field
     is always found, and the panel's own updates go to :attr:`made` only."""
 
     def __init__(self, make_all):
@@ -103,7 +103,7 @@ class SettingsPanel(QToolBox):
         self.addItem(self.order, "Order")
         self.addItem(self.run_page, "Run")
         self.addItem(self.model_page, "Model")
-        self.currentChanged.connect(lambda index: self.widget(index) is self._chain_page and self._make_chain_page())
+        self.currentChanged.connect(self._page_opened)
         self._unsubscribe = state.subscribe(self._on_change)
         self.refresh()
 
@@ -111,6 +111,10 @@ class SettingsPanel(QToolBox):
         """Open the page titled ``name`` ("Scatter", "Chain", "Order", "Run" or "Model")."""
         titles = [self.itemText(i) for i in range(self.count())]
         self.setCurrentIndex(titles.index(name))
+
+    def _page_opened(self, index: int) -> None:
+        if self._chain_page is not None and self.widget(index) is self._chain_page:
+            self._make_chain_page()
 
     def _make_chain_page(self) -> None:
         """The Chain page's controls, made once, showing the edited lane's settings."""

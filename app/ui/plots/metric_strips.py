@@ -96,6 +96,7 @@ class MetricStrips(QWidget):
         super().__init__(parent)
         self.view = pg.GraphicsLayoutWidget()
         quick_view(self.view)
+        self.theme = current()
         self.buttons: dict[str, QToolButton] = {}
         self._strips: dict[str, _Strip] = {}  # the strips made so far (a strip is made when first shown)
         self.feeds = {name: RunFeed() for name, _c, _t in ROWS}  # what each strip has drawn of the run
@@ -133,7 +134,7 @@ class MetricStrips(QWidget):
         self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.scroll.setMinimumHeight(self._view_px(1))  # one strip always fits without scrolling
         stack(self, top, (self.scroll, 1))
-        self.apply_theme(current())
+        self.apply_theme(self.theme)
 
     def apply_theme(self, theme: Theme) -> None:
         self.theme = theme
@@ -145,11 +146,11 @@ class MetricStrips(QWidget):
     # -- the strips, made when first shown ------------------------------------------
 
     def strip(self, name: str) -> _Strip:
-        """Strip ``name``, made now if it was not yet (a window shows one or two of the four: each
-        is a pyqtgraph plot, about a twentieth of the window's making)."""
+        """Strip ``name``, made now if it was not yet (a window shows one or two of the four, and a
+        pyqtgraph plot is among the costliest things a window makes)."""
         strip = self._strips.get(name)
         if strip is None:
-            strip = self._strips[name] = _Strip(name, getattr(self, "theme", None) or current())
+            strip = self._strips[name] = _Strip(name, self.theme)
             strip.mark(self._marked)
         return strip
 
