@@ -2,6 +2,7 @@
 are skipped, and the end of a run looks as if it had been drawn at once (pytest-qt, offscreen)."""
 from __future__ import annotations
 
+import dataclasses
 import time
 
 import numpy as np
@@ -63,6 +64,21 @@ def test_a_record_reaches_the_text_within_one_turn_of_the_event_loop(window, ste
         QApplication.processEvents()  # one turn: no live frame has run (its timer waits)
         assert pane.shown == k
         assert pane.toPlainText().endswith(rec.text)
+
+
+def test_the_paragraphs_a_run_writes_keep_their_shaped_glyphs(window, steps):
+    """Qt shapes a paragraph's lines again at each repaint unless its layout keeps them; each append
+    repaints the paragraph the run writes to."""
+    pane = window.lanes_view.columns[0].text
+    document = pane.document()
+    prompt_blocks = document.blockCount()
+    records = list(steps[:6])
+    records[2] = dataclasses.replace(records[2], text=" sea.\n\nThe next")  # the run starts two paragraphs
+    window.state.add_records(REPLAY, records)
+    window.redraws.show_new_text()
+    assert document.blockCount() == prompt_blocks + 2
+    written = [document.findBlockByNumber(n) for n in range(prompt_blocks - 1, document.blockCount())]
+    assert all(block.layout().cacheEnabled() for block in written)
 
 
 def test_faster_tokens_are_gathered_into_one_append_an_interval(qtbot, window, steps, clock):
