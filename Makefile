@@ -74,8 +74,11 @@ check: venv lint
 	$(PYTEST_ENV) $(PY) -m pytest -n $(CHECK_WORKERS) -q -m "not gemma and not native and not slow and not xvfb and not llamacpp_programs" $(QUICK_TESTS)
 
 # mypy over the packages [tool.mypy] names in pyproject.toml (sampler/ and the Qt-free core); errors stop make test.
+# Its cache is kept per machine outside the repository, like the compiled modules: a fresh clone's mypy
+# took 8 to 9 s without it and 0.3 s with it (it checks each module's source hash, so an edit is checked).
+MYPY_CACHE ?= $(HOME)/.cache/scatter-playground/mypy
 typecheck: venv
-	$(VENV)/bin/mypy
+	MYPY_CACHE_DIR=$(MYPY_CACHE) $(VENV)/bin/mypy
 
 # llama.cpp's own llama-completion, llama-cli and llama-server, built once per machine from the sources our
 # llama-cpp-python vendors with the wheel's GGML flags (about 10-15 min on 2 cores, -j2; cached beside the
