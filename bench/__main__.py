@@ -209,7 +209,8 @@ IPC_FIGURES = ("engine_ipc_us_per_record", "engine_ipc_us_per_record_4lanes")
 
 
 def _suites():
-    yield "sampler", lambda: {**sampler_bench.chain_vs_native(), **sampler_bench.scatter_step(),
+    yield "sampler", lambda: {**sampler_bench.chain_vs_native(), **sampler_bench.mirostat_vs_native(),
+                              **sampler_bench.scatter_step(),
                               **sampler_bench.full_vocab_softmax(), **sampler_bench.fit_stock(),
                               **sampler_bench.knobs_cost()}
     from . import presets_bench

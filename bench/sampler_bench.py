@@ -30,10 +30,35 @@ def chain_vs_native(repeats: int = 300) -> dict[str, float]:
     ``llama_sampler_sample`` does) and applies its default chain; ours runs the
     same flags plus the creative-writing scatter preset.
     """
+    native_us, ours_us = _both_chains(SamplerSettings(seed=1), SamplerSettings(seed=1, scatter=CREATIVE), repeats)
+    return {
+        "chain_native_us": native_us,
+        "chain_numpy_us": ours_us,
+        "chain_vs_native_ratio": ours_us / native_us,
+    }
+
+
+def mirostat_vs_native(repeats: int = 100) -> dict[str, float]:
+    """``chain_mirostat<N>_vs_native_ratio``: the ``--mirostat 1`` and ``--mirostat 2`` chains, ours
+    against llama.cpp's, on a full vocabulary (both sort it: mirostat keeps the whole chain after
+    the logit bias to itself)."""
+    out = {}
+    for mode in (1, 2):
+        settings = SamplerSettings(seed=1, mirostat=mode)
+        native_us, ours_us = _both_chains(settings, settings, repeats)
+        out[f"chain_mirostat{mode}_native_us"] = native_us
+        out[f"chain_mirostat{mode}_numpy_us"] = ours_us
+        out[f"chain_mirostat{mode}_vs_native_ratio"] = ours_us / native_us
+    return out
+
+
+def _both_chains(native_settings, our_settings, repeats: int) -> tuple[float, float]:
+    """Median step times (us) of llama.cpp's chain and ours, interleaved so that drifts in the
+    machine's speed hit both alike."""
     rng = np.random.default_rng(0)
     inputs = [rng.normal(0.0, 3.0, VOCAB).astype(np.float32) for _ in range(16)]
     ids = np.arange(VOCAB, dtype=np.int32)
-    native = native_chain(SamplerSettings(seed=1), n_vocab=VOCAB)
+    native = native_chain(native_settings, n_vocab=VOCAB)
     buf = TokenBuffer(VOCAB)
 
     def native_step(logits):
@@ -41,27 +66,23 @@ def chain_vs_native(repeats: int = 300) -> dict[str, float]:
         native.apply_raw(arr)
         native.accept(int(arr.data[arr.selected].id))
 
-    ours = SamplerChain.from_settings(SamplerSettings(seed=1, scatter=CREATIVE))
+    ours = SamplerChain.from_settings(our_settings, n_vocab=VOCAB)
 
     def our_step(logits):
         ours.sample(logits)
 
-    for fn in (native_step, our_step):  # warm up
-        _median_us(fn, inputs, 20)
-    native_times, our_times = [], []
-    for i in range(repeats):  # interleaved, so drifts in machine speed hit both sides alike
-        for fn, times in ((native_step, native_times), (our_step, our_times)):
-            t0 = time.perf_counter()
-            fn(inputs[i % len(inputs)])
-            times.append(time.perf_counter() - t0)
-    native_us = float(np.median(native_times) * 1e6)
-    ours_us = float(np.median(our_times) * 1e6)
-    native.close()
-    return {
-        "chain_native_us": native_us,
-        "chain_numpy_us": ours_us,
-        "chain_vs_native_ratio": ours_us / native_us,
-    }
+    try:
+        for fn in (native_step, our_step):  # warm up
+            _median_us(fn, inputs, 20)
+        native_times, our_times = [], []
+        for i in range(repeats):
+            for fn, times in ((native_step, native_times), (our_step, our_times)):
+                t0 = time.perf_counter()
+                fn(inputs[i % len(inputs)])
+                times.append(time.perf_counter() - t0)
+    finally:
+        native.close()
+    return float(np.median(native_times) * 1e6), float(np.median(our_times) * 1e6)
 
 
 def scatter_step(repeats: int = 3000) -> dict[str, float]:
