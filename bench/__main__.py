@@ -46,7 +46,8 @@ See `bench/*.py` for exactly what each figure times.
 - **Chain**: a 262,144-entry logits vector, llama.cpp's default flags. llama.cpp's side
   fills its `llama_token_data` array from the logits and applies its native chain;
   ours runs the same flags plus the creative-writing scatter preset. Median over 300
-  steps.
+  steps. `chain_mirostat1_*` and `chain_mirostat2_*`: the same with `--mirostat 1` and `--mirostat 2`
+  (both sides sort the whole vocabulary and softmax it), median over 100 steps.
 - **Scatter**: k = 64, radius 2.5, 100 candidates. `scatter_step_us` uses sorted input,
   as the default chain hands it over; `scatter_step_unsorted_us` makes scatter sort first.
 - **Softmax over the whole vocabulary**: `softmax_full_vocab_us` is our softmax of 262,144 sorted logits
