@@ -8,6 +8,7 @@ runs both, ``make check`` neither.
 from __future__ import annotations
 
 import os
+import pathlib
 import tempfile
 import types
 
@@ -31,6 +32,7 @@ hypothesis_settings.register_profile("suite", database=None, max_examples=exampl
 hypothesis_settings.load_profile("suite")
 
 GEMMA_FIXTURES = {"default_model", "model_path", "gemma_window"}
+UI_TESTS = pathlib.Path(__file__).parent / "ui"
 
 
 def pytest_report_header(config):
@@ -51,9 +53,15 @@ def _reaches_native(module) -> bool:
 def pytest_collection_finish(session):
     """Everything collection imported (Qt, pyqtgraph, NumPy, hypothesis, the app, the test modules)
     lives until the worker ends: freeze it, so each full collection after a window test walks only what
-    tests made since (about 70 ms a collection before, two per window test)."""
+    tests made since (about 70 ms a collection before, two per window test).  The window's own modules
+    are imported first where window tests will run: the test modules import them only inside their
+    tests, and what the first window test imported stayed unfrozen, four times the objects tests/ui's
+    collections and timer checks then walked at every test."""
     import gc
+    import importlib
 
+    if any(item.path.is_relative_to(UI_TESTS) for item in session.items):
+        importlib.import_module("app.ui.main_window")
     gc.collect()
     gc.freeze()
 
