@@ -80,6 +80,20 @@ def pytest_collection_modifyitems(items):
 
 
 @pytest.fixture(scope="session", autouse=True)
+def no_fsync():
+    """The suite's files live in temporary folders, and whether a write survives a power cut is not
+    something a test can see: ``os.fsync`` returns at once here instead of waiting for the disk (every
+    window a test closes writes its last session and its view settings, each write fsyncs the file and
+    its folder, and this machine's disk is shared).  The tests of the writes' order
+    (tests/app/test_presets_store.py) put their own ``os.fsync`` in its place and still see every call;
+    child processes (the command line, the engine's process) fsync as they always do."""
+    real = os.fsync
+    os.fsync = lambda fd: None
+    yield
+    os.fsync = real
+
+
+@pytest.fixture(scope="session", autouse=True)
 def private_config(tmp_path_factory):
     """Presets, recent models and sessions go to a temporary folder, never the user's."""
     folder = tmp_path_factory.mktemp("config")
