@@ -7,6 +7,7 @@ from PySide6.QtWidgets import QGraphicsItem, QGraphicsView, QGraphicsWidget, QVB
 
 from ..theme import RGB, Theme, current
 from .kept_axis import KeptAxis
+from .panel_plot_item import PanelPlotItem
 from .panel_title import PanelTitle
 from .quiet_axis import every_side
 from .step_cursor import StepCursor
@@ -27,31 +28,18 @@ def panel_plot(axis_items: dict) -> pg.PlotWidget:
 def panel_plot_item(axis_items: dict) -> pg.PlotItem:
     """A plot item without pyqtgraph's right-click menu: its log and FFT transforms, manual ranges
     and mouse modes would fight the ranges a panel keeps (:func:`fit_y`, the kept axes), and its
-    ViewBox menu is a good part of each plot's making (a window makes eleven).  The sides
+    menus are a good part of each plot's making (:mod:`.panel_plot_item`).  The sides
     ``axis_items`` leaves out get hidden quiet axes (:mod:`.quiet_axis`)."""
     axes, hidden = every_side(axis_items)
-    item = NativeBoundsPlotItem(axisItems=axes, enableMenu=False, viewBox=NativeBoundsViewBox(enableMenu=False))
+    item = PanelPlotItem(axes, NativeBoundsViewBox(enableMenu=False))
     for side in hidden:
         item.hideAxis(side)
     return item
 
 
-class NativeBoundsPlotItem(pg.PlotItem):
-    """A plot item whose bounding rectangle and shape are Qt's own.
-
-    Qt asks a graphics item's bounding rectangle (and a clipping parent's shape) many times
-    a paint; for a Python subclass each question is a call into Python (pyqtgraph's
-    ``GraphicsWidget`` answers ``mapRectFromParent(geometry())``: the same rectangle as Qt's
-    ``QGraphicsWidget.rect()``, for a widget that is not transformed).  Handing the C++
-    methods back tells PySide that nothing overrides them, and Qt answers without Python."""
-
-    boundingRect = QGraphicsWidget.boundingRect
-    shape = QGraphicsWidget.shape
-
-
 class NativeBoundsViewBox(pg.ViewBox):
     """A view box whose bounding rectangle, shape and painting are Qt's own (see
-    :class:`NativeBoundsPlotItem`): pyqtgraph's rectangle adds half a pixel at the right and bottom
+    :class:`.PanelPlotItem`): pyqtgraph's rectangle adds half a pixel at the right and bottom
     for a border, and its paint draws only that border, with no pen when there is none (made without
     ``border``, as here: the background is an item of its own), so Qt's empty paint stands for it,
     without a call into Python at every repaint."""
