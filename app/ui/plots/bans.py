@@ -34,7 +34,10 @@ class BansPanel(QWidget):
         self.plot.setMinimumHeight(52)
         self.plot.getAxis("left").setWidth(LEFT_AXIS_PX)
         plain_axes(self.plot)
-        self.bars = self.plot.plot(connect="pairs")  # one vertical line per step, as the collision ticks
+        # one vertical line per step, as the collision ticks: a curve item, not plot()'s PlotDataItem
+        # (which reads, and so makes, the plot's options: app/ui/plots/panel_plot_item.py)
+        self.bars = pg.PlotCurveItem(connect="pairs")
+        self.plot.addItem(self.bars)
         self.kept = pg.ScatterPlotItem(size=7, hoverable=True, tip=None)
         self.kept.sigHovered.connect(self._hovered)
         self.plot.addItem(self.kept)
