@@ -55,8 +55,8 @@ def pytest_collection_finish(session):
     lives until the worker ends: freeze it, so each full collection after a window test walks only what
     tests made since (about 70 ms a collection before, two per window test).  The window's own modules
     are imported first where window tests will run: the test modules import them only inside their
-    tests, and what the first window test imported stayed unfrozen, four times the objects tests/ui's
-    collections and timer checks then walked at every test."""
+    tests, and what the first window test imported stayed unfrozen: tests/ui's collections and timer
+    checks walked all of it again at every test."""
     import gc
     import importlib
 

@@ -1,14 +1,15 @@
 """A panel's plot item: pyqtgraph's PlotItem, its "Plot Options" made only when something asks for them.
 
-pyqtgraph's PlotItem builds its right-click "Plot Options" (a form of about forty widgets from a Qt
-Designer template, a menu of six submenus, a WidgetGroup over the form, twenty signal connections) in
-its constructor, for every plot, menu enabled or not.  That was about a third of each plot's making
-(``python -m bench.plot_item``) and a window makes eight.  Our panels disable the menu: the options
-are read only when an item that follows them is added (a PlotDataItem: the bans panel's bars) or
-pyqtgraph's state is saved.  So this item's constructor is PlotItem's (pyqtgraph 0.14.0, pinned in
-pyproject.toml) without that part, and ``ctrl``, ``ctrlMenu`` and ``stateGroup`` make the options,
-as pyqtgraph would have, the first time one of them is read.  tests/ui/test_panel_plot_item.py holds
-it to PlotItem's own attributes, so an upgrade that adds one fails there.
+pyqtgraph's PlotItem builds its right-click "Plot Options" (a form of thirty widgets from a Qt Designer
+template, a menu of six submenus, a WidgetGroup over the form, twenty-three signal connections) in its
+constructor, for every plot, menu enabled or not, and a window makes eight: without them a window's
+making went from 70 to 55 ms (``python -m bench.window_build_bench``, docs/benchmarks.md).  Our panels
+disable the menu: the options are read only when an item that follows them is added (a PlotDataItem,
+which no panel uses) or pyqtgraph's state is saved.  So this item's constructor is PlotItem's
+(pyqtgraph 0.14.0, pinned in pyproject.toml) without that part, and ``ctrl``, ``ctrlMenu`` and
+``stateGroup`` make the options, as pyqtgraph would have, the first time one of them is read.
+tests/ui/test_panel_plot_item.py holds it to PlotItem's own attributes and connections, so an upgrade
+that adds one fails there.
 """
 from __future__ import annotations
 
