@@ -28,6 +28,9 @@ from app.engine.run.workspace import Workspace
 PROMPT = "Write a long story about a lighthouse keeper who finds a letter from the future. Chapter 1.\n\n"
 N_TOKENS = 128
 ROUNDS = int(os.environ.get("GUI_BENCH_ROUNDS", "5"))  # more rounds on a noisy machine
+#: Decode threads of both runs: every physical core, as the app's default; ``GUI_BENCH_THREADS=1`` on this
+#: 2-core machine measures the window where a core is left to it (a machine with more cores than threads).
+THREADS = int(os.environ.get("GUI_BENCH_THREADS", "0")) or physical_cores()
 
 
 def _headless(model, settings, options, workspace) -> float:
@@ -109,7 +112,7 @@ def arm_run(window, settings):
     state = window.state
     state.set_prompt(PROMPT)
     window.playground.lanes.set_settings(0, settings)
-    state.set_run_settings(max_tokens=N_TOKENS)
+    state.set_run_settings(max_tokens=N_TOKENS, n_threads=THREADS)
     loop = QEventLoop()
     unsubscribe = state.subscribe(lambda c: c.what == Changed.BUSY and not state.busy and loop.quit())
     return loop, unsubscribe
@@ -155,7 +158,7 @@ def run_all() -> dict[str, float]:
     from app.ui.main_window import MainWindow
 
     app = QApplication.instance() or QApplication([])
-    options = RunOptions(n_ctx=4096, n_threads=physical_cores())
+    options = RunOptions(n_ctx=4096, n_threads=THREADS)
     settings = find_builtin("creative-writing").settings.replace(seed=21)
     model = LoadedModel(default_model_path(), gpu_layers=0)  # the headless runs' (the window loads its own)
     window = MainWindow(restore_session=False)  # its default engine: llama.cpp in a process of its own

@@ -138,17 +138,16 @@ def main(rounds: int = 4, priorities: tuple[str, ...] = ()) -> None:
     from PySide6.QtWidgets import QApplication
 
     from app.core.presets import find_builtin
-    from app.engine.face.cores import physical_cores
     from app.engine.face.events import StepsProduced
     from app.engine.face.options import RunOptions
     from app.engine.llama.model import LoadedModel, default_model_path
     from app.engine.run.workspace import Workspace
     from app.ui.main_window import MainWindow
 
-    from .gui_bench import _wait_for_model
+    from .gui_bench import THREADS, _wait_for_model
 
     app = QApplication.instance() or QApplication([])
-    options = RunOptions(n_ctx=4096, n_threads=physical_cores())
+    options = RunOptions(n_ctx=4096, n_threads=THREADS)  # GUI_BENCH_THREADS, as in bench/gui_bench.py
     settings = find_builtin("creative-writing").settings.replace(seed=21)
     model = LoadedModel(default_model_path(), gpu_layers=0)
     window = MainWindow(restore_session=False)
