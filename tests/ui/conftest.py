@@ -25,8 +25,9 @@ def _timer_types() -> set[type]:
 
 
 def _active_timers() -> list[QTimer]:
-    """The active timers made since collection.  Matched by type in a set: ``isinstance`` against a
-    Qt class took four times as long per object, and this walks every object at each UI test."""
+    """The active timers made since collection.  Matched by type in a set rather than with
+    ``isinstance`` against a Qt class, which is slower per object, and this walks every object made
+    since collection after each UI test."""
     kinds = _timer_types()
     found = []
     for obj in gc.get_objects():  # frozen objects (tests/conftest.py freezes at collection) are not listed
