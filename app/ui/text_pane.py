@@ -9,7 +9,7 @@ import html
 from collections.abc import Callable
 
 import numpy as np
-from PySide6.QtCore import Signal
+from PySide6.QtCore import QMimeData, Signal
 from PySide6.QtGui import QColor, QFont, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import QTextBrowser, QTextEdit, QToolTip
 
@@ -17,6 +17,7 @@ from app.core.forks import is_fork
 from app.engine.face.records import StepRecord
 
 from . import theme as themes
+from .paragraph_seals import ParagraphSeals, plain_text, unsealed_position
 from .theme import Theme, text_on
 
 
@@ -70,6 +71,7 @@ class TokenTextPane(QTextBrowser):
         self.theme = themes.current()
         self._written = _written_format(self.theme)
         self.fork_rule = None  # fork radar (app/core/forks.py): its steps get a quiet dotted underline; None: off
+        self.seals = ParagraphSeals(self.document())  # a long paragraph's lines kept out of its appends
         self.anchorClicked.connect(self._on_anchor)
 
     def apply_theme(self, theme: Theme) -> None:
@@ -83,6 +85,7 @@ class TokenTextPane(QTextBrowser):
         """The text's size in points (the tints and highlights keep their places)."""
         font = QFont(self.font())
         if pt > 0 and font.pointSizeF() != pt:
+            self._unseal()  # the lines wrap elsewhere in the new size
             font.setPointSizeF(pt)
             self.setFont(font)
             self.document().setDefaultFont(font)
@@ -126,14 +129,18 @@ class TokenTextPane(QTextBrowser):
         return cursor
 
     def resizeEvent(self, event) -> None:
+        """(The viewport's resizes come here too: a scroll bar shown narrows the text.)"""
         bar = self.verticalScrollBar()
         at_end = bar.value() >= bar.maximum() - 2
+        if event.size().width() != event.oldSize().width():
+            self._unseal()  # the lines wrap elsewhere at the new width
         super().resizeEvent(event)
         if at_end:  # a pane that showed the end of its text still does
             bar.setValue(bar.maximum())
 
     def show_prompt(self, prompt: str) -> None:
         """Start again: the prompt, greyed, and no records."""
+        self.seals.reset()  # first: clearing may hide the scroll bar, and its resize unseals
         self.clear()
         self.shown = 0
         self.spans = {}
@@ -170,8 +177,51 @@ class TokenTextPane(QTextBrowser):
             self._insert(cursor, pieces)
         finally:
             cursor.endEditBlock()
+        self._seal_tail()
         self._keep_glyphs(first)
         self.follow_cursor()
+
+    def toPlainText(self) -> str:
+        """The pane's text, without the breaks of its seals (app/ui/paragraph_seals.py)."""
+        return plain_text(self.document(), self.seals.positions)
+
+    def createMimeDataFromSelection(self):
+        """A copy of sealed text is its plain text (the seals' breaks would be paragraphs in rich text)."""
+        data = super().createMimeDataFromSelection()
+        if self.seals.positions:
+            cursor = self.textCursor()
+            data = QMimeData()
+            data.setText(plain_text(self.document(), self.seals.positions, cursor.selectionStart(),
+                                    cursor.selectionEnd()))
+        return data
+
+    def _seal_tail(self) -> None:
+        """Keep the last paragraph's appends short (:class:`ParagraphSeals`); the spans after a new
+        seal's break move by one character."""
+        if self.seals.stale():
+            self._unseal()
+        at = self.seals.seal_tail()
+        if at is None:
+            return
+        moved = self.seals.moved
+        for step in reversed(self.spans):  # in the document's order: only the last line's spans move
+            start, end = self.spans[step]
+            if end < at:
+                break
+            self.spans[step] = (moved(start, at), moved(end, at, end=True))
+        if self.chips is not None:
+            self.chips.moved(lambda position: moved(position, at, end=True))
+
+    def _unseal(self) -> None:
+        """Take the seals out (the text wraps anew); the spans move back."""
+        seals = self.seals.unseal()
+        if not seals:
+            return
+        self.spans = {step: (unsealed_position(start, seals), unsealed_position(end, seals))
+                      for step, (start, end) in self.spans.items()}
+        if self.chips is not None:
+            self.chips.moved(lambda position: unsealed_position(position, seals))
+        self._selected = None  # highlighted again at the next show_selected
 
     def _keep_glyphs(self, first: int) -> None:
         """The paragraphs from number ``first`` on (those an append touched) keep their shaped glyphs

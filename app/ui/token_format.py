@@ -70,6 +70,12 @@ class TokenChips:
         self.drawn, self.hidden, self.prompt_chips = {}, set(), []
         self._chip_end = -1
 
+    def moved(self, where) -> None:
+        """The document's positions moved (a paragraph sealed or unsealed, app/ui/paragraph_seals.py):
+        ``where(position)`` gives each one's new place."""
+        if self._chip_end >= 0:
+            self._chip_end = where(self._chip_end)
+
     def special(self, token: int) -> tuple[int, str] | None:
         """(kind, text) of a token drawn as a chip; None for prose."""
         kind = self.state.token_kind(token)
