@@ -13,7 +13,8 @@ A seal is the view's, not the text's.  :class:`ParagraphSeals` keeps where its b
 pane's text only grows at its end, so a break never moves; not a mark in the block's format,
 which a line break of the text itself, appended after a seal, would copy), :func:`plain_text`
 leaves them out, and the pane takes them all out (:meth:`ParagraphSeals.unseal`) when its text's
-width or font changes, since the lines then wrap elsewhere.  A wrapped line's trailing spaces are
+width or font changes, since the lines then wrap elsewhere (and copies the text from an unsealed
+copy).  A wrapped line's trailing spaces are
 not drawn, but a block's last line draws them: the spaces before a seal lose their fill,
 underline and overline while sealed (kept, and put back by :meth:`ParagraphSeals.unseal`), so a
 tinted token's leading space that ended a line shows no stub.  Positions after a seal move by one
@@ -136,6 +137,15 @@ class ParagraphSeals:
             cursor.endEditBlock()
         self.reset()
         return seals
+
+    def unsealed_copy(self) -> QTextDocument:
+        """A copy of the document with every seal taken out (the spaces before them as they were): the
+        text as Qt would hold it without seals, for a copy to the clipboard."""
+        copy = self.document.clone()
+        seals = ParagraphSeals(copy)
+        seals.positions, seals._bare = list(self.positions), list(self._bare)
+        seals.unseal()
+        return copy
 
     @staticmethod
     def moved(position: int, at: int, *, end: bool = False) -> int:

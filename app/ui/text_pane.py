@@ -186,13 +186,19 @@ class TokenTextPane(QTextBrowser):
         return plain_text(self.document(), self.seals.positions)
 
     def createMimeDataFromSelection(self):
-        """A copy of sealed text is its plain text (the seals' breaks would be paragraphs in rich text)."""
-        data = super().createMimeDataFromSelection()
-        if self.seals.positions:
-            cursor = self.textCursor()
-            data = QMimeData()
-            data.setText(plain_text(self.document(), self.seals.positions, cursor.selectionStart(),
-                                    cursor.selectionEnd()))
+        """A copy of sealed text comes from the text without its seals (their breaks would be paragraphs)."""
+        seals = self.seals.positions
+        if not seals:
+            return super().createMimeDataFromSelection()
+        selected = self.textCursor()
+        copy = self.seals.unsealed_copy()
+        cursor = QTextCursor(copy)
+        cursor.setPosition(unsealed_position(selected.selectionStart(), seals))
+        cursor.setPosition(unsealed_position(selected.selectionEnd(), seals), QTextCursor.MoveMode.KeepAnchor)
+        fragment = cursor.selection()
+        data = QMimeData()
+        data.setHtml(fragment.toHtml())
+        data.setText(fragment.toPlainText())
         return data
 
     def _seal_tail(self) -> None:

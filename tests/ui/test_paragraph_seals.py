@@ -102,11 +102,23 @@ def test_a_new_width_wraps_the_text_anew_and_later_appends_seal_again(qtbot, rec
     assert _looks(qtbot, sealed) == _looks(qtbot, plain)
 
 
-def test_a_copy_leaves_the_seals_out_and_keeps_the_texts_own_line_breaks(qtbot, records):
-    pane = _pane(qtbot)
+def test_a_copy_is_the_copy_of_the_text_without_seals(qtbot, records):
+    sealed, plain = _pane(qtbot), _pane(qtbot, sealed=False)
     for rec in records:
-        pane._append([rec])
-    pane.selectAll()
-    copied = pane.createMimeDataFromSelection().text()
-    assert copied == PROMPT + "".join(rec.text for rec in records)
-    assert copied.count("\n") == 1
+        sealed._append([rec])
+    plain._append(records)
+    assert _sealed_blocks(sealed) >= 5
+    sealed.selectAll()
+    copied = sealed.createMimeDataFromSelection()
+    assert copied.text() == PROMPT + "".join(rec.text for rec in records)
+    assert copied.text().count("\n") == 1  # the text's own line break
+    plain.selectAll()
+    assert copied.html() == plain.createMimeDataFromSelection().html()  # the tints and links as they were
+    for first, last in ((3, 9), (40, 90), (80, 115)):  # inside one token to inside another, across seals
+        for pane in (sealed, plain):
+            cursor = pane.textCursor()
+            cursor.setPosition(pane.spans[records[first].step][0] + 1)
+            cursor.setPosition(pane.spans[records[last].step][1] - 1, cursor.MoveMode.KeepAnchor)
+            pane.setTextCursor(cursor)
+        mine, theirs = sealed.createMimeDataFromSelection(), plain.createMimeDataFromSelection()
+        assert (mine.text(), mine.html()) == (theirs.text(), theirs.html())
