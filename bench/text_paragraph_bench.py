@@ -30,7 +30,8 @@ def _quarters(costs: list[float]) -> list[float]:
     return [1e3 * statistics.median(costs[i:i + size]) for i in range(0, size * 4, size)]
 
 
-def run(lanes: int, n_steps: int) -> dict[str, list[float]]:
+def run(lanes: int, n_steps: int) -> tuple[int, dict[str, list[float]]]:
+    """The first lane's line breaks as written, and the quarters' medians for each text."""
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     os.environ["SCATTER_PLAYGROUND_CONFIG"] = tempfile.mkdtemp(prefix="scatter-bench-")
     from app.engine.llama.model import LoadedModel, default_model_path
@@ -40,14 +41,15 @@ def run(lanes: int, n_steps: int) -> dict[str, list[float]]:
     model = LoadedModel(default_model_path(), gpu_layers=0)
     try:
         written = record_steps(model, lanes, n_tokens=n_steps)
-        out = {"line breaks": [float(sum(rec.text.count("\n") for step in written for rec in step if rec.lane == 0))]}
+        breaks = sum(rec.text.count("\n") for step in written for rec in step if rec.lane == 0)
+        out = {}
         for name, steps in (("as written", written), ("one paragraph", _one_paragraph(written))):
             app, window = open_replay_window(model, lanes)
             try:
                 out[name] = _quarters(replay(app, window, steps, window.redraws.show_new_text, skip=0))
             finally:
                 window.close()
-        return out
+        return breaks, out
     finally:
         model.close()
 
@@ -59,8 +61,8 @@ def main(argv=None) -> None:
     args = parser.parse_args(argv)
     if args.lanes < 1 or args.steps < 8:
         parser.error("--lanes must be at least 1 and --steps at least 8")
-    out = run(args.lanes, args.steps)
-    print(f"the first lane's text as written has {out['line breaks'][0]:.0f} line breaks")
+    breaks, out = run(args.lanes, args.steps)
+    print(f"the first lane's text as written has {breaks} line breaks")
     for name in ("as written", "one paragraph"):
         quarters = ", ".join(f"{ms:.3f}" for ms in out[name])
         print(f"{name:14s} text append ms, median of each quarter of {args.steps} steps ({args.lanes} lane(s)): {quarters}")

@@ -11,46 +11,27 @@ lines after the last seal (0.4 to 1.0 ms a step after 512 tokens of one paragrap
 
 A seal is the view's, not the text's.  :class:`ParagraphSeals` keeps where its breaks are (a
 pane's text only grows at its end, so a break never moves; not a mark in the block's format,
-which a line break of the text itself, appended after a seal, would copy), :func:`plain_text`
-leaves them out, and the pane takes them all out (:meth:`ParagraphSeals.unseal`) when its text's
-width or font changes, since the lines then wrap elsewhere (and copies the text from an unsealed
-copy).  A wrapped line's trailing spaces are
-not drawn, but a block's last line draws them: the spaces before a seal lose their fill,
-underline and overline while sealed (kept, and put back by :meth:`ParagraphSeals.unseal`), so a
-tinted token's leading space that ended a line shows no stub.  Positions after a seal move by one
-character: the pane moves its token spans with :meth:`ParagraphSeals.moved` and
-:func:`unsealed_position`.
+which a line break of the text itself, appended after a seal, would copy).  The pane reads its
+text and its copies from an unsealed copy of its document (:meth:`ParagraphSeals.unsealed_copy`),
+and takes every seal out (:meth:`ParagraphSeals.unseal`) when its text's width or font changes,
+since the lines then wrap elsewhere.  A wrapped line's trailing spaces are not drawn, but a
+block's last line draws them: the spaces before a seal lose their fill, underline and overline
+while sealed (kept, and put back by :meth:`ParagraphSeals.unseal`), so a tinted token's leading
+space that ended a line shows no stub.  Positions after a seal move by one character: the pane
+moves its token spans with :meth:`ParagraphSeals.moved` and :func:`unsealed_position`.
 """
 from __future__ import annotations
 
 import bisect
-from collections.abc import Collection
 
 from PySide6.QtGui import QTextCharFormat, QTextCursor, QTextDocument
 
 #: Lines the last block may have before its last line is sealed off: each append lays out at most these
-#: and the line it grows.  One: with 3, the bench's appends to one paragraph took 0.69 to 1.37 ms a step
-#: (4 lanes), about what the text with its line breaks costs with 1.
+#: and the line it grows.  One: an append to a long paragraph then costs about what it costs with the
+#: text's own line breaks; with 3, the bench's one-paragraph appends took 0.69 to 1.37 ms a step (4 lanes).
 SEAL_LINES = 1
 #: What Qt leaves undrawn at the end of a wrapped line.
 _TRAILING = " \t"
-_LINE_BREAKS = str.maketrans({"\u2029": "\n", "\u2028": "\n", "\u00a0": " "})
-
-
-def plain_text(document: QTextDocument, seals: Collection[int] = (), start: int = 0, end: int | None = None) -> str:
-    """The document's text from ``start`` to ``end`` (None: its end) as ``toPlainText`` gives it, the
-    breaks at ``seals`` (their positions) left out."""
-    end = document.characterCount() - 1 if end is None else end
-    parts = []
-    block = document.findBlock(start)
-    while block.isValid() and block.position() <= end:
-        if block.position() > start:
-            parts.append("" if block.position() - 1 in seals else "\n")
-        lo = max(start, block.position()) - block.position()
-        hi = min(end, block.position() + block.length() - 1) - block.position()
-        parts.append(block.text()[lo:hi])
-        block = block.next()
-    return "".join(parts).translate(_LINE_BREAKS)
 
 
 def unsealed_position(position: int, seals: list[int]) -> int:
@@ -140,7 +121,7 @@ class ParagraphSeals:
 
     def unsealed_copy(self) -> QTextDocument:
         """A copy of the document with every seal taken out (the spaces before them as they were): the
-        text as Qt would hold it without seals, for a copy to the clipboard."""
+        text as Qt would hold it without seals, for the pane's plain text and clipboard."""
         copy = self.document.clone()
         seals = ParagraphSeals(copy)
         seals.positions, seals._bare = list(self.positions), list(self._bare)

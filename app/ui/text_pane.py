@@ -17,7 +17,7 @@ from app.core.forks import is_fork
 from app.engine.face.records import StepRecord
 
 from . import theme as themes
-from .paragraph_seals import ParagraphSeals, plain_text, unsealed_position
+from .paragraph_seals import ParagraphSeals, unsealed_position
 from .theme import Theme, text_on
 
 
@@ -183,7 +183,9 @@ class TokenTextPane(QTextBrowser):
 
     def toPlainText(self) -> str:
         """The pane's text, without the breaks of its seals (app/ui/paragraph_seals.py)."""
-        return plain_text(self.document(), self.seals.positions)
+        if not self.seals.positions:
+            return super().toPlainText()
+        return self.seals.unsealed_copy().toPlainText()
 
     def createMimeDataFromSelection(self):
         """A copy of sealed text comes from the text without its seals (their breaks would be paragraphs)."""
