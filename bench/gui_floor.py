@@ -6,10 +6,11 @@ The window runs as in ``bench/gui_bench.py`` (1500 x 940, every panel, its engin
 own).  Each round runs, interleaved: the headless run, the window with its drawing, the headless run
 again and the window with its live frames and text appends skipped (the engine's events still cross
 the pipe and reach the state).  Each run prints its tokens/s, the steady rate (tokens over the time
-between the first and last step, from the engine's own clocks: the start and the end left out), and
-the GUI thread's share of the run.  At the end: the median ratios, and the median decode and chain
-times of a step (the records' ``decode_ms`` and ``chain_ms``), which say how much of a step leaves a
-core idle for the window.
+between the first and last step, from the engine's own clocks: the start and the end left out), the
+GUI thread's share of the run, and each process's CPU in cores (CPU s over wall s: this process's
+every thread, and the engine's process, whose decode threads spin while they wait for each other).
+At the end: the median ratios, and the median decode and chain times of a step (the records'
+``decode_ms`` and ``chain_ms``), which say how much of a step leaves a core idle for the window.
 
 Each ``priority`` named (``nice10``, ``nice19``, ``idle`` for SCHED_IDLE) adds a run a round: the window
 with its drawing, its GUI thread at that priority for the run (the engine's process keeps its own).
@@ -52,6 +53,30 @@ def _set_priority(priority: str) -> None:
     os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), int(priority.removeprefix("nice") or 0))
 
 
+def _process_cpu_s(pid: int | None = None) -> float:
+    """CPU seconds used so far by this process (every thread) or by process ``pid`` (Linux)."""
+    if pid is None:
+        return time.process_time()
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime
+
+
+class _Cores:
+    """The CPU of this process and of the engine's process over a run, in cores (CPU s over wall s)."""
+
+    def __init__(self, engine_pid: int | None):
+        self.engine_pid = engine_pid
+        self.t0, self.own0 = time.perf_counter(), _process_cpu_s()
+        self.engine0 = _process_cpu_s(engine_pid) if engine_pid else 0.0
+
+    def __str__(self) -> str:
+        wall = time.perf_counter() - self.t0
+        own = (_process_cpu_s() - self.own0) / wall
+        engine = (_process_cpu_s(self.engine_pid) - self.engine0) / wall if self.engine_pid else 0.0
+        return f"cores: this process {own:.2f}, the engine's {engine:.2f}"
+
+
 def _headless(model, settings, options, workspace) -> tuple[float, float]:
     """(tokens/s, steady tokens/s) of a headless run."""
     from app.engine.face.options import LaneConfig
@@ -66,22 +91,22 @@ def _headless(model, settings, options, workspace) -> tuple[float, float]:
     return tokens / (time.perf_counter() - t0), 1e3 / statistics.mean(steps_ms)
 
 
-def _windowed(window, settings, made: list) -> tuple[float, float, float]:
-    """(tokens/s, steady tokens/s, GUI thread's share) of a run in the window."""
+def _windowed(window, settings, made: list) -> tuple[float, float, float, str]:
+    """(tokens/s, steady tokens/s, GUI thread's share, the processes' cores) of a run in the window."""
     from .gui_bench import _settle, arm_run
 
     made.clear()
     loop, unsubscribe = arm_run(window, settings)
-    t0 = time.perf_counter()
+    t0, cores = time.perf_counter(), _Cores(window.bridge.engine.pid)
     window.playground.runs.generate()
     loop.exec()
-    elapsed = time.perf_counter() - t0
+    elapsed, cores_used = time.perf_counter() - t0, str(cores)
     unsubscribe()
     share = window.redraws.paint_share()
     _settle()
     n = len(window.state.lane().records)
     steady = (n - made[0][1]) / (made[-1][0] - made[0][0])
-    return n / elapsed, steady, share
+    return n / elapsed, steady, share, cores_used
 
 
 class _EngineAlone:
@@ -168,24 +193,27 @@ def main(rounds: int = 4, priorities: tuple[str, ...] = ()) -> None:
     alone = _EngineAlone() if "engine" in priorities else None
     try:
         _headless(model, settings, options, workspace)  # warm-up, not counted
-        _windowed(window, settings, made)
+        _windowed(window, settings, made)  # warm-up
         if alone is not None:
             alone.run(settings, options)
         for _ in range(rounds):
             for kind in ratios:
+                headless_clock = _Cores(None)
                 headless, headless_steady = _headless(model, settings, options, workspace)
+                headless_cores = str(headless_clock)
                 if kind == "engine":
+                    cores = _Cores(alone.engine.pid)
                     tps, steady, share = alone.run(settings, options)
                     ratios[kind].append(tps / headless)
                     print(f"{kind:8s} no window, headless {headless:5.1f} tokens/s (steady {headless_steady:5.1f}), "
                           f"the engine's process {tps:5.1f} (steady {steady:5.1f}): ratio {tps / headless:.3f}, "
-                          f"steady {steady / headless_steady:.3f}", flush=True)
+                          f"steady {steady / headless_steady:.3f}; headless {headless_cores}; {cores}", flush=True)
                     continue
                 _QUIET[0] = kind == "quiet"
                 if kind in priorities:
                     _set_priority(kind)
                 try:
-                    tps, steady, share = _windowed(window, settings, made)
+                    tps, steady, share, used = _windowed(window, settings, made)
                 finally:
                     _QUIET[0] = False
                     if kind in priorities:
@@ -194,8 +222,8 @@ def main(rounds: int = 4, priorities: tuple[str, ...] = ()) -> None:
                 wall, _cpu, frames, _gui = window.redraws.last_run
                 print(f"{kind:8s} {frames / wall:4.1f} live frames/s, headless {headless:5.1f} tokens/s "
                       f"(steady {headless_steady:5.1f}), window {tps:5.1f} (steady {steady:5.1f}): "
-                      f"ratio {tps / headless:.3f}, steady {steady / headless_steady:.3f}, GUI thread {share:.1%}",
-                      flush=True)
+                      f"ratio {tps / headless:.3f}, steady {steady / headless_steady:.3f}, GUI thread {share:.1%}; "
+                      f"headless {headless_cores}; {used}", flush=True)
         for kind, values in ratios.items():
             print(f"{kind}: median ratio {statistics.median(values):.3f} ({min(values):.3f} to {max(values):.3f})")
         records = window.state.lane().records

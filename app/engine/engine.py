@@ -187,6 +187,13 @@ class Engine:
         self._close_model()
         self.model, self.owns_model = model, True
 
+    @property
+    def decode_threads(self) -> int | None:
+        """The threads the last run decoded on (None before one): the engine's sender paces its messages
+        by them (``app.engine.serve``)."""
+        ws = self._workspace
+        return None if ws is None else ws.options.n_threads
+
     def workspace_for(self, n_seq: int, options) -> Workspace:
         """The lanes' KV caches, kept between runs while the model, lane count and context stay."""
         ws = self._workspace

@@ -2,7 +2,7 @@
 
 The main thread reads commands and hands them to an in-process
 :class:`~app.engine.engine.Engine`; a sender thread sends the engine's events
-in batches (all that is waiting, as one message, at most SEND_INTERVAL_S apart),
+in batches (all that is waiting, as one message, at most 30 or 60 a second),
 each with the llama.cpp log lines logged since the last one, so the window
 always knows what llama.cpp said last, even when the process dies without a
 word (a segfault, SIGKILL).
@@ -24,17 +24,17 @@ import time
 
 from app.engine.engine import Engine
 from app.engine.face import events as ev
+from app.engine.face.cores import live_interval_s
 
 #: Log lines kept for a batch (the newest), and the longest line sent.
 LOG_LINES_PER_BATCH = 8
 LOG_LINE_CHARS = 400
 
-#: The least time between two messages to the window (seconds).  Each message wakes the window's reader
-#: and GUI threads, and where every core decodes each wake-up displaces one of llama.cpp's threads (the
-#: others wait for it at their next barrier).  The window shows new text at most 30 times a second
-#: (app.ui.controllers.redraw.TEXT_MIN_INTERVAL_S), so steps that come closer go as one message; the
-#: first event after a quiet spell goes at once.
-SEND_INTERVAL_S = 1 / 30
+#: The least time between two messages to the window is :func:`app.engine.face.cores.live_interval_s` of the
+#: run's decode threads: 1/30 s where every core decodes, 1/60 s with a core to spare.  Each message wakes
+#: the window's reader and GUI threads, and where every core decodes each wake-up displaces one of
+#: llama.cpp's threads (the others wait for it at their next barrier).  The window appends text as far
+#: apart, so steps that come closer go as one message; the first event after a quiet spell goes at once.
 
 
 class _LogTail(logging.Handler):
@@ -73,7 +73,7 @@ class _Sender:
         sent_at = float("-inf")
         while True:
             self.wake.wait()
-            wait = sent_at + SEND_INTERVAL_S - time.monotonic()
+            wait = sent_at + live_interval_s(self.engine.decode_threads) - time.monotonic()
             if wait > 0:
                 time.sleep(wait)  # what comes meanwhile goes in the same message
             self.wake.clear()

@@ -30,3 +30,40 @@ def test_a_context_without_threads_takes_the_default(monkeypatch, default_model)
     monkeypatch.setenv(THREADS_ENV, "1")
     with default_model.new_context(1, RunOptions(n_ctx=64)) as ctx:
         assert ctx.n_threads == 1
+
+
+@pytest.mark.parametrize("threads, cores, spare", [(2, 2, False), (1, 2, True), (3, 2, False), (8, 16, True)])
+def test_a_core_is_spare_only_beyond_the_decode_threads(threads, cores, spare):
+    from app.engine.face.cores import SHARED_INTERVAL_S, SPARE_INTERVAL_S, live_interval_s, spare_core
+
+    assert spare_core(threads, cores) is spare
+    assert live_interval_s(threads, cores) == (SPARE_INTERVAL_S if spare else SHARED_INTERVAL_S)
+
+
+def test_no_threads_named_means_the_default_count(monkeypatch):
+    from app.engine.face.cores import spare_core
+
+    monkeypatch.setenv(THREADS_ENV, "3")
+    assert spare_core(None, 3) is False and spare_core(None, 4) is True
+
+
+def test_the_engine_knows_the_threads_of_its_last_run():
+    """The engine's sender paces its messages by them (``app.engine.serve``)."""
+    from engine_events import collect
+
+    from app.engine import fake
+    from app.engine.engine import Engine
+    from app.engine.face import commands as cmd
+    from app.engine.face import events as ev
+    from app.engine.face.options import LaneConfig, RunOptions
+    from sampler import SamplerSettings
+
+    engine = Engine(model=fake.FakeModel(), owns_model=True).start()
+    try:
+        assert engine.decode_threads is None
+        engine.submit(cmd.Generate(1, "the cat", (LaneConfig(SamplerSettings()),),
+                                   RunOptions(max_tokens=3, n_ctx=256, n_threads=3)))
+        ended = collect(engine, lambda e: isinstance(e, ev.RunEnded))[-1]
+        assert not ended.error and engine.decode_threads == 3
+    finally:
+        assert engine.shutdown(10)

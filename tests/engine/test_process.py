@@ -73,12 +73,12 @@ def test_events_cross_the_pipe_in_order_and_equal_the_in_process_engines(engine_
 
 
 def test_steps_closer_than_the_send_interval_go_in_fewer_messages_and_none_is_lost(in_process):
-    """A decoder faster than the window shows text (``serve.SEND_INTERVAL_S``) sends its steps gathered:
-    fewer messages (each wakes the window's threads), the same records in the same order."""
-    from app.engine.serve import SEND_INTERVAL_S
+    """A decoder faster than the window shows text (``cores.live_interval_s``: 1/60 s at the least) sends
+    its steps gathered: fewer messages (each wakes the window's threads), the same records in the same order."""
+    from app.engine.face.cores import SPARE_INTERVAL_S
 
     messages = []
-    engine = EngineProcess(fake_spec(step_delay_s=SEND_INTERVAL_S / 8), notify=lambda: messages.append(1)).start()
+    engine = EngineProcess(fake_spec(step_delay_s=SPARE_INTERVAL_S / 8), notify=lambda: messages.append(1)).start()
     try:
         load(engine)
         load(in_process)

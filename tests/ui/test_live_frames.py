@@ -9,7 +9,9 @@ import numpy as np
 import pytest
 from PySide6.QtWidgets import QApplication, QWidget
 
-from app.ui.controllers.redraw import TEXT_MIN_INTERVAL_S, text_wait_ms
+from app.engine.face.cores import SHARED_INTERVAL_S, SPARE_INTERVAL_S
+from app.ui.controllers.frame_budget import FrameBudget
+from app.ui.controllers.redraw import text_wait_ms
 from app.ui.plots.collision import CollisionPanel
 from app.ui.plots.entropy import EntropyPanel
 from app.ui.plots.metric_strips import ROWS, MetricStrips
@@ -55,11 +57,12 @@ def clock(monkeypatch):
 
 
 def test_a_record_reaches_the_text_within_one_turn_of_the_event_loop(window, steps, clock):
-    """Tokens the least interval apart or more (30 a second) wait for nothing."""
+    """Tokens the least interval apart or more (30 a second where every core decodes) wait for nothing."""
     pane = window.lanes_view.columns[0].text
     window.redraws.timer.stop()
+    window.redraws.budget = FrameBudget(cores=2, decode_threads=2)
     for k, rec in enumerate(steps[:6], start=1):
-        clock.now += TEXT_MIN_INTERVAL_S + 0.001
+        clock.now += SHARED_INTERVAL_S + 0.001
         window.state.add_records(REPLAY, [rec])
         QApplication.processEvents()  # one turn: no live frame has run (its timer waits)
         assert pane.shown == k
@@ -84,17 +87,34 @@ def test_the_paragraphs_a_run_writes_keep_their_shaped_glyphs(window, steps):
 def test_faster_tokens_are_gathered_into_one_append_an_interval(qtbot, window, steps, clock):
     pane, text_timer = window.lanes_view.columns[0].text, window.redraws.text_timer
     window.redraws.timer.stop()
+    window.redraws.budget = FrameBudget(cores=2, decode_threads=2)  # every core decodes: 1/30 s
     window.state.add_records(REPLAY, [steps[0]])
     QApplication.processEvents()
     assert pane.shown == 1
     clock.now += 0.005  # the next token 5 ms later (200 a second): it waits for the rest of the interval
     window.state.add_records(REPLAY, [steps[1]])
-    assert text_timer.isActive() and text_timer.interval() == text_wait_ms(0.005) == 29
+    assert text_timer.isActive() and text_timer.interval() == text_wait_ms(0.005, SHARED_INTERVAL_S) == 29
     clock.now += 0.005
     window.state.add_records(REPLAY, [steps[2]])  # gathered with the one waiting
     qtbot.waitUntil(lambda: pane.shown == 3, timeout=2000)
     assert pane.toPlainText().endswith(steps[1].text + steps[2].text)
-    assert text_wait_ms(TEXT_MIN_INTERVAL_S) == text_wait_ms(1.0) == text_wait_ms(float("inf")) == 0
+    assert text_wait_ms(SHARED_INTERVAL_S, SHARED_INTERVAL_S) == text_wait_ms(float("inf"), SHARED_INTERVAL_S) == 0
+
+
+def test_with_a_core_to_spare_text_waits_one_refresh_not_two(qtbot, window, steps, clock):
+    pane, text_timer = window.lanes_view.columns[0].text, window.redraws.text_timer
+    window.redraws.timer.stop()
+    window.redraws.budget = FrameBudget(cores=4, decode_threads=2)
+    window.state.set_run_settings(n_threads=2)
+    window.state.set_busy("run")  # the run's start reads its threads: 2 of 4 cores
+    assert window.redraws.budget.text_interval_s == SPARE_INTERVAL_S
+    window.state.add_records(REPLAY, [steps[0]])
+    QApplication.processEvents()
+    clock.now += 0.005
+    window.state.add_records(REPLAY, [steps[1]])
+    assert text_timer.isActive() and text_timer.interval() == 12  # 1/60 s less 5 ms
+    qtbot.waitUntil(lambda: pane.shown == 2, timeout=2000)
+    window.state.set_busy("")
 
 
 def test_a_frame_draws_only_the_new_points(window, steps):
@@ -166,7 +186,7 @@ def test_the_end_of_a_live_run_equals_drawing_it_at_once(qtbot, window, steps):
 
 
 def test_the_frame_budget_grows_with_idle_cores():
-    from app.ui.controllers.frame_budget import MAX_FPS, MIN_FPS, FrameBudget
+    from app.ui.controllers.frame_budget import MAX_FPS, MIN_FPS
 
     shared, spare = FrameBudget(cores=2, decode_threads=2), FrameBudget(cores=16, decode_threads=8)
     for budget in (shared, spare):
@@ -177,6 +197,19 @@ def test_the_frame_budget_grows_with_idle_cores():
     for _ in range(30):
         shared.observe(0.05)  # a very slow frame still leaves 10 a second
     assert shared.wait_s() == pytest.approx(1 / MIN_FPS)
+
+
+def test_a_run_on_fewer_threads_than_cores_gets_the_idle_cores_budget(window):
+    """The budget follows the run's own decode threads (``-t``), read when the run starts."""
+    from app.ui.controllers.frame_budget import IDLE_SHARE, SHARED_SHARE
+
+    redraws = window.redraws
+    redraws.budget = FrameBudget(cores=2, decode_threads=2)
+    for threads, share in ((1, IDLE_SHARE), (2, SHARED_SHARE), (1, IDLE_SHARE)):
+        window.state.set_run_settings(n_threads=threads)
+        window.state.set_busy("run")
+        assert (redraws.budget.decode_threads, redraws.budget.share) == (threads, share)
+        window.state.set_busy("")
 
 
 def test_a_strip_is_made_when_first_shown_and_then_shows_the_whole_run(qtbot, window, run_and_wait):

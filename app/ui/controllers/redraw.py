@@ -5,10 +5,12 @@ next turn of the event loop (a zero-delay timer gathers the records of one batch
 of events): about 0.03 ms a token, so the first token shows as soon as it is
 decoded and the text streams token by token.  Before, text was drawn with the
 panels, at most every 0.25 to 3 s, and jumped by tens of tokens.  Appends are at
-least two refreshes of a 60 Hz screen apart (``TEXT_MIN_INTERVAL_S``): a fast
-decoder's tokens (a GPU's hundreds a second, or this machine's 60) are gathered
-into one append and one repaint, where each token would otherwise cost its own;
-at 30 tokens a second nothing waits, and no token waits more than 34 ms.
+least two refreshes of a 60 Hz screen apart where every core decodes, one with
+a core to spare (the frame budget's ``text_interval_s``, from
+:func:`app.engine.face.cores.live_interval_s`): a fast decoder's tokens (a GPU's
+hundreds a second, or this machine's 60) are gathered into one append and one
+repaint, where each token would otherwise cost its own; at 30 tokens a second
+nothing waits, and no token waits more than 34 ms.
 
 Panels: records arriving during a run mark them dirty, and a single-shot timer
 draws a live frame: every panel on screen brought up to the newest step, each
@@ -32,19 +34,19 @@ from app.core.changes import Change, Changed
 
 from .frame_budget import FrameBudget
 
-#: The least time between two text appends: two refreshes of a 60 Hz screen.  Each append is a repaint of
-#: the window (its text, Qt's composition of the window), and on a machine whose cores all decode, every
-#: millisecond of it is one the decode loses: at 1/60 s the GUI thread spent 306 to 394 ms of a 128-token
-#: run at 61 to 67 tokens a second, at 1/30 s 267 to 324 ms (``python -m bench.gui_cpu_parts``, four runs
-#: each, interleaved).  A token still shows well within the 50 ms the live view promises.
-TEXT_MIN_INTERVAL_S = 1 / 30
 
+def text_wait_ms(since_last_s: float, interval_s: float) -> int:
+    """How long new records wait for their text, ``since_last_s`` after the last append, appends being at
+    least ``interval_s`` apart.
 
-def text_wait_ms(since_last_s: float) -> int:
-    """How long new records wait for their text, ``since_last_s`` after the last append."""
-    if since_last_s >= TEXT_MIN_INTERVAL_S:  # (inf before the first append)
+    Each append is a repaint of the window (its text, Qt's composition of the window), and on a machine
+    whose cores all decode, every millisecond of it is one the decode loses: at 1/60 s apart the GUI thread
+    spent 306 to 394 ms of a 128-token run at 61 to 67 tokens a second, at 1/30 s 267 to 324 ms (``python -m
+    bench.gui_cpu_parts``, four runs each, interleaved).  A token still shows well within the 50 ms the
+    live view promises."""
+    if since_last_s >= interval_s:  # (inf before the first append)
         return 0
-    return math.ceil((TEXT_MIN_INTERVAL_S - since_last_s) * 1000)
+    return math.ceil((interval_s - since_last_s) * 1000)
 
 
 class RedrawController:
@@ -76,7 +78,8 @@ class RedrawController:
             if change.lane is not None:
                 self._text_lanes.add(change.lane)
                 if not self.text_timer.isActive():
-                    self.text_timer.start(text_wait_ms(time.monotonic() - self._text_last))
+                    self.text_timer.start(text_wait_ms(time.monotonic() - self._text_last,
+                                                       self.budget.text_interval_s))
             self.schedule(live=bool(self.state.busy))
         elif what == Changed.BUSY:
             self._busy_changed()
@@ -109,6 +112,7 @@ class RedrawController:
     def _busy_changed(self) -> None:
         if self.state.busy and self.run_started is None:
             self.run_started, self.painted_s, self.live_redraws = time.monotonic(), 0.0, 0
+            self.budget.for_run(self.state.run_settings.n_threads)
             self.run_cpu_started, self._cycle_mark = time.thread_time(), None
         elif not self.state.busy and self.run_started is not None:
             self.last_run = (time.monotonic() - self.run_started, self.painted_s, self.live_redraws,
