@@ -153,10 +153,10 @@ class MainWindow(QMainWindow):
                 draw(rec)
                 self._shown_steps[panel] = rec
         if on_screen(self.strips):
-            self.strips.show_run(records, rec, self.state.forks)
+            self.strips.show_run(records, rec, self.state.forks, live=live)
         for panel in (self.entropy, self.collision, self.bans):
             if on_screen(panel):
-                panel.show_run(records, rec)
+                panel.show_run(records, rec, live=live)
 
     def _branch_with(self, token: int) -> None:
         """The edited lane goes on from the shown step with ``token`` instead (a new branch)."""

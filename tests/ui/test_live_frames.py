@@ -185,6 +185,25 @@ def test_the_end_of_a_live_run_equals_drawing_it_at_once(qtbot, window, steps):
     assert len(window.collision.fired.getData()[0]) + len(window.collision.not_fired.getData()[0]) > 0
 
 
+def test_a_live_run_doubles_its_x_range_and_its_end_fits_it_tightly(window, steps):
+    """A new x range repaints a whole plot and its axis: while a run streams it doubles (a few times a run),
+    and the drawing at the end fits the run in quarter steps (``common.x_extent``)."""
+    from app.ui.plots.common import x_extent
+
+    records = [dataclasses.replace(steps[k % len(steps)], step=k) for k in range(150)]
+    plots = [window.collision.plot, window.bans.plot, window.entropy.strip, window.strips.visible_plots()[0]]
+    ends: list[set[float]] = [set() for _ in plots]
+    for rec in records:
+        window.state.add_records(REPLAY, [rec])
+        window.redraws.redraw()
+        for seen, plot in zip(ends, plots):
+            seen.add(plot.getViewBox().viewRange()[0][1])
+    assert all(sorted(seen) == [64.0, 128.0, 256.0] for seen in ends), ends
+    window.state.set_busy("")
+    window.redraws.redraw(full=True)
+    assert [plot.getViewBox().viewRange()[0] for plot in plots] == [[-1.0, float(x_extent(150))]] * 4 == [[-1.0, 160.0]] * 4
+
+
 def test_the_frame_budget_grows_with_idle_cores():
     from app.ui.controllers.frame_budget import MAX_FPS, MIN_FPS
 

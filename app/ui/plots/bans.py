@@ -73,7 +73,7 @@ class BansPanel(QWidget):
         self.header.setText(title_row("<b>Bans</b>", [(t.chosen, "back"), (t.damped, "kept")],
                                       self._note))
 
-    def show_run(self, records: Sequence, rec=None) -> None:
+    def show_run(self, records: Sequence, rec=None, *, live: bool = False) -> None:
         """The run's hits; an item is set again only when what it shows changed (a live frame of a run
         without hits sets nothing: new data, ticks or a y range each repainted the strip, its axis
         regenerated, 1 to 2 ms a frame)."""
@@ -93,7 +93,7 @@ class BansPanel(QWidget):
             self._shown_top = top
             self.plot.getAxis("left").setTicks([[(0.0, "0"), (float(top), str(top))]])
         set_y(self.plot, -0.6, top * 1.25 + 0.3)
-        grow_x(self.plot, records[-1].step + 1 if records else 0)
+        grow_x(self.plot, records[-1].step + 1 if records else 0, live=live)
         self._tips = {}
         for e in events:
             self._tips[e.step] = (self._tips.get(e.step, "") + "\n" if e.step in self._tips else "") + e.line()

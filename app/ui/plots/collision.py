@@ -70,7 +70,7 @@ class CollisionPanel(QWidget):
         steps = np.asarray(steps, dtype=float)
         return np.repeat(steps, 2), np.tile([-0.5, 0.5], len(steps))
 
-    def show_run(self, records: Sequence[StepRecord], rec: StepRecord | None = None) -> None:
+    def show_run(self, records: Sequence[StepRecord], rec: StepRecord | None = None, *, live: bool = False) -> None:
         """Open and closed gates; steps where scatter was off have no tick.  ``rec``: the shown step.
         Only the records not drawn yet add ticks (all again after a new run or branch)."""
         whole, fresh = self.feed.take(records)
@@ -88,7 +88,7 @@ class CollisionPanel(QWidget):
             lo, hi = configured_collision(fresh)
             old = self._set_range or (lo, hi)
             self._set_range = (min(lo, old[0]), max(hi, old[1]))
-        grow_x(self.plot, records[-1].step + 1 if records else 0)
+        grow_x(self.plot, records[-1].step + 1 if records else 0, live=live)
         self._fit_ticks()
         self.cursor.setVisible(rec is not None)
         if rec is not None and self.cursor.value() != rec.step:

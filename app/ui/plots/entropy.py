@@ -109,7 +109,7 @@ class EntropyPanel(QWidget):
         parts.append(legend_html([(t.cursor, where)], "\u2502") if where else "")
         self.header.setText("<b>Entropy</b> &nbsp;" + " &nbsp;".join(p for p in parts if p))
 
-    def show_run(self, records: Sequence[StepRecord], rec: StepRecord | None) -> None:
+    def show_run(self, records: Sequence[StepRecord], rec: StepRecord | None, *, live: bool = False) -> None:
         """The run's curves (only the records not drawn yet are added), and the gauge for ``rec``
         with the settings that step was made with; items change only where a value did."""
         whole, fresh = self.feed.take(records)
@@ -117,7 +117,7 @@ class EntropyPanel(QWidget):
         steps, hs, ss = (np.asarray(v, dtype=float) for v in zip(*fired)) if fired else (np.empty(0),) * 3
         for curve, ys in ((self.h_curve, hs), (self.s_curve, ss)):
             curve.set_points(steps, ys) if whole else curve.append(steps, ys)
-        grow_x(self.strip, records[-1].step + 1 if records else 0)
+        grow_x(self.strip, records[-1].step + 1 if records else 0, live=live)
         self.cursor.setVisible(rec is not None)
         self._step = rec
         self._show_header()

@@ -258,7 +258,8 @@ class MetricStrips(QWidget):
 
     # -- data --------------------------------------------------------------------
 
-    def show_run(self, records: Sequence[StepRecord], rec: StepRecord | None, forks: ForkRule | None = None) -> None:
+    def show_run(self, records: Sequence[StepRecord], rec: StepRecord | None, forks: ForkRule | None = None, *,
+                 live: bool = False) -> None:
         """Each shown strip brought up to the newest record: only the records it has not drawn
         are added (all again after a new run or branch); a hidden strip catches up when shown.
         ``forks``: the fork radar's rule (None: no ticks)."""
@@ -279,7 +280,7 @@ class MetricStrips(QWidget):
             else:
                 curve.append(xs[keep], ys[keep])
         visible = self.visible_plots()
-        grow_x(visible[0], records[-1].step + 1 if records else 0)
+        grow_x(visible[0], records[-1].step + 1 if records else 0, live=live)
         self._show_forks(records, forks, visible[0])
         self._marked = None if rec is None else rec.step
         for strip in self._strips.values():
