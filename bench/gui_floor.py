@@ -7,8 +7,8 @@ own).  Each round runs, interleaved: the headless run, the window with its drawi
 again and the window with its live frames and text appends skipped (the engine's events still cross
 the pipe and reach the state).  Each run prints its tokens/s, the steady rate (tokens over the time
 between the first and last step, from the engine's own clocks: the start and the end left out), the
-GUI thread's share of the run, and each process's CPU in cores (CPU s over wall s: this process's
-every thread, and the engine's process, whose decode threads spin while they wait for each other).
+GUI thread's share of the run, and the CPU in cores (CPU s over wall s) of this process, of each of
+its busy threads, and of the engine's process (whose decode threads spin while they wait for each other).
 At the end: the median ratios, and the median decode and chain times of a step (the records'
 ``decode_ms`` and ``chain_ms``), which say how much of a step leaves a core idle for the window.
 
@@ -53,28 +53,42 @@ def _set_priority(priority: str) -> None:
     os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), int(priority.removeprefix("nice") or 0))
 
 
-def _process_cpu_s(pid: int | None = None) -> float:
-    """CPU seconds used so far by this process (every thread) or by process ``pid`` (Linux)."""
-    if pid is None:
-        return time.process_time()
-    with open(f"/proc/{pid}/stat") as f:
+def _cpu_s(stat_path: str) -> float:
+    """utime + stime, in seconds, from a /proc ``stat`` file (Linux)."""
+    with open(stat_path) as f:
         fields = f.read().rpartition(")")[2].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _threads_cpu_s() -> dict[int, float]:
+    """CPU seconds so far of each of this process's threads, by native id."""
+    out = {}
+    for tid in os.listdir("/proc/self/task"):
+        try:
+            out[int(tid)] = _cpu_s(f"/proc/self/task/{tid}/stat")
+        except OSError:  # the thread ended meanwhile
+            pass
+    return out
 
 
 class _Cores:
-    """The CPU of this process and of the engine's process over a run, in cores (CPU s over wall s)."""
+    """The CPU over a run, in cores (CPU s over wall s): this process, its threads that used more than a
+    thousandth of a core (Python's names; Qt's own threads by id), and the engine's process."""
 
     def __init__(self, engine_pid: int | None):
         self.engine_pid = engine_pid
-        self.t0, self.own0 = time.perf_counter(), _process_cpu_s()
-        self.engine0 = _process_cpu_s(engine_pid) if engine_pid else 0.0
+        self.t0, self.own0, self.threads0 = time.perf_counter(), time.process_time(), _threads_cpu_s()
+        self.engine0 = _cpu_s(f"/proc/{engine_pid}/stat") if engine_pid else 0.0
 
     def __str__(self) -> str:
         wall = time.perf_counter() - self.t0
-        own = (_process_cpu_s() - self.own0) / wall
-        engine = (_process_cpu_s(self.engine_pid) - self.engine0) / wall if self.engine_pid else 0.0
-        return f"cores: this process {own:.2f}, the engine's {engine:.2f}"
+        own = (time.process_time() - self.own0) / wall
+        engine = (_cpu_s(f"/proc/{self.engine_pid}/stat") - self.engine0) / wall if self.engine_pid else 0.0
+        names = {t.native_id: t.name for t in threading.enumerate()}
+        threads = sorted(((cpu - self.threads0.get(tid, 0.0)) / wall, names.get(tid, f"thread {tid}"))
+                         for tid, cpu in _threads_cpu_s().items())
+        busy = ", ".join(f"{name} {used:.3f}" for used, name in reversed(threads) if used >= 0.001)
+        return f"cores: this process {own:.2f} ({busy}), the engine's {engine:.2f}"
 
 
 def _headless(model, settings, options, workspace) -> tuple[float, float]:
