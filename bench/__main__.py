@@ -78,19 +78,26 @@ See `bench/*.py` for exactly what each figure times.
   model's first load.
 - **GUI**: every panel live, the window at 1500 x 940, its engine in a process of its own as for a
   writer (the headless runs are in the bench's process, on a model of their own). The engine's process
-  sends its events at most 30 times a second (steps closer than that go together; `app/engine/serve.py`).
+  sends its events at most 30 times a second where the run decodes on every core, 60 with a core to
+  spare (steps closer than that go together; `app/engine/serve.py`, `app/engine/face/cores.py`).
   The text is appended at the next turn of the event loop after each record (`gui_first_token_ms`: the first record's making
   in the engine's process, right after its decode and sampling (`StepsProduced.made_at`,
   `time.monotonic()`: Linux's CLOCK_MONOTONIC, one clock for both processes), to its paint in the
   text, the pipe included; `gui_token_latency_ms`, median and `_p95`: a record's arrival on the GUI
   thread to its paint). The panels are drawn in live frames whose spacing keeps the GUI thread's CPU time (frames,
   Qt's painting, the engine's events, the text) under 4 % of the run when decoding uses every core
-  (this 2-core machine: 2 decode threads), half a core when one is idle, always 10 to 60 frames a
-  second (`app/ui/controllers/frame_budget.py`); `gui_live_redraws_per_s` counts them, and
-  `gui_paint_share` is the GUI thread's share of the run's wall time (`time.thread_time`, so other
-  processes' load does not count). One warm-up pair is not counted; each round is printed to stderr,
-  and `GUI_BENCH_ROUNDS=9` runs more of them. On a shared machine a round's ratio swings by tens of
+  (this 2-core machine: 2 decode threads), half a core when one is idle (the run's own thread count,
+  `-t`, against the cores), always 10 to 60 frames a second (`app/ui/controllers/frame_budget.py`);
+  `gui_live_redraws_per_s` counts them, and `gui_paint_share` is the GUI thread's share of the run's
+  wall time (`time.thread_time`, so other processes' load does not count). One warm-up pair is not
+  counted; each round is printed to stderr, and `GUI_BENCH_ROUNDS=9` runs more of them;
+  `GUI_BENCH_THREADS=1` decodes both runs on one thread (here: a core left to the window, as on a
+  machine with more cores than decode threads). On a shared machine a round's ratio swings by tens of
   percent.
+- **Cold work after a sleep** (`python -m bench.wake_cost`, not part of `make bench`): a step's message
+  unpickled back to back and after 1/30 s asleep, as the window's reader thread meets it.
+- **Text appends and paragraphs** (`python -m bench.text_paragraph_bench`, not part of `make bench`): a step's text
+  append, painting included, over a 512-step run with the text as written and as one paragraph, by quarter.
 - **Window** (`bench/window_build_bench.py`): a window on the fake backend made (`window_make_ms`, the
   least of 10 after 2 warm-ups; `window_make_median_ms`), shown at 1280 x 720 and painted
   (`window_show_ms`), and closed and deleted (`window_close_ms`), in the GUI thread's CPU time:
@@ -190,6 +197,9 @@ See `bench/*.py` for exactly what each figure times.
   (the tokens' formats and inserts, then the redraw: about 0.5 s together here, growing with the tokens
   shown, about 35 us a token) is Qt widget work, which must run on the GUI thread. Two runs (01:10, 01:12): apply 283 and
   260 ms, redraw 250 and 254 ms.
+  `session_save_ms` and `session_autosave_ms`: the same session written as Save writes it (deflate level 6)
+  and as the last-session autosave does after every run (level 1), in the writing thread's CPU time,
+  alternately, median of 3 each.
 - **RPC**: every layer on one `rpc-server` on 127.0.0.1, against the same 64 tokens run in-process
   (median of 5 interleaved rounds). The server shares the client's cores and each step pays a
   loopback round trip plus 1 MiB of logits, so `rpc_vs_local_tps_ratio` is a floor for two

@@ -10,6 +10,12 @@ texts stay as sibling roots), on the fake backend (real-sized records: 64 candid
 
 ``session_apply_ms``: the apply; ``session_redraw_ms``: the redraw after it; ``session_file_mb`` and
 ``session_records``: what was opened.  Median of :data:`ROUNDS` opens.
+
+``session_save_ms``: the same session written as Save writes it, and ``session_autosave_ms`` as the
+last-session autosave writes it after each run (``app.core.session.autosave``), in the writing thread's
+CPU time (the copy of the state, its encoding and compression, the file); the median of :data:`ROUNDS`
+each, alternately.  ``session_autosave_mb``: the autosave's file.  On a machine whose cores all decode,
+an autosave still writing when the next run starts takes its CPU from that run.
 """
 from __future__ import annotations
 
@@ -77,11 +83,30 @@ def _measure() -> dict[str, float]:
             path = Path(folder) / "large.scatter"
             save_session(window.state, path)
             size_mb = path.stat().st_size / 2**20
+            saves = _save_rounds(window.state, Path(folder))
+            autosave_mb = (Path(folder) / "last.scatter").stat().st_size / 2**20
             applies, redraws = _open_rounds(qt, window, document, path)
     finally:
         window.close()
     return {"session_apply_ms": statistics.median(applies), "session_redraw_ms": statistics.median(redraws),
-            "session_file_mb": size_mb, "session_records": float(records)}
+            "session_file_mb": size_mb, "session_records": float(records), "session_autosave_mb": autosave_mb,
+            **{key: statistics.median(times) for key, times in saves.items()}}
+
+
+def _save_rounds(state, folder: Path) -> dict[str, list[float]]:
+    """The state written ROUNDS times as Save writes it and as the autosave does, alternately (ms of CPU)."""
+    from app.core.session import Autosave, save_session
+
+    autosave = Autosave(folder / "last.scatter")
+    writes = {"session_save_ms": lambda: save_session(state, folder / "saved.scatter"),
+              "session_autosave_ms": lambda: autosave.save(state)}
+    times: dict[str, list[float]] = {key: [] for key in writes}
+    for _ in range(ROUNDS):
+        for key, write in writes.items():
+            start = time.thread_time()
+            write()
+            times[key].append((time.thread_time() - start) * 1e3)
+    return times
 
 
 def _open_rounds(qt, window, document, path: Path) -> tuple[list[float], list[float]]:

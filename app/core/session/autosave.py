@@ -24,6 +24,13 @@ from .errors import NewerSessionFile, SessionFileError
 from .files import open_session, read_session, save_snapshot
 
 FILE_NAME = "last-session.scatter"
+#: Deflate's level for the last session: the fastest.  It is written after every run, often while the next
+#: one decodes, and on a machine whose cores all decode its CPU is taken from that run.  ``python -m bench
+#: --only session`` (a session of 5,748 to 7,874 records, four runs; the fake backend's lanes end at
+#: different lengths): Save's level 6 took 853 to 1,139 ms of the writing thread's CPU
+#: (``session_save_ms``), this one 558 to 836 ms (``session_autosave_ms``); most of the rest is encoding
+#: the records.  The file is about an eighth larger (8,192 records: 6.27 MiB against 5.57).
+LEVEL = 1
 #: A temporary file of an interrupted autosave older than this is removed on start.
 STALE_TEMP_S = 600.0
 
@@ -49,7 +56,7 @@ class Autosave:
         self.wait()
         if self.blocked:
             raise SessionFileError(self.path, self.blocked)
-        return save_snapshot(snapshot(state), self.path)
+        return save_snapshot(snapshot(state), self.path, level=LEVEL)
 
     def save_soon(self, state: PlaygroundState) -> None:
         """Save a copy of the state as it is now on a thread of its own (a newer copy replaces one
@@ -71,7 +78,7 @@ class Autosave:
                     self._thread = None
                     return
             try:
-                save_snapshot(copy, self.path)
+                save_snapshot(copy, self.path, level=LEVEL)
                 self.error = None
             except SessionFileError as exc:
                 self.error = exc
