@@ -1,6 +1,10 @@
-"""The default decode thread count: $SCATTER_PLAYGROUND_THREADS when it is a whole number >= 1, else the
-physical cores (llama-cli's default)."""
+"""The default decode thread count ($SCATTER_PLAYGROUND_THREADS when it is a whole number >= 1, else the
+physical cores: llama-cli's default), and the pacing of live messages by the run's threads against the
+cores."""
 from __future__ import annotations
+
+import time
+import types
 
 import pytest
 
@@ -67,3 +71,45 @@ def test_the_engine_knows_the_threads_of_its_last_run():
         assert not ended.error and engine.decode_threads == 3
     finally:
         assert engine.shutdown(10)
+
+
+@pytest.mark.parametrize("threads, spare", [(2, True), (4, False)])
+def test_the_engines_sender_spaces_its_messages_by_the_runs_threads(monkeypatch, threads, spare):
+    """On 4 cores a run on 2 threads leaves cores to spare: messages one refresh apart (1/60 s), else two."""
+    from app.engine import serve
+    from app.engine.face import cores
+    from app.engine.face import events as ev
+
+    monkeypatch.setattr(cores, "logical_cores", lambda: 4)
+    waits: list[float] = []
+    clock = types.SimpleNamespace(monotonic=time.monotonic, sleep=waits.append)  # the wait asked for, not waited
+    monkeypatch.setattr(serve, "time", clock)  # (this module's clock only: other threads sleep as usual)
+
+    class Pipe:
+        def __init__(self):
+            self.sent: list = []
+
+        def send(self, message):
+            self.sent.append(message)
+
+    class Engine:  # three batches, each coming while the last is sent
+        decode_threads = threads
+
+        def __init__(self):
+            self.batches = [["a step"], ["the next"], [ev.EngineStopped()]]
+
+        def drain(self):
+            sender.notify()
+            return self.batches.pop(0)
+
+    pipe = Pipe()
+    sender = serve._Sender(pipe, Engine(), serve._LogTail())
+    sender.notify()
+    sender._run()  # returns after EngineStopped
+    batches = [batch for batch, _log in pipe.sent]
+    assert batches[:2] == [["a step"], ["the next"]] and isinstance(batches[2][0], ev.EngineStopped)
+    assert len(waits) == 2  # before the second message and the third (the first goes at once)
+    if spare:
+        assert all(0 < wait <= cores.SPARE_INTERVAL_S for wait in waits), waits
+    else:  # more than one refresh (what passed since the last message is microseconds)
+        assert all(cores.SPARE_INTERVAL_S < wait <= cores.SHARED_INTERVAL_S for wait in waits), waits
