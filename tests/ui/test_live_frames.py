@@ -104,7 +104,9 @@ def test_faster_tokens_are_gathered_into_one_append_an_interval(qtbot, window, s
 def test_with_a_core_to_spare_text_waits_one_refresh_not_two(qtbot, window, steps, clock):
     pane, text_timer = window.lanes_view.columns[0].text, window.redraws.text_timer
     window.redraws.timer.stop()
-    window.redraws.budget = FrameBudget(cores=4, decode_threads=2)
+    window.redraws.budget = FrameBudget(cores=4, decode_threads=4)
+    assert window.redraws.budget.text_interval_s == SHARED_INTERVAL_S
+    window.state.set_busy("")
     window.state.set_run_settings(n_threads=2)
     window.state.set_busy("run")  # the run's start reads its threads: 2 of 4 cores
     assert window.redraws.budget.text_interval_s == SPARE_INTERVAL_S
