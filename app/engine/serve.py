@@ -65,15 +65,24 @@ class _Sender:
         self.wake = threading.Event()
         self.done = False
         self.thread = threading.Thread(target=self._run, name="engine-sender", daemon=True)
+        self._paced: tuple[int | None, float] | None = None  # (decode threads, their interval), last asked
 
     def notify(self) -> None:
         self.wake.set()
+
+    def _interval_s(self) -> float:
+        """The least time between messages for the engine's last run; worked out again only when its
+        threads change (with the default count that reads /proc/cpuinfo: 50 us a message)."""
+        threads = self.engine.decode_threads
+        if self._paced is None or self._paced[0] != threads:
+            self._paced = (threads, live_interval_s(threads))
+        return self._paced[1]
 
     def _run(self) -> None:
         sent_at = float("-inf")
         while True:
             self.wake.wait()
-            wait = sent_at + live_interval_s(self.engine.decode_threads) - time.monotonic()
+            wait = sent_at + self._interval_s() - time.monotonic()
             if wait > 0:
                 time.sleep(wait)  # what comes meanwhile goes in the same message
             self.wake.clear()

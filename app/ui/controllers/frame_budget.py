@@ -32,16 +32,22 @@ class FrameBudget:
 
     def __init__(self, cores: int | None = None, decode_threads: int | None = None):
         self.cores = cores or logical_cores()
-        self.decode_threads, self.share, self.text_interval_s = 0, 0.0, 0.0
-        self.for_run(decode_threads)
+        self.decode_threads = decode_threads or default_decode_threads()
         self.cycle_s = 0.005  # a running estimate of one frame cycle's GUI-thread CPU
 
     def for_run(self, decode_threads: int | None) -> None:
         """The budget of a run that decodes on ``decode_threads`` (None: llama.cpp's default count)."""
         self.decode_threads = decode_threads or default_decode_threads()
-        self.share = IDLE_SHARE if spare_core(self.decode_threads, self.cores) else SHARED_SHARE
-        #: The least time between two text appends (the engine sends its steps as far apart).
-        self.text_interval_s = live_interval_s(self.decode_threads, self.cores)
+
+    @property
+    def share(self) -> float:
+        """The GUI thread's share of the run's wall time."""
+        return IDLE_SHARE if spare_core(self.decode_threads, self.cores) else SHARED_SHARE
+
+    @property
+    def text_interval_s(self) -> float:
+        """The least time between two text appends (the engine sends its steps as far apart)."""
+        return live_interval_s(self.decode_threads, self.cores)
 
     def observe(self, cycle_cpu_s: float) -> None:
         self.cycle_s += SMOOTHING * (max(cycle_cpu_s, 0.0) - self.cycle_s)
