@@ -6,9 +6,9 @@ import time
 
 from app.engine.face.cores import physical_cores
 from app.engine.face.options import LaneConfig, RunOptions
+from app.engine.llama.context import DecodeContext
 from app.engine.llama.model import LoadedModel, default_model_path
 from app.engine.native.loop import native_generate
-from app.engine.run.context import DecodeContext
 from app.engine.run.generation import Generation
 from app.engine.run.starts import tokenize_prompt
 from sampler import SamplerSettings

@@ -12,7 +12,7 @@ def decode_against_native(model, native, check, n_tokens: int, prompt_text: str 
 
     ``check`` is first called with step -1 and the prompt's tokens (ours accepts them then)."""
     from app.engine.face.options import RunOptions
-    from app.engine.run.context import DecodeContext
+    from app.engine.llama.context import DecodeContext
     from app.engine.run.starts import tokenize_prompt
 
     prompt = tokenize_prompt(model, prompt_text)

@@ -94,9 +94,9 @@ def _run(parsed: GenerateArgs) -> int:
 def _run_model(parsed: GenerateArgs, path: str, options, interrupt: Interrupt, say) -> int:
     from app.engine.face.model_info import ModelLoadError
     from app.engine.face.options import LaneConfig
+    from app.engine.llama.context import DecodeError
     from app.engine.llama.model import LoadedModel
     from app.engine.llama.model_file import ModelFileChanged
-    from app.engine.run.context import DecodeError
     from app.engine.run.generation import Generation
 
     args = parsed.options

@@ -3,7 +3,7 @@
 The engine and the window run on it in tests exactly as on a real model: it
 has the same shape as :class:`app.engine.llama.model.LoadedModel` (``info``,
 ``vocab``, ``new_context``, ``close``), and its contexts have the same shape
-as :class:`app.engine.run.context.DecodeContext`.
+as :class:`app.engine.llama.context.DecodeContext`.
 
 The logits of a position depend only on the tokens before it (a hash of the
 last three), so a sequence decoded in any batching, or rewound and decoded

@@ -19,9 +19,9 @@ import pytest
 from rpc_servers import RpcServer, port_is_free, unused_port
 
 from app.engine.face.options import LaneConfig, RunOptions
+from app.engine.llama.context import DecodeContext
 from app.engine.llama.model import LoadedModel
 from app.engine.rpc.endpoints import PROTOCOL, RpcUnreachable, probe
-from app.engine.run.context import DecodeContext
 from app.engine.run.generation import Generation
 from app.engine.run.starts import tokenize_prompt
 from sampler import SamplerSettings

@@ -13,7 +13,7 @@ import os
 
 import llama_cpp as ll
 
-from app.engine.llama.model import meta_value
+from app.engine.llama.metadata import meta_value
 
 #: A context is refused only when its estimate exceeds free memory by this factor.
 MARGIN = 1.5

@@ -14,6 +14,9 @@ import llama_cpp as ll
 from app.engine.face.model_info import ModelInfo, ModelLoadError
 from app.engine.llama import backend, llama_log
 from app.engine.llama.chat_template import choose_template, file_template, format_chat
+from app.engine.llama.context import DecodeContext
+from app.engine.llama.memory import check_context_fits
+from app.engine.llama.metadata import meta_value
 from app.engine.llama.model_file import FileWatch
 from app.engine.llama.vocab import ModelVocabulary
 from app.engine.rpc.endpoints import tensor_split_problem
@@ -69,13 +72,6 @@ def check_gguf_file(path: str | os.PathLike) -> Path:
     if version not in (2, 3):
         raise ModelLoadError(f"{p}: unsupported GGUF version {version}")
     return p
-
-
-def meta_value(model, key: str) -> str:
-    """A metadata value of a loaded model as text ("" when absent)."""
-    buf = ctypes.create_string_buffer(256)
-    n = ll.llama_model_meta_val_str(model, key.encode(), buf, len(buf))
-    return buf.value.decode("utf-8", "replace") if n >= 0 else ""
 
 
 class LoadedModel:
@@ -179,14 +175,11 @@ class LoadedModel:
         if watch is not None:
             watch.check()
 
-    def new_context(self, n_seq: int, options):
+    def new_context(self, n_seq: int, options) -> DecodeContext:
         """A decoding context of ``n_seq`` sequences (``options``: a RunOptions).
 
         ContextTooLarge (a ValueError naming the size) when its KV cache would not fit in memory.
         """
-        from app.engine.llama.memory import check_context_fits
-        from app.engine.run.context import DecodeContext
-
         check_context_fits(self, options.n_ctx, n_seq)
         self.check_servers()
         with _sizes(self.rpc, new_context=True):
@@ -209,6 +202,12 @@ class LoadedModel:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def tokenize_prompt(model: LoadedModel, prompt: str) -> list[int]:
+    """Tokens of the prompt, BOS as the model's metadata says, special tokens parsed."""
+    vocab = model.vocab
+    return vocab.tokenize(prompt.encode("utf-8"), add_special=vocab.add_bos, parse_special=True)
 
 
 def load_llama_model(request, progress) -> LoadedModel:

@@ -6,10 +6,9 @@ import time
 import llama_cpp as ll
 
 from app.engine.face.options import RunOptions
-from app.engine.llama.model import LoadedModel
+from app.engine.llama.context import DecodeContext
+from app.engine.llama.model import LoadedModel, tokenize_prompt
 from app.engine.native.sampler import native_chain
-from app.engine.run.context import DecodeContext
-from app.engine.run.starts import tokenize_prompt
 from sampler import SamplerSettings
 
 

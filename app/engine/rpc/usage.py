@@ -9,15 +9,16 @@ buffer type, which for RPC carries the server::
     sched_reserve: RPC0[127.0.0.1:50052] compute buffer size =    11.79 MiB
 
 Those lines are info-level, so the ``llama_cpp`` logger is opened to info
-while a model or a context is made, and only these lines are kept.
+while a model or a context is made, and only these lines are kept.  They reach
+that logger through the callback the model installed before it loaded
+(``app.engine.llama.model.ensure_backend``): this module sits below the model
+and never reaches up to install it.
 """
 from __future__ import annotations
 
 import logging
 import re
 from contextlib import contextmanager
-
-from app.engine.llama import llama_log
 
 _LINE = re.compile(r"\bRPC\d+\[([^\]]+):0*(\d+)\]\s+(.+?) buffer size =\s*([0-9.]+) MiB")
 #: Buffers of a context (replaced when a new context is made); the rest belong to the model.
@@ -39,7 +40,6 @@ class BufferSizes(logging.Handler):
         """Collect the buffer lines logged meanwhile (a new context replaces the last one's)."""
         if new_context:
             self.sizes = {k: v for k, v in self.sizes.items() if k[1] not in CONTEXT_KINDS}
-        llama_log.install()
         log = logging.getLogger("llama_cpp")
         old_level = log.level
         if log.getEffectiveLevel() > logging.INFO:

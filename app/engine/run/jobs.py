@@ -23,9 +23,9 @@ from app.engine.face.events import (
 from app.engine.face.model_info import ModelLoadError
 from app.engine.face.options import MAX_LANES, LaneConfig
 from app.engine.face.records import StopReason
+from app.engine.llama.context import DecodeError
 from app.engine.llama.model_file import ModelFileChanged
 from app.engine.rpc.watch import RpcServerLost
-from app.engine.run.context import DecodeError
 from app.engine.run.generation import Generation
 
 #: Load progress is reported at most this often (seconds), the last fraction always.

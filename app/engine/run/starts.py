@@ -4,19 +4,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from app.engine.face.options import LaneConfig, PromptText
-from app.engine.llama.model import LoadedModel
+from app.engine.llama.model import tokenize_prompt
 from app.engine.run.lane import LaneRun
 from app.engine.run.workspace import Workspace
 
 
 class PromptTooLong(ValueError):
     pass
-
-
-def tokenize_prompt(model: LoadedModel, prompt: str) -> list[int]:
-    """Tokens of the prompt, BOS as the model's metadata says, special tokens parsed."""
-    vocab = model.vocab
-    return vocab.tokenize(prompt.encode("utf-8"), add_special=vocab.add_bos, parse_special=True)
 
 
 def assign_sequences(lanes: list[LaneRun], workspace: Workspace | None) -> None:

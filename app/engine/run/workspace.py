@@ -12,10 +12,10 @@ a sequence to a new list of tokens and returns the logits after its last one:
 
 Logits that must equal those of an uninterrupted run are either kept or come
 from decoding a single token, which llama.cpp's CPU kernels compute exactly as
-in a step batch of up to three sequences (see ``context.MAX_STEP_BATCH``).
+in a step batch of up to three sequences (see ``app.engine.llama.context.MAX_STEP_BATCH``).
 
 Each sequence has a KV stream of its own (``kv_unified`` off, see
-``context.DecodeContext``).  In one unified cache a sequence cut back leaves
+``app.engine.llama.context.DecodeContext``).  In one unified cache a sequence cut back leaves
 holes that other sequences' tokens fill, and llama.cpp's logits then depend on
 that layout: on Gemma 3, off by up to 3.3 after a new prompt in a reused
 two-sequence cache (``tests/engine/test_workspace_gemma.py`` fails with

@@ -6,7 +6,6 @@ import numpy as np
 
 from app.engine.face.cores import decode_threads
 from app.engine.face.options import RunOptions
-from app.engine.llama.model import LoadedModel
 
 FLASH_ATTN = {
     "auto": ll.LLAMA_FLASH_ATTN_TYPE_AUTO, "on": ll.LLAMA_FLASH_ATTN_TYPE_ENABLED, "off": ll.LLAMA_FLASH_ATTN_TYPE_DISABLED,
@@ -27,9 +26,11 @@ class DecodeError(RuntimeError):
 
 class DecodeContext:
     """``n_seq`` sequences, ``n_ctx`` tokens each, each in a KV stream of its own (not one unified
-    cache: there a sequence's logits depended on where other sequences' cells lay; see workspace.py)."""
+    cache: there a sequence's logits depended on where other sequences' cells lay; see
+    app/engine/run/workspace.py).  ``model``: a :class:`app.engine.llama.model.LoadedModel` (not
+    imported here: the model makes its contexts, ``LoadedModel.new_context``)."""
 
-    def __init__(self, model: LoadedModel, n_seq: int, options: RunOptions = RunOptions()):
+    def __init__(self, model, n_seq: int, options: RunOptions = RunOptions()):
         self.model = model
         self.n_seq = n_seq
         self.n_ctx = int(options.n_ctx)
