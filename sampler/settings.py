@@ -23,6 +23,11 @@ from .stagetable import sampler_seq
 if TYPE_CHECKING:
     from typing_extensions import Self  # typing.Self from Python 3.11; only the type checker reads it
 
+    # the fields as the type checker sees them, written from the flag table (sampler/settings_stub.py)
+    from .settings_fields import ScatterFields, SettingsFields
+else:  # at run time the fields come from the rows (make_dataclass below)
+    ScatterFields = SettingsFields = object
+
 
 def _fields(rows: tuple[Flag, ...]) -> list:
     return [(row.attr, PY_TYPES[row.kind], field(default=row.default)) for row in rows]
@@ -36,14 +41,13 @@ def _check_rows(obj, rows: tuple[Flag, ...]) -> None:
 
 class _Fields:
     """For the type checker: the fields of the two classes below are made from the flag table when this
-    module runs (one per row), so it sees them as attributes of any type; the methods are checked."""
+    module runs (one per row); it reads them, typed, from ``settings_fields.pyi``, and takes any
+    arguments to the constructor (each row's check converts and refuses them by name)."""
 
     if TYPE_CHECKING:
         __dataclass_fields__: ClassVar[dict[str, Any]]
 
         def __init__(self, *args: Any, **kwargs: Any) -> None: ...
-
-        def __getattr__(self, name: str) -> Any: ...
 
 
 #: Each class's fields as a default instance has them (checked), by attribute.
@@ -68,7 +72,7 @@ def from_checked(cls, values: Mapping[str, object]):
     return obj
 
 
-class _ScatterMethods(_Fields):
+class _ScatterMethods(_Fields, ScatterFields):
     """What ScatterParams has besides its fields."""
 
     def __post_init__(self):
@@ -122,7 +126,7 @@ else:
     )
 
 
-class _SettingsMethods(_Fields):
+class _SettingsMethods(_Fields, SettingsFields):
     """What SamplerSettings has besides its fields."""
 
     def __post_init__(self):
@@ -146,8 +150,9 @@ class _SettingsMethods(_Fields):
 
     def with_values(self, changes: Mapping[str, object]) -> Self:
         """A checked copy with several settings changed at once (by field path)."""
-        top: dict[str, object] = {}
-        scatter: dict[str, object] = {}
+        # values as given (Any: each field's row checks and converts it when the copy is made)
+        top: dict[str, Any] = {}
+        scatter: dict[str, Any] = {}
         for path, value in changes.items():
             row = row_for(path)
             (scatter if row.group == "scatter" else top)[row.attr] = value
@@ -171,8 +176,6 @@ class _SettingsMethods(_Fields):
 if TYPE_CHECKING:
     class SamplerSettings(_SettingsMethods):
         """All flags of one chain (the type checker's view: see :class:`_Fields`)."""
-
-        scatter: ScatterParams
 else:
     SamplerSettings = _dataclass(
         "SamplerSettings",
