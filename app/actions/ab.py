@@ -102,14 +102,13 @@ class ABActions:
         self.draw = ABDraw(rng)
         self.state.begin_ab(plan)
         if plan.matched_baseline:
-            self._calibrate()
+            self._calibrate(plan)
         else:
             self.next_round()
         return True
 
-    def _calibrate(self) -> None:
+    def _calibrate(self, plan: ABPlan) -> None:
         """A and the temperature baseline from every prompt, then match_entropy as an engine task."""
-        plan = self.session.plan
         base = self.presets.get(BASELINE_PRESET).settings.replace(temp=plan.a.settings.temp)
         seed = self.draw.seed()
         prompts = list({p.id: p for p in plan.prompts}.values())
@@ -118,7 +117,7 @@ class ABActions:
             lanes.append(LaneConfig(plan.a.settings.replace(seed=seed), "A", key=2 * j, prompt=p.text))
             lanes.append(LaneConfig(base.replace(seed=seed), "baseline", key=2 * j + 1, prompt=p.text))
         self._base = base
-        self._records = {c.key: [] for c in lanes}
+        self._records = {key: [] for key in range(len(lanes))}  # the lanes' keys (2j: A, 2j + 1: baseline)
         self._calibration = {}
         self._phase(ABPhase.CALIBRATING, f"Finding the temperature that matches {plan.a.name}'s entropy "
                                          f"on {len(prompts)} prompt{'s' if len(prompts) > 1 else ''} ...")
@@ -127,7 +126,7 @@ class ABActions:
             batch = tuple(lanes[i:i + MAX_LANES])
             run_id = self.engine.next_id()
             self._calibration[run_id] = [c.key for c in batch]
-            self.engine.submit(cmd.Generate(run_id, batch[0].prompt, batch, options))
+            self.engine.submit(cmd.Generate(run_id, batch[0].prompt or "", batch, options))
 
     def _calibration_ended(self, e: ev.RunEnded) -> None:
         del self._calibration[e.run_id]
@@ -160,6 +159,7 @@ class ABActions:
             return
         temp = round(e.result.temperature, 4)
         plan = self.session.plan
+        assert plan is not None, "a matched baseline without its test"
         how = "matched to" if e.result.reached else "the nearest reachable to"
         b = ABSide(f"temperature {temp:g} ({how} {plan.a.name}'s entropy)", self._base.replace(temp=temp))
         self.state.set_ab_baseline(b)
@@ -172,7 +172,8 @@ class ABActions:
         """Generate the next round (a fresh seed for both sides, a fresh order) when the test waits for
         one; False if it cannot start."""
         s = self.session
-        if s.plan is None or s.plan.b is None or s.phase is not ABPhase.WAITING:
+        plan = s.plan
+        if plan is None or plan.b is None or s.phase is not ABPhase.WAITING:
             return False  # nothing to go on with, or a round is being written or is on show
         if s.remaining == 0:
             self._phase(ABPhase.DONE)
@@ -180,7 +181,7 @@ class ABActions:
         if self.state.busy or self.state.model is None or self.state.load_id is not None:
             self._phase(ABPhase.WAITING, "The engine is busy: press Next round when it is done.")
             return False
-        plan, number = s.plan, len(s.rounds) + 1
+        number = len(s.rounds) + 1
         prompt, seed, order = plan.prompt_for(number - 1), self.draw.seed(), self.draw.order()
         a = dataclasses.replace(plan.a, settings=plan.a.settings.replace(seed=seed))
         b = dataclasses.replace(plan.b, settings=plan.b.settings.replace(seed=seed))

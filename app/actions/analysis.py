@@ -5,7 +5,9 @@ never on the window's.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
+from typing import Any
 
 from app.actions.runs import start_parts
 from app.core.analysis import match_entropy_task
@@ -32,7 +34,7 @@ class AnalysisActions:
         self.runs = runs
         self.lanes = lanes
         self.history = history
-        self._tasks: dict[int, object] = {}  # task id -> what to do with its result
+        self._tasks: dict[int, Callable[[Any], None]] = {}  # task id -> what to do with its result
         self.handlers = {
             ev.FanProduced: self._on_fan, ev.FanEnded: self._on_fan, ev.TaskEnded: self._on_task,
         }

@@ -1,6 +1,8 @@
 """Loading a model and running lanes: the commands that start them and the events that follow."""
 from __future__ import annotations
 
+from types import EllipsisType
+
 from app.core.recent import RecentModels
 from app.core.state import PlaygroundState
 from app.core.text_tree import TextTree
@@ -12,11 +14,12 @@ from app.engine.face.records import StepRecord
 from app.engine.rpc.endpoints import parse_endpoints, parse_tensor_split, tensor_split_problem
 
 
-def start_parts(tree: TextTree, pieces) -> tuple[int | str, ...]:
+def start_parts(tree: TextTree, pieces) -> tuple[int | str | PromptText, ...]:
     """What a run on ``pieces`` of a lane starts from: the root's prompt tokens, then each
     generated token, and the writer's text as text (the engine tokenizes it)."""
     root = tree.root()
-    parts: list[int | str] = list(root.prompt_tokens) if root.prompt_tokens else [PromptText(root.prompt)]
+    assert root is not None, "the start of a lane that has no text"
+    parts: list[int | str | PromptText] = list(root.prompt_tokens) if root.prompt_tokens else [PromptText(root.prompt)]
     for piece in pieces:
         parts.append(piece.token if isinstance(piece, StepRecord) else piece.text)
     return tuple(parts)
@@ -47,7 +50,7 @@ class RunActions:
             self.engine.stop()
         self._load(LoadRequest(path, gpu_layers, tuple(rpc), tuple(tensor_split)))
 
-    def load_from_form(self, path: str | None | type = ...) -> None:
+    def load_from_form(self, path: str | None | EllipsisType = ...) -> None:
         """Load what the Model page says (``path``: this model instead); a bad server list or
         split is reported and nothing loads."""
         form = self.state.model_form
@@ -129,7 +132,7 @@ class RunActions:
             return False
         if self.state.busy or self.state.load_id is not None:
             return False
-        if self.state.model is None:
+        if self.state.model is None and self.state.lost_model is not None:
             self._load(self.state.lost_model)
         return True
 
@@ -161,6 +164,7 @@ class RunActions:
             pieces = lane.tree.pieces()
             configs.append(LaneConfig(lane.settings, f"lane {i + 1}", key=i, prefix=start_parts(lane.tree, pieces),
                                       first_step=sum(1 for p in pieces if isinstance(p, StepRecord))))
+            assert lane.branch is not None  # every lane has text (above)
             self.state.begin_run(run_id, i, lane.branch)
         self._start(run_id, tuple(configs))
 
@@ -171,13 +175,13 @@ class RunActions:
             return False
         lane = self.state.lanes[index]
         pieces = lane.tree.pieces()
-        at = next((i for i, p in enumerate(pieces) if isinstance(p, StepRecord) and p.step == step), None)
-        if at is None:
+        found = next(((i, p) for i, p in enumerate(pieces) if isinstance(p, StepRecord) and p.step == step), None)
+        if found is None:
             self.state.report(f"Lane {index + 1} has no step {step} to branch from.")
             return False
+        at, record = found
         self.history.checkpoint()
         run_id = self.engine.next_id()
-        record = pieces[at]
         config = LaneConfig(lane.settings, f"lane {index + 1}", key=index, prefix=start_parts(lane.tree, pieces[:at]),
                             first_step=step, force=(step, int(token)), chain_state=record.chain_state)
         self.state.begin_fork_run(run_id, index, at)

@@ -22,7 +22,7 @@ class SweepActions:
     def __init__(self, state: PlaygroundState, engine, runs, lanes):
         self.state, self.engine, self.runs, self.lanes = state, engine, runs, lanes
         self.runner: SweepRunner | None = None  # the sweep running or run last (what it shows: state.sweep)
-        self._out = None
+        self._out: output.SweepCsv | None = None  # the file the sweep running writes its rows to
         self.handlers = {kind: self._on_event for kind in (ev.StepsProduced, ev.RunEnded, ev.TaskEnded)}
 
     @property
@@ -54,7 +54,7 @@ class SweepActions:
         return True
 
     def cancel(self) -> None:
-        if self.running:
+        if self.runner is not None and self.running:
             self.runner.cancel()
 
     def show_file(self, path) -> bool:
@@ -90,6 +90,7 @@ class SweepActions:
             self.runner.handle(event)
 
     def _write(self, rows: list[dict]) -> None:
+        assert self._out is not None, "a sweep's rows before its file was opened"
         self._out.write_rows(rows)
         self.state.add_sweep_rows(rows)
 

@@ -35,7 +35,7 @@ class TextActions:
             return False
         pieces = lane.tree.pieces()
         kept, chars = kept_pieces(pieces, new_text)
-        if kept == len(pieces) and not lane.tree.branches[lane.tree.current].pieces and chars == len(new_text):
+        if kept == len(pieces) and not lane.branch.pieces and chars == len(new_text):
             return False
         self.history.checkpoint()
         self.state.fork_with(index, kept, [Written(new_text[chars:])] if new_text[chars:] else [])

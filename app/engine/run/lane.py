@@ -15,10 +15,14 @@ from sampler import Candidates, SamplerChain, SamplerSettings
 from sampler.chain import StepTrace
 from sampler.chainbuild import merged_biases
 from sampler.phrases import vocab_plan
+from sampler.stage import StageState
 
 
 class LaneRun:
     """One lane of a generation, in the engine: its sampler chain, the tokens it took, its text and when it stops."""
+
+    seq: int  # its KV sequence (``starts.assign_sequences``, before the run's first decode)
+    position: StageState  # where its chain stood when its last step began (``Generation._sample_lane``)
 
     def __init__(self, index: int, config: LaneConfig, vocab: ModelVocabulary, prompt_tokens: list[int]):
         self.index = index
