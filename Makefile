@@ -73,7 +73,8 @@ QUICK_TESTS := tests/sampler tests/app tests/ui tests/test_layers.py
 check: venv lint
 	$(PYTEST_ENV) $(PY) -m pytest -n $(CHECK_WORKERS) -q -m "not gemma and not native and not slow and not xvfb and not llamacpp_programs" $(QUICK_TESTS)
 
-# mypy over the packages [tool.mypy] names in pyproject.toml (sampler/ and the Qt-free core); errors stop make test.
+# mypy over the packages [tool.mypy] names in pyproject.toml (sampler/, the Qt-free core, the engine's face and run, the
+# actions); errors stop make test.
 # Its cache is kept per machine outside the repository, like the compiled modules: a fresh clone's mypy
 # took 8 to 9 s without it and 0.3 s with it (it checks each module's source hash, so an edit is checked).
 MYPY_CACHE ?= $(HOME)/.cache/scatter-playground/mypy

@@ -1,14 +1,11 @@
-"""text-generation-webui preset YAML (modules/presets.py: only non-default keys are stored) and the YAML subset
-reader; files written by hand in the form yaml.dump writes them."""
+"""text-generation-webui preset YAML (modules/presets.py: only non-default keys are stored); files written by
+hand in the form yaml.dump writes them.  How the YAML itself is read: test_formats_webui_yaml.py."""
 from __future__ import annotations
-
-import math
 
 import pytest
 
 from app.core.formats import FormatError, read_preset, write_preset
 from app.core.formats.webui import import_yaml
-from app.core.formats.yaml_subset import dump, load
 from sampler import SamplerSettings
 
 INT32_MAX = 2**31 - 1
@@ -89,30 +86,6 @@ def test_do_sample_false_is_greedy():
 def test_unknown_sampler_name_is_malformed():
     with pytest.raises(FormatError, match="sampler_priority"):
         import_yaml("sampler_priority: |-\n  top_k\n  nonsense\n")
-
-
-@pytest.mark.parametrize("text, expected", [
-    ("a: 1\nb: -2.5e-3\nc: true\nd: null\ne: hello world # note\n", {"a": 1, "b": -0.0025, "c": True, "d": None,
-                                                                     "e": "hello world"}),
-    ("a: 'it''s'\nb: \"tab\\tx\"\n", {"a": "it's", "b": "tab\tx"}),
-    ("a: 'one\n\n  two'\n", {"a": "one\ntwo"}),
-    ("a: |\n  x\n  y\nb: 2\n", {"a": "x\ny\n", "b": 2}),
-    ("---\n# c\na: .inf\n", {"a": math.inf}),
-])
-def test_yaml_subset(text, expected):
-    assert load(text, "t") == expected
-
-
-@pytest.mark.parametrize("text", ["a:\n  b: 1\n", "- 1\n", "a: [1, 2]\n", "a: 1\na: 2\n", "a: 'open\n", "a: &x 1\n"])
-def test_yaml_beyond_the_subset_is_refused(text):
-    with pytest.raises(FormatError) as exc:
-        load(text, "t")
-    assert "\n" not in str(exc.value)
-
-
-def test_dump_reads_back():
-    data = {"a": 1, "b": 0.1, "c": False, "d": 'x\n"y"'}
-    assert load(dump(data), "t") == data
 
 
 def test_round_trip_writes_only_non_defaults():

@@ -24,7 +24,7 @@ from sampler import SamplerSettings
 
 from .reader import MISSING, FieldReader
 from .report import FormatError, Report
-from .yaml_subset import dump, load
+from .webui_yaml import dump, load
 
 FORMAT = "text-generation-webui preset"
 INT32_MAX = 2**31 - 1
