@@ -20,7 +20,7 @@ import statistics
 import sys
 import time
 
-from app.engine.face.cores import physical_cores
+from app.engine.face.core_count import physical_cores
 from app.engine.face.options import LaneConfig, RunOptions
 from app.engine.llama.model import LoadedModel, default_model_path
 from app.engine.run import generation

@@ -4,7 +4,7 @@ from __future__ import annotations
 import statistics
 import time
 
-from app.engine.face.cores import physical_cores
+from app.engine.face.core_count import physical_cores
 from app.engine.face.options import LaneConfig, RunOptions
 from app.engine.llama.context import DecodeContext
 from app.engine.llama.model import LoadedModel, default_model_path

@@ -19,7 +19,7 @@ import time
 
 from app.core.changes import Changed
 from app.core.presets import find_builtin
-from app.engine.face.cores import physical_cores
+from app.engine.face.core_count import physical_cores
 from app.engine.face.options import LaneConfig, RunOptions
 from app.engine.llama.model import LoadedModel, default_model_path
 from app.engine.run.generation import Generation

@@ -13,7 +13,7 @@ import threading
 import time
 
 from app.core.presets import find_builtin
-from app.engine.face.cores import physical_cores
+from app.engine.face.core_count import physical_cores
 from app.engine.face.events import StepsProduced
 from app.engine.face.options import LaneConfig, RunOptions
 from app.engine.llama.model import LoadedModel, default_model_path

@@ -13,7 +13,7 @@ import time
 
 from app.core.presets import find_builtin
 from app.engine.engine import Engine
-from app.engine.face.cores import physical_cores
+from app.engine.face.core_count import physical_cores
 from app.engine.face.options import LaneConfig, RunOptions
 from app.engine.run.generation import Generation
 

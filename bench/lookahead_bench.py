@@ -15,7 +15,7 @@ import time
 from types import SimpleNamespace
 
 from app.engine.face.commands import Lookahead
-from app.engine.face.cores import physical_cores
+from app.engine.face.core_count import physical_cores
 from app.engine.face.options import LaneConfig, RunOptions
 from app.engine.llama.model import LoadedModel, default_model_path
 from app.engine.run.generation import Generation

@@ -18,7 +18,7 @@ import sys
 import time
 from pathlib import Path
 
-from app.engine.face.cores import physical_cores
+from app.engine.face.core_count import physical_cores
 from app.engine.face.options import LaneConfig, RunOptions
 from app.engine.llama.model import LoadedModel, default_model_path
 from app.engine.run.generation import Generation

@@ -36,7 +36,7 @@ from app.core.sweep.runner import MATCH_TOL, SweepRunner
 from app.engine.engine import Engine
 from app.engine.face import commands as cmd
 from app.engine.face import events as ev
-from app.engine.face.cores import physical_cores
+from app.engine.face.core_count import physical_cores
 from app.engine.face.options import LaneConfig
 from app.engine.llama.model import LoadedModel, default_model_path
 from app.engine.run.logsumexp import LogSumExp

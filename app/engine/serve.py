@@ -72,8 +72,9 @@ class _Sender:
 
     def _interval_s(self) -> float:
         """The least time between messages for the engine's last run; worked out again only when its
-        threads change.  With the default count it reads /proc/cpuinfo: 53 us a call (``python -m timeit
-        -s "from app.engine.face.cores import live_interval_s" "live_interval_s(None)"``), 0.4 us with a count."""
+        threads change.  The default count reads /sys once a process (65 us on 2 CPUs,
+        ``app.engine.face.core_count``); after that ``live_interval_s(None)`` is 1 us (``python -m timeit -s
+        "from app.engine.face.cores import live_interval_s" "live_interval_s(None)"``), 0.4 us with a count."""
         threads = self.engine.decode_threads
         if self._paced is None or self._paced[0] != threads:
             self._paced = (threads, live_interval_s(threads))

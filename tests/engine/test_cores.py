@@ -1,6 +1,6 @@
 """The default decode thread count ($SCATTER_PLAYGROUND_THREADS when it is a whole number >= 1, else the
-physical cores: llama-cli's default), and the pacing of live messages by the run's threads against the
-cores."""
+cores llama.cpp counts for llama-cli's default: test_core_count.py), and the pacing of live messages by the
+run's threads against the cores."""
 from __future__ import annotations
 
 import time
@@ -8,7 +8,8 @@ import types
 
 import pytest
 
-from app.engine.face.cores import THREADS_ENV, decode_threads, physical_cores
+from app.engine.face.core_count import math_cores
+from app.engine.face.cores import THREADS_ENV, decode_threads
 
 
 @pytest.mark.parametrize("value, expected", [("1", 1), ("3", 3), (" 2 ", 2), ("5000", 1024)])
@@ -18,14 +19,14 @@ def test_the_variable_sets_the_default(monkeypatch, value, expected):
 
 
 @pytest.mark.parametrize("value", ["", "0", "-2", "two", "1.5"])
-def test_anything_else_leaves_every_physical_core(monkeypatch, value):
+def test_anything_else_leaves_llama_cpps_count(monkeypatch, value):
     monkeypatch.setenv(THREADS_ENV, value)
-    assert decode_threads() == physical_cores() >= 1
+    assert decode_threads() == math_cores() >= 1
 
 
-def test_unset_is_every_physical_core(monkeypatch):
+def test_unset_is_llama_cpps_count(monkeypatch):
     monkeypatch.delenv(THREADS_ENV, raising=False)
-    assert decode_threads() == physical_cores()
+    assert decode_threads() == math_cores()
 
 
 def test_a_context_without_threads_takes_the_default(monkeypatch, default_model):

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import os
 
-#: The decode threads when a run does not say (``-t``): a whole number >= 1, else every physical core.  For
+from .core_count import math_cores
+
+#: The decode threads when a run does not say (``-t``): a whole number >= 1, else llama.cpp's count.  For
 #: a machine shared with other work, and for the test suite, whose parallel workers would otherwise each start
 #: every core's worth of llama.cpp threads that spin-wait on each other.
 THREADS_ENV = "SCATTER_PLAYGROUND_THREADS"
@@ -45,30 +47,9 @@ def live_interval_s(threads: int | None, cores: int | None = None) -> float:
 
 def decode_threads() -> int:
     """The default decode thread count: ``$SCATTER_PLAYGROUND_THREADS`` when set to a whole number >= 1, else
-    :func:`physical_cores` (llama-cli's default).  Any other value is ignored (the run says nothing: a
-    default, not a setting the writer typed)."""
+    llama-cli's default, the cores :func:`~app.engine.face.core_count.math_cores` counts.  Any other value is
+    ignored (the run says nothing: a default, not a setting the writer typed)."""
     value = os.environ.get(THREADS_ENV, "").strip()
     if value.isdigit() and int(value) >= 1:
         return min(int(value), 1024)
-    return physical_cores()
-
-
-def physical_cores() -> int:
-    """Physical core count from /proc/cpuinfo where available (llama-cli's default)."""
-    try:
-        pairs = set()
-        phys = core = None
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("physical id"):
-                    phys = line.split(":")[1].strip()
-                elif line.startswith("core id"):
-                    core = line.split(":")[1].strip()
-                elif not line.strip() and core is not None:
-                    pairs.add((phys, core))
-                    phys = core = None
-        if pairs:
-            return len(pairs)
-    except OSError:
-        pass
-    return max(1, (os.cpu_count() or 2) // 2 or 1)
+    return math_cores()

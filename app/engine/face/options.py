@@ -38,10 +38,10 @@ def check_whole(name: str, value, low: int, high: int) -> None:
 class RunOptions:
     """Tokens per run, stop strings, and the context each lane decodes in.
 
-    ``n_ctx`` is per lane; ``n_threads`` None means every physical core (llama-cli's
-    default).  ``raw_logsumexp``: records carry the raw logits' log-sum-exp (a pass over
-    the vocabulary; sweeps ask for it).  Every field is checked here, and a bad one is a
-    ValueError that names it.
+    ``n_ctx`` is per lane; ``n_threads`` None means llama-cli's default count (the cores
+    ``app.engine.face.core_count`` counts as llama.cpp does).  ``raw_logsumexp``: records
+    carry the raw logits' log-sum-exp (a pass over the vocabulary; sweeps ask for it).  Every
+    field is checked here, and a bad one is a ValueError that names it.
     """
 
     max_tokens: int = 200
