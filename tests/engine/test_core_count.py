@@ -12,13 +12,12 @@ import pytest
 from app.engine.face import core_count
 from app.engine.face.core_count import count_math_cores, count_physical_cores, parse_cpu_list, processor_core_groups
 
-X86_FLAGS = "fpu vme de pse tsc msr pae mce cx8 apic sep mtrr pge mca cmov pat pse36 clflush mmx fxsr sse sse2 ht"
 
-
-def machine(tmp_path: Path, siblings: list[str], *, online: str | None = None, flags: str = X86_FLAGS,
-            atoms: str | None = None) -> Path:
+def machine(tmp_path: Path, siblings: list[str | None], *, online: str | None = None,
+            pmus: dict[str, str] | None = None) -> Path:
     """A root folder: cpuN/topology/thread_siblings for each mask given (None: a CPU without the file),
-    the online list (default: every CPU given), /proc/cpuinfo's flags, the efficiency cores' list."""
+    the online list (default: every CPU given), and the perf PMUs ``{"cpu_core": "0-11", ...}`` a hybrid
+    part has, each listing its CPUs (a PMU given as "" has no list)."""
     cpu_dir = tmp_path / "sys/devices/system/cpu"
     for n, mask in enumerate(siblings):
         (cpu_dir / f"cpu{n}").mkdir(parents=True)
@@ -27,12 +26,10 @@ def machine(tmp_path: Path, siblings: list[str], *, online: str | None = None, f
             (cpu_dir / f"cpu{n}/topology/thread_siblings").write_text(mask)
     cpu_dir.mkdir(parents=True, exist_ok=True)
     (cpu_dir / "online").write_text((online if online is not None else f"0-{len(siblings) - 1}") + "\n")
-    (tmp_path / "proc").mkdir()
-    (tmp_path / "proc/cpuinfo").write_text("".join(
-        f"processor\t: {n}\nvendor_id\t: GenuineIntel\nflags\t\t: {flags}\n\n" for n in range(len(siblings))))
-    if atoms is not None:
-        (tmp_path / "sys/devices/cpu_atom").mkdir(parents=True)
-        (tmp_path / "sys/devices/cpu_atom/cpus").write_text(atoms + "\n")
+    for pmu, cpus in (pmus or {}).items():
+        (tmp_path / "sys/devices" / pmu).mkdir(parents=True)
+        if cpus:
+            (tmp_path / "sys/devices" / pmu / "cpus").write_text(cpus + "\n")
     return tmp_path
 
 
@@ -86,8 +83,11 @@ def test_empty_sibling_files_are_no_lines(tmp_path):
 HYBRID = masks((0, 1), (2, 3), (4, 5), (6, 7), (8, 9), (10, 11), *((cpu,) for cpu in range(12, 20)))
 
 
+ALDER_LAKE = {"cpu_core": "0-11", "cpu_atom": "12-19"}
+
+
 def test_a_hybrid_cpu_counts_its_performance_cores_only(tmp_path):
-    root = machine(tmp_path, HYBRID, flags=X86_FLAGS + " hybrid_cpu", atoms="12-19")
+    root = machine(tmp_path, HYBRID, pmus=ALDER_LAKE)
     assert count_physical_cores(root, system="linux") == 14
     assert linux_x86(root, can_pin=lambda cpu: True) == 6
 
@@ -95,27 +95,42 @@ def test_a_hybrid_cpu_counts_its_performance_cores_only(tmp_path):
 def test_a_hybrid_cpu_without_hyperthreads_counts_every_other_performance_core(tmp_path):
     """llama.cpp takes the CPU after a performance core for its hyperthread: 8 single-thread performance
     cores (0-7) and 16 efficiency cores count 4, as llama-cli's default is on such a part."""
-    root = machine(tmp_path, masks(*((cpu,) for cpu in range(24))), flags=X86_FLAGS + " hybrid_cpu", atoms="8-23")
+    root = machine(tmp_path, masks(*((cpu,) for cpu in range(24))), pmus={"cpu_core": "0-7", "cpu_atom": "8-23"})
     assert linux_x86(root, can_pin=lambda cpu: True) == 4
 
 
+def test_the_low_power_efficiency_cores_are_atom_cores_too(tmp_path):
+    """Meteor Lake: 6 performance cores with hyperthreads, 8 efficiency cores and 2 low-power ones."""
+    root = machine(tmp_path, HYBRID + masks(*((cpu,) for cpu in range(22)))[20:],
+                   pmus={**ALDER_LAKE, "cpu_lowpower": "20-21"})
+    assert count_physical_cores(root, system="linux") == 16
+    assert linux_x86(root, can_pin=lambda cpu: True) == 6
+
+
 def test_a_hybrid_cpu_that_cannot_be_pinned_to_counts_its_physical_cores(tmp_path):
-    root = machine(tmp_path, HYBRID, flags=X86_FLAGS + " hybrid_cpu", atoms="12-19")
+    root = machine(tmp_path, HYBRID, pmus=ALDER_LAKE)
     assert linux_x86(root, can_pin=lambda cpu: cpu != 4) == 14
 
 
-def test_a_hybrid_cpu_whose_efficiency_cores_are_not_listed_counts_its_physical_cores(tmp_path):
-    root = machine(tmp_path, HYBRID, flags=X86_FLAGS + " hybrid_cpu")
+@pytest.mark.parametrize("pmus", [{"cpu_core": "0-11"}, {"cpu_core": "0-11", "cpu_atom": ""},
+                                  {"cpu_core": "0-11", "cpu_atom": "12-x"}])
+def test_a_hybrid_cpu_whose_efficiency_cores_are_not_listed_counts_its_physical_cores(tmp_path, pmus):
+    root = machine(tmp_path, HYBRID, pmus=pmus)
     assert linux_x86(root, can_pin=lambda cpu: True) == 14
 
 
-def test_without_the_hybrid_flag_the_efficiency_list_is_not_read(tmp_path):
-    root = machine(tmp_path, HYBRID, flags=X86_FLAGS + " hybrid_cpu_x", atoms="12-19")
-    assert linux_x86(root, can_pin=lambda cpu: True) == 14
+def test_a_cpu_of_one_core_type_is_not_hybrid(tmp_path):
+    """A part of one core type has one perf PMU, ``/sys/devices/cpu``: its CPUs are never pinned to."""
+    root = machine(tmp_path, HYBRID, pmus={"cpu": ""})
+
+    def never(cpu: int) -> bool:
+        raise AssertionError("pinned on a CPU that is not hybrid")
+
+    assert linux_x86(root, can_pin=never) == 14
 
 
 def test_the_hybrid_rule_is_x86_only(tmp_path):
-    root = machine(tmp_path, HYBRID, flags=X86_FLAGS + " hybrid_cpu", atoms="12-19")
+    root = machine(tmp_path, HYBRID, pmus=ALDER_LAKE)
     assert count_math_cores(root, system="linux", machine="aarch64", can_pin=lambda cpu: True) == 14
 
 

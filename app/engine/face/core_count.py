@@ -7,12 +7,15 @@ places, under a root folder (``/`` on this machine; a folder of fixtures in the 
 
 * Linux: the distinct ``/sys/devices/system/cpu/cpuN/topology/thread_siblings`` masks, N from 0 up to
   the first that cannot be opened (one mask per physical core: its hyperthreads share it).
-* Linux on x86-64, a hybrid CPU (cpuid leaf 7, EDX bit 15: the kernel's ``hybrid_cpu`` flag in
-  ``/proc/cpuinfo``): llama.cpp pins itself to each online CPU in turn and asks cpuid (leaf 0x1A)
-  whether it is an efficiency (Atom) core; the kernel lists those in ``/sys/devices/cpu_atom/cpus``.
-  An efficiency core is skipped; a performance core counts once and the CPU after it is skipped as its
-  hyperthread (llama.cpp assumes they are numbered next to each other).  If a CPU cannot be pinned to
-  (outside this process's cpuset), or none counts, the physical cores are the answer.
+* Linux on x86-64, a hybrid CPU (cpuid leaf 7, EDX bit 15): llama.cpp pins itself to each online CPU
+  in turn and asks cpuid (leaf 0x1A) whether it is an efficiency (Atom) core.  Python cannot ask cpuid,
+  and the kernel keeps the hybrid bit out of ``/proc/cpuinfo``; on such a part it registers a perf PMU
+  per core type instead, listing each type's CPUs: ``/sys/devices/cpu_core/cpus`` (performance),
+  ``/sys/devices/cpu_atom/cpus`` and, on Meteor Lake, ``/sys/devices/cpu_lowpower/cpus`` (Atom cores
+  both).  An efficiency core is skipped; a performance core counts once and the CPU after it is skipped
+  as its hyperthread (llama.cpp assumes they are numbered next to each other).  If a CPU cannot be
+  pinned to (outside this process's cpuset), the Atom cores are not listed, or none counts, the
+  physical cores are the answer.
 * powerpc: the physical cores times their threads per core, at most 2.
 * macOS: ``hw.perflevel0.physicalcpu`` (the performance cores), else ``hw.physicalcpu``.
 * Windows: the processor-core records of ``GetLogicalProcessorInformationEx``, each counting its groups.
@@ -32,8 +35,10 @@ from pathlib import Path
 
 ROOT = Path("/")
 CPU_DIR = "sys/devices/system/cpu"
-#: The CPUs of a hybrid Intel part that are efficiency (Atom) cores, as the kernel's perf PMU lists them.
-ATOM_CPUS = "sys/devices/cpu_atom/cpus"
+#: The perf PMUs the kernel registers on a hybrid Intel part, one per core type (each lists its CPUs).
+HYBRID_PMUS = ("sys/devices/cpu_core", "sys/devices/cpu_atom", "sys/devices/cpu_lowpower")
+#: Those whose CPUs are Atom cores (cpuid leaf 0x1A's core type 0x20): the efficiency cores.
+ATOM_PMUS = ("sys/devices/cpu_atom", "sys/devices/cpu_lowpower")
 #: GetLogicalProcessorInformationEx's relationship of a processor-core record, and its "buffer too small" error.
 RELATION_PROCESSOR_CORE = 0
 ERROR_INSUFFICIENT_BUFFER = 122
@@ -89,13 +94,9 @@ def _count_math_cpus(n_cpu: int, atoms: set[int] | None, can_pin: Callable[[int]
 
 
 def is_hybrid_cpu(root: Path = ROOT) -> bool:
-    """``is_hybrid_cpu()`` (common.cpp:167-171): cpuid leaf 7's hybrid bit, as the kernel's ``hybrid_cpu`` flag."""
-    text = _read(root / "proc/cpuinfo")
-    for line in (text or "").splitlines():
-        name, _, value = line.partition(":")
-        if name.strip() == "flags":
-            return "hybrid_cpu" in value.split()
-    return False
+    """``is_hybrid_cpu()`` (common.cpp:167-171): cpuid leaf 7's hybrid bit, which the kernel shows by
+    registering a perf PMU per core type (``X86_FEATURE_HYBRID_CPU``: arch/x86/events/intel)."""
+    return any((root / pmu).is_dir() for pmu in HYBRID_PMUS)
 
 
 def count_physical_cores(root: Path = ROOT, *, system: str = sys.platform,
@@ -169,9 +170,20 @@ def online_cpus(root: Path = ROOT) -> int:
 
 
 def _atom_cpus(root: Path) -> set[int] | None:
-    """The efficiency cores of a hybrid CPU (None: the kernel does not list them)."""
-    text = _read(root / ATOM_CPUS)
-    return None if text is None else parse_cpu_list(text)
+    """The efficiency cores of a hybrid CPU, ``is_running_on_efficiency_core()`` (common.cpp:173-179) for
+    each CPU at once (None: the kernel does not list them)."""
+    atoms: set[int] = set()
+    listed = False
+    for pmu in ATOM_PMUS:
+        text = _read(root / pmu / "cpus")
+        if text is None:
+            continue
+        cpus = parse_cpu_list(text)
+        if cpus is None:
+            return None
+        atoms |= cpus
+        listed = True
+    return atoms if listed else None
 
 
 def parse_cpu_list(text: str) -> set[int] | None:
