@@ -196,8 +196,9 @@ def test_llama_server_names_are_llama_cpps_own():
 
 def test_every_row_builds_its_own_stage():
     for stage_row in STAGES + (DIST,) + EXTRA_STAGES:
-        built = stage_row.constructor
-        assert callable(built)
+        assert callable(stage_row.constructor)
+        assert bool(stage_row.native) == stage_row.llamacpp  # a llama.cpp stage has its native constructor
+        assert stage_row.llamacpp or not stage_row.llama_names
     defaults = SamplerSettings()
     for stage_row in STAGES + (DIST,):
         stage = stage_row.constructor(*(defaults.get(a) for a in _field_args(stage_row)))
