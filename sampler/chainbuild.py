@@ -23,62 +23,27 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from .phrases import vocab_plan
-from .settings import SamplerSettings, ScatterParams
+from .settings import SamplerSettings
 from .stage import Stage
 from .stageargs import stage_args
-from .stages import (
-    AdaptiveP,
-    Dist,
-    Dry,
-    LogitBias,
-    MinP,
-    Mirostat,
-    MirostatV2,
-    Penalties,
-    Temperature,
-    TopK,
-    TopNSigma,
-    TopP,
-    Typical,
-    Xtc,
-)
-from .stages.beyond import Smoothing, TailFree, TopA
 from .stages.mirostat import COMMON_M
-from .stagetable import BIASES, MIROSTAT_M, N_VOCAB, VOCAB
+from .stagetable import BIASES, MIROSTAT_M, N_VOCAB, STAGE_BY_NAME, VOCAB
 
 NEG_INF = -math.inf
 
 
-def _scatter(*args):
-    """Scatter from its stage-table arguments: every scatter field (ScatterParams' order), then the seed."""
-    from .scatter import Scatter
-
-    return Scatter(ScatterParams(*args[:-1]), args[-1])
-
-
-#: The NumPy class of each stage; each takes its stage-table arguments without the markers,
-#: except those of :data:`NUMPY_MARKERS`.
-CONSTRUCTORS: dict[str, Callable[..., Stage]] = {
-    "penalties": Penalties, "dry": Dry, "top_n_sigma": TopNSigma, "top_k": TopK, "typ_p": Typical,
-    "top_p": TopP, "min_p": MinP, "xtc": Xtc, "scatter": _scatter, "temperature": Temperature, "dist": Dist,
-    "adaptive_p": AdaptiveP, "logit_bias": LogitBias, "temp_plain": Temperature, "mirostat": Mirostat,
-    "mirostat_v2": MirostatV2, "smoothing": Smoothing, "top_a": TopA, "tfs_z": TailFree,
-}
-#: Markers the NumPy class takes too (the vocabulary size, the bias list, mirostat's m).
-NUMPY_MARKERS = {"logit_bias": (N_VOCAB, BIASES), "mirostat": (N_VOCAB, MIROSTAT_M)}
-
-
 def make_stage(name: str, settings: SamplerSettings, markers: dict | None = None) -> Stage:
-    """The NumPy stage ``name`` for ``settings`` (``markers``: the values of :data:`NUMPY_MARKERS`)."""
-    wanted = NUMPY_MARKERS.get(name, ())
-    if not wanted:
-        return CONSTRUCTORS[name](*(value for _, value in stage_args(name, settings)))
+    """The NumPy stage ``name`` for ``settings``: its row's class, given the row's arguments without the
+    markers but those it takes too (``markers``: their values)."""
+    row = STAGE_BY_NAME[name]
+    if not row.numpy_markers:
+        return row.constructor(*(value for _, value in stage_args(name, settings)))
     given = {VOCAB: None, MIROSTAT_M: COMMON_M, **(markers or {})}
     args = stage_args(name, settings, given)
-    return CONSTRUCTORS[name](*(value for path, value in args if not path.startswith("<") or path in wanted))
+    return row.constructor(*(value for path, value in args if not path.startswith("<") or path in row.numpy_markers))
 
 
 def vocab_size(vocab) -> int:

@@ -53,6 +53,12 @@ _MAX_KEY_ITEMS = 64
 _MISSING = object()
 
 
+def forget_checked() -> None:
+    """Forget the checked values (the stage table changed: an order valid before may not be now)."""
+    for memo in _CHECKED.values():
+        memo.clear()
+
+
 def _slow_key(key: str, value) -> tuple | None:
     """The memo key of a value other than a non-zero float, an int or a bool (None: not kept)."""
     kind = type(value)

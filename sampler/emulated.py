@@ -5,10 +5,9 @@ unknown ``--samplers`` name with a warning, so the stage silently does nothing t
 """
 from __future__ import annotations
 
-from .chainbuild import make_stage
 from .flagtable import ROWS
 from .settings import SamplerSettings
-from .stagetable import NOT_IN_LLAMACPP
+from .stagetable import STAGE_BY_NAME
 
 
 def active_stages_not_in_llamacpp(settings: SamplerSettings) -> tuple[str, ...]:
@@ -18,7 +17,8 @@ def active_stages_not_in_llamacpp(settings: SamplerSettings) -> tuple[str, ...]:
         return ()
     seen: list[str] = []
     for name in settings.samplers:
-        if name in NOT_IN_LLAMACPP and name not in seen and make_stage(name, settings).enabled:
+        row = STAGE_BY_NAME[name]
+        if not row.llamacpp and name not in seen and row.enabled(settings):
             seen.append(name)
     return tuple(seen)
 

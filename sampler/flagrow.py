@@ -25,6 +25,11 @@ _MEMO_REPR_CHARS = 2048
 _MISSING = object()
 
 
+def forget_checked() -> None:
+    """Forget the checked values (the stage table changed: an order valid before may not be now)."""
+    _CHECKED.clear()
+
+
 def _memo_key(field: str, name: str, value) -> tuple | None:
     if not _plain(value):
         return None
@@ -85,11 +90,21 @@ class Flag:
     #: Positive values below this are refused although the range takes 0: the logits divided by them
     #: overflow float32, and llama.cpp's own chain then gives NaN probabilities (the temperature).
     tiny: float | None = None
+    #: llama-server's request field for it where the name differs from ``field`` (see :attr:`server_field`).
+    server: str | None = None
 
     @cached_property
     def flag(self) -> str:
         """The name printed on export and used in errors (the first long spelling)."""
         return next((n for n in self.names if n.startswith("--")), self.names[0])
+
+    @cached_property
+    def server_field(self) -> str | None:
+        """The llama-server request field that sets it (``tools/server``); None for the fields no llama.cpp has
+        and for the logit biases, which a request writes as pairs of its own."""
+        if not self.upstream or self.kind in ("seq", "bias"):
+            return None
+        return self.server or self.field
 
     @cached_property
     def group(self) -> str | None:

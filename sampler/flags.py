@@ -15,12 +15,14 @@ from .biasvalues import bias_text
 from .flagtable import FLAG_BY_NAME, FLAGS, Flag  # noqa: F401  (re-exported: part of this API)
 from .numbers import is_number_word
 from .settings import SamplerSettings
-from .stagetable import STAGE_ALIASES, STAGES
+from .stagetable import STAGE_ALIASES, STAGE_BY_LETTER, STAGE_BY_NAME
 
-#: Stage names and --sampler-seq letters that only a scatter-patched llama.cpp has (the stages no
-#: llama.cpp has, smoothing, top-A and tail-free, are not among them: no build runs them).
-_PATCHED_STAGES = {row.name for row in STAGES if not row.upstream and row.llamacpp}
-_PATCHED_LETTERS = {row.letter for row in STAGES if not row.upstream and row.llamacpp}
+
+def _patched(name: str | None) -> bool:
+    """Whether only a scatter-patched llama.cpp has the stage (the stages no llama.cpp has, smoothing,
+    top-A and tail-free, are not among them: no build runs them)."""
+    row = STAGE_BY_NAME.get(name) if name is not None else None
+    return row is not None and not row.upstream and row.llamacpp
 
 #: llama-cli sampling flags the playground does not implement, with their arity.
 UNSUPPORTED = {
@@ -199,9 +201,9 @@ def needs_scatter_build(args: Sequence[str]) -> bool:
         if flag is not None and not flag.upstream:
             return True
         if flag is not None and flag.kind == "samplers":
-            if any(STAGE_ALIASES.get(v.strip().lower()) in _PATCHED_STAGES for v in value.split(";")):
+            if any(_patched(STAGE_ALIASES.get(v.strip().lower())) for v in value.split(";")):
                 return True
-        if flag is not None and flag.kind == "seq" and _PATCHED_LETTERS & set(value):
+        if flag is not None and flag.kind == "seq" and any(_patched(STAGE_BY_LETTER.get(c)) for c in value):
             return True
         i += 1 if flag is None or flag.kind == "switch" else 2
     return False

@@ -17,6 +17,7 @@ import numpy as np
 from .candidates import Candidates
 from .chainbuild import make_stage
 from .stage import StageState
+from .stagetable import STAGE_BY_NAME
 
 QUIET = 0.01
 NEEDS_HISTORY = ("penalties", "dry")
@@ -70,7 +71,7 @@ def knob_effects(settings, steps: Sequence[np.ndarray], seed: int = 1) -> list[K
     if settings.mirostat != 0 or not len(steps):
         return []
     order = [n for n in settings.samplers if n != "adaptive_p"]
-    active = [n for n in dict.fromkeys(order) if make_stage(n, settings).enabled]
+    active = [n for n in dict.fromkeys(order) if STAGE_BY_NAME[n].enabled(settings)]
     draws = np.random.default_rng(seed).random(len(steps))
     rows = [np.asarray(s, dtype=np.float32) for s in steps]
     # one set of stages per variant, each generator put where the full chain's stood at that step (same draws)

@@ -115,6 +115,11 @@ class Scatter(RandomStage):
         #: The trace of the most recent ``apply``.
         self.last_trace: ScatterTrace | None = None
 
+    @classmethod
+    def from_args(cls, *args) -> Scatter:
+        """Scatter from its stage-table arguments: every scatter field (ScatterParams' order), then the seed."""
+        return cls(ScatterParams(*args[:-1]), args[-1])
+
     # -- history -----------------------------------------------------------
 
     def accept(self, token: int) -> None:

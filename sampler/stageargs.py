@@ -1,21 +1,20 @@
 """A stage's constructor arguments, read from settings through the stage and flag tables."""
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 
 from .flagtable import SCATTER_ROWS
 from .stagetable import SCATTER_PARAMS, STAGE_BY_NAME, StageRow
 
 
+@functools.cache
 def arg_paths(stage: StageRow) -> tuple[str, ...]:
     """The stage's arguments in order: field paths and markers, the scatter marker expanded."""
     paths: list[str] = []
     for arg in stage.args:
         paths += [row.field for row in SCATTER_ROWS] if arg == SCATTER_PARAMS else [arg]
     return tuple(paths)
-
-
-_PATHS = {name: arg_paths(row) for name, row in STAGE_BY_NAME.items()}
 
 
 def stage_args(name: str, settings, markers: Mapping[str, object] | None = None) -> list[tuple[str, object]]:
@@ -26,7 +25,7 @@ def stage_args(name: str, settings, markers: Mapping[str, object] | None = None)
     out, which gives the NumPy stage classes' arguments.
     """
     out = []
-    for path in _PATHS[name]:
+    for path in arg_paths(STAGE_BY_NAME[name]):
         if path.startswith("<"):
             if markers is not None:
                 out.append((path, markers[path]))

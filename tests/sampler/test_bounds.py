@@ -15,14 +15,13 @@ import math
 import numpy as np
 import pytest
 
-from sampler.chainbuild import CONSTRUCTORS
 from sampler.codec import settings_from_dict
 from sampler.cparse import stoi, stoul_uint32
 from sampler.flags import FlagError, parse_flags
 from sampler.flagtable import ROWS, Flag
 from sampler.settings import SamplerSettings, ScatterParams
 from sampler.stageargs import stage_args
-from sampler.stagetable import NOT_IN_LLAMACPP
+from sampler.stagetable import NOT_IN_LLAMACPP, STAGE_BY_NAME
 
 NUMERIC = [row for row in ROWS if row.numeric]
 INT32 = (-(2**31), 2**31 - 1)
@@ -102,7 +101,7 @@ def test_ends_accepted_everywhere(row):
             assert ScatterParams(**{**_scatter_dict(base_for(row)), row.attr: value}).__getattribute__(row.attr) == value
         assert settings_from_dict(_as_dict(row, value)) == s
         if row.stage is not None:
-            CONSTRUCTORS[row.stage](*_args_with(row, value))
+            STAGE_BY_NAME[row.stage].constructor(*_args_with(row, value))
 
 
 # --------------------------------------------------------------------------
@@ -130,7 +129,7 @@ def test_just_outside_rejected_everywhere(row):
         key = row.field if row.group is None else f"scatter.{row.attr}"
         assert_rejected(lambda: settings_from_dict(_as_dict(row, value)), row, value, name=f"settings.{key}")
         if row.stage is not None:
-            assert_rejected(lambda: CONSTRUCTORS[row.stage](*_args_with(row, value)), row, value)
+            assert_rejected(lambda: STAGE_BY_NAME[row.stage].constructor(*_args_with(row, value)), row, value)
 
 
 @pytest.mark.parametrize("row", [r for r in NUMERIC if r.cli], ids=ids)

@@ -9,7 +9,6 @@ something (its values are on).
 from __future__ import annotations
 
 from sampler import SamplerSettings
-from sampler.chainbuild import make_stage
 from sampler.emulated import fields_of_stage
 from sampler.stagetable import STAGE_BY_NAME
 
@@ -41,7 +40,7 @@ def effective_chain(settings: SamplerSettings, *, stock: bool = False) -> list[s
         row = STAGE_BY_NAME[name]
         if name == "adaptive_p" or (stock and not row.upstream):
             continue
-        if make_stage(name, settings).enabled:
+        if row.enabled(settings):
             out.append(stage_line(name, settings))
     picks = "adaptive_p" in settings.samplers and settings.adaptive_target >= 0
     out.append(stage_line("adaptive_p", settings) if picks else "dist")

@@ -6,8 +6,8 @@ from __future__ import annotations
 import math
 
 from sampler import SamplerSettings
-from sampler.chainbuild import make_stage
 from sampler.rng import DEFAULT_SEED
+from sampler.stagetable import STAGE_BY_NAME
 
 from .ban_export import left_note, literal_hard_bans
 from .kobold import FORMAT
@@ -48,7 +48,7 @@ def export_fields(settings: SamplerSettings) -> tuple[dict, Report]:
 
 
 def _enabled(w: FieldWriter, name: str) -> bool:
-    return make_stage(name, w.settings).enabled
+    return STAGE_BY_NAME[name].enabled(w.settings)
 
 
 def _order(w: FieldWriter) -> None:

@@ -9,8 +9,9 @@ dist, with greedy instead at temperature 0.  So:
 * a stage the playground's chain leaves out is switched off in the kwargs
   (``top_k=0``, ``top_p=1.0`` ...), which makes it a no-op there too;
 * :func:`llama_gaps` lists what the kwargs cannot express, each only when it
-  changes the text: an active DRY, XTC, top-n-sigma, dynamic temperature or
-  scatter stage (``Llama`` has none of them), active stages in another order,
+  changes the text: an active llama.cpp stage that ``Llama``'s chain lacks
+  (DRY, XTC, top-n-sigma, scatter: a stage row with ``llamacpp`` outside
+  :data:`LLAMA_ORDER`), dynamic temperature, active stages in another order,
   ``min_keep`` above 1, penalties (``Llama`` never shows the prompt to the
   penalties, llama.cpp does), and in chat mode the template (``Llama``
   renders it with Python's Jinja2, llama.cpp with its own engine); adaptive-p
@@ -32,6 +33,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from sampler.settings import SamplerSettings
+from sampler.stagetable import STAGE_BY_NAME, TEMP_PLAIN
 
 from .export import MODEL_PLACEHOLDER
 from .phrases import phrase_notes, resolve_phrases
@@ -52,38 +54,12 @@ OFF_KWARGS: dict[str, dict[str, float | int]] = {
 
 
 def active_stages(settings: SamplerSettings) -> list[str]:
-    """The stages of the chain that change anything, in chain order (llama.cpp's no-op rules).
+    """The stages of the chain that change anything, in chain order (each stage's own rule: its ``enabled``).
 
     With mirostat on: the plain temperature alone (mirostat replaces the rest)."""
-    s = settings
-    if s.mirostat:
-        return ["temperature"] if s.temp != 1.0 else []
-
-    def active(name: str) -> bool:
-        if name == "penalties":
-            return s.penalty_last_n != 0 and (s.penalty_repeat != 1.0 or s.penalty_freq != 0.0
-                                              or s.penalty_present != 0.0)
-        if name == "dry":
-            return s.dry_multiplier != 0.0 and s.dry_base >= 1.0 and s.dry_penalty_last_n != 0
-        if name == "top_n_sigma":
-            return s.top_n_sigma > 0.0
-        if name == "top_k":
-            return s.top_k > 0
-        if name == "typ_p":
-            return s.typ_p < 1.0
-        if name == "top_p":
-            return s.top_p < 1.0
-        if name == "min_p":
-            return s.min_p > 0.0
-        if name == "xtc":
-            return s.xtc_probability > 0.0 and s.xtc_threshold <= 0.5
-        if name == "scatter":
-            return s.scatter.enabled
-        if name == "temperature":
-            return s.temp != 1.0 or s.dynatemp_range > 0.0
-        return True
-
-    return [name for name in s.samplers if active(name)]
+    if settings.mirostat:
+        return ["temperature"] if TEMP_PLAIN.enabled(settings) else []
+    return [name for name in settings.samplers if STAGE_BY_NAME[name].enabled(settings)]
 
 
 def llama_gaps(settings: SamplerSettings) -> list[str]:
@@ -91,12 +67,10 @@ def llama_gaps(settings: SamplerSettings) -> list[str]:
     s = settings
     active = active_stages(s)
     gaps = []
-    missing = {
-        "dry": "DRY", "top_n_sigma": "top-n-sigma", "xtc": "XTC", "scatter": "scatter",
-    }
-    for name, label in missing.items():
-        if name in active:
-            gaps.append(f"{label}: Llama has no {label} stage")
+    for name in dict.fromkeys(active):  # a llama.cpp stage Llama's fixed chain lacks (adaptive-p: below)
+        row = STAGE_BY_NAME[name]
+        if row.llamacpp and name not in LLAMA_ORDER and name != "adaptive_p":
+            gaps.append(f"{row.label}: Llama has no {row.label} stage")
     if "temperature" in active and s.dynatemp_range > 0.0:
         gaps.append("dynamic temperature: Llama has only a plain temperature")
     ours = [n for n in active if n in LLAMA_ORDER]

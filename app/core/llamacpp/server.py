@@ -43,6 +43,7 @@ import json
 from dataclasses import dataclass
 
 from sampler.flags import FLAG_BY_NAME, quote
+from sampler.flagtable import ROWS
 from sampler.settings import SamplerSettings
 
 from .export import MODEL_PLACEHOLDER, SERVER_PROGRAM, flag_units
@@ -53,37 +54,8 @@ from .stock_alternative import changed_fields, stock_alternative
 
 COMPLETION_ENDPOINT = "/completion"
 CHAT_ENDPOINT = "/v1/chat/completions"
-#: Settings field -> llama-server request field.
-FIELDS = {
-    "seed": "seed",
-    "samplers": "samplers",
-    "temp": "temperature",
-    "dynatemp_range": "dynatemp_range",
-    "dynatemp_exponent": "dynatemp_exponent",
-    "top_k": "top_k",
-    "top_p": "top_p",
-    "min_p": "min_p",
-    "typ_p": "typical_p",
-    "top_n_sigma": "top_n_sigma",
-    "xtc_probability": "xtc_probability",
-    "xtc_threshold": "xtc_threshold",
-    "penalty_last_n": "repeat_last_n",
-    "penalty_repeat": "repeat_penalty",
-    "penalty_present": "presence_penalty",
-    "penalty_freq": "frequency_penalty",
-    "dry_multiplier": "dry_multiplier",
-    "dry_base": "dry_base",
-    "dry_allowed_length": "dry_allowed_length",
-    "dry_penalty_last_n": "dry_penalty_last_n",
-    "dry_sequence_breakers": "dry_sequence_breakers",
-    "min_keep": "min_keep",
-    "mirostat": "mirostat",
-    "mirostat_tau": "mirostat_tau",
-    "mirostat_eta": "mirostat_eta",
-    "adaptive_target": "adaptive_target",
-    "adaptive_decay": "adaptive_decay",
-    "ignore_eos": "ignore_eos",
-}
+#: Settings field -> llama-server request field (the flag rows' ``server_field``).
+FIELDS = {row.field: row.server_field for row in ROWS if row.server_field}
 #: Request fields llama-server clamps, with the range it clamps to.
 CLAMPED = {
     "top_k": (0, None), "top_p": (0.0, 1.0), "min_p": (0.0, 1.0), "xtc_probability": (0.0, 1.0),

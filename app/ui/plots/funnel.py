@@ -21,12 +21,9 @@ from app.engine.face.records import StepRecord
 from ..theme import Theme, current, style_plot
 from .bars import Bars
 from .common import display_token, header, panel_plot, plain_axes, set_y, solid_brush, stack, title_row
-from .funnel_ranks import FunnelRow, funnel
+from .funnel_ranks import FunnelRow, funnel, stage_label
 from .kept_axis import kept_axes
 
-NAMES = {"penalties": "penalties", "dry": "DRY", "top_n_sigma": "top-n-\u03c3", "top_k": "top-k", "typ_p": "typical",
-         "top_p": "top-p", "min_p": "min-p", "xtc": "XTC", "scatter": "scatter", "temperature": "temperature",
-         "dist": "dist (final)", "top_a": "top-A †", "tfs_z": "tail-free †", "smoothing": "smoothing †"}
 ROW_PX = 18  # at least a line of axis text per row
 
 
@@ -95,7 +92,7 @@ class FunnelPanel(QWidget):
             names.append((0.0, "logits"))
             right.append((0.0, f"{self.raw[0]}  {rank_text(self.raw[1])}"))
         for i, row in enumerate(rows, start=1):
-            label = NAMES.get(row.name, row.name)
+            label = stage_label(row.name)
             names.append((-float(i), label if row.active else f"{label} (off)"))
             counts = f"{row.n_in} \u2192 {row.n_out}" if row.active and row.n_in != row.n_out else f"{row.n_out}"
             right.append((-float(i), f"{counts}  {rank_text(row.rank)}"))

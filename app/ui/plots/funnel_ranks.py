@@ -10,10 +10,11 @@ What is exact and what is not:
   the last stage (its place in the final distribution ``final_p``, ties in list order);
   and after any stage that left a single candidate (rank 1).
 - From the anchors it is carried, forward and backward, through stages that cannot change
-  it: a stage that was off, or scatter when it did not fire; the value-threshold filters top-k, top-p, min-p and
-  top-n-sigma, temperature and dist, which only drop candidates less likely than every one
-  they keep; and XTC, which drops only candidates more likely than the token it kept, so
-  the rank falls by exactly the number it removed.
+  it: a stage that was off, or scatter when it did not fire; the stages whose row says ``keeps_rank``
+  (the value-threshold filters top-k, top-p, min-p, top-n-sigma, top-A and tail-free, temperature and
+  dist), which only drop candidates less likely than every one they keep; and XTC, which
+  drops only candidates more likely than the token it kept, so the rank falls by exactly the
+  number it removed.
 - Through an active stage that reorders or filters by another measure (penalties, DRY,
   typical, logit bias, any stage not named above) nothing is carried: the rank there is
   unknown (None) unless an anchor on the other side reaches it.  The record keeps only the
@@ -25,8 +26,22 @@ from dataclasses import dataclass
 
 import numpy as np
 
-#: Stages after which the chosen token's rank is the rank it had before them.
-KEEPS_RANK = frozenset({"top_k", "top_p", "min_p", "top_n_sigma", "temperature", "dist", "top_a", "tfs_z"})
+from sampler.stagetable import SELECTORS, STAGE_BY_NAME
+
+
+def keeps_rank(name: str) -> bool:
+    """Whether the chosen token's rank after the stage is the rank it had before it (its row's ``keeps_rank``)."""
+    row = STAGE_BY_NAME.get(name)
+    return row is not None and row.keeps_rank
+
+
+def stage_label(name: str) -> str:
+    """What the funnel calls a stage: its row's label, † for a stage no llama.cpp has, "(final)" for the pick."""
+    row = STAGE_BY_NAME.get(name)
+    if row is None:
+        return name
+    label = row.label if row.llamacpp else f"{row.label} \u2020"
+    return f"{label} (final)" if name in SELECTORS else label
 
 
 @dataclass(frozen=True)
@@ -62,7 +77,7 @@ def _scatter_ranks(rec) -> tuple[int | None, int | None]:
 
 def _relation(stage, rec):
     """How the rank after a stage follows from the rank before it: a shift, or None (not known)."""
-    if not stage.active or stage.name in KEEPS_RANK:
+    if not stage.active or keeps_rank(stage.name):
         return 0
     if stage.name == "scatter" and (rec.scatter is None or not rec.scatter.fired):
         return 0  # scatter left the step alone
