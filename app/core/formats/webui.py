@@ -22,11 +22,13 @@ import json
 
 from sampler import SamplerSettings
 
+from .format import BY_NAME, Sample
 from .reader import MISSING, FieldReader
 from .report import FormatError, Report
-from .yaml_subset import dump, load
+from .yaml_subset import load
 
 FORMAT = "text-generation-webui preset"
+EXTENSIONS = (".yaml", ".yml")
 INT32_MAX = 2**31 - 1
 DEFAULT_PRIORITY = ("repetition_penalty", "presence_penalty", "frequency_penalty", "dry", "temperature",
                     "dynamic_temperature", "quadratic_sampling", "top_n_sigma", "top_k", "top_p", "typical_p",
@@ -160,8 +162,5 @@ def _order(r: FieldReader) -> None:
           "no-repeat n-gram have no stage here)")
 
 
-def export_yaml(settings: SamplerSettings) -> tuple[str, Report]:
-    from .webui_export import export_fields
-
-    fields, report = export_fields(settings)
-    return dump(fields), report
+def sniff(sample: Sample) -> int:
+    return BY_NAME if sample.suffix in EXTENSIONS else 0
