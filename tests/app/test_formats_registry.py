@@ -81,3 +81,9 @@ def test_each_target_is_a_format_that_configures_it():
         assert FORMATS[fmt].target == target
         ours, theirs, _ = in_effect(SamplerSettings(), target)
         assert ours and theirs
+
+
+def test_a_file_nested_too_deeply_to_guess_is_one_line():
+    deep = b'{"a": ' * 100_000 + b"1" + b"}" * 100_000
+    with pytest.raises(FormatError, match="deep.json: nested too deeply"):
+        read_preset("deep.json", deep)
