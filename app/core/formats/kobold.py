@@ -34,7 +34,6 @@ from .reader import FieldReader
 from .report import FieldNote, FormatError, Report
 
 FORMAT = "KoboldCpp generate fields"
-KCPPS_EXTENSIONS = (".kcpps", ".kcppt")
 INT32_MAX = 2**31 - 1
 DEFAULT_ORDER = [6, 0, 1, 3, 4, 2, 5]
 #: sampler_order id -> the stages it runs here.
@@ -234,6 +233,9 @@ def _bans(r: FieldReader) -> None:
               "KoboldCpp's banned phrases (any case, taken back when completed) -> banned phrases")
     if r.has("use_default_badwordsids"):
         r.dropped("use_default_badwordsids", "KoboldAI's default bad words: use ban_eos_token")
+
+
+KCPPS_EXTENSIONS = (".kcpps", ".kcppt")
 
 
 def sniff(sample: Sample) -> int:

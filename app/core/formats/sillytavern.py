@@ -58,9 +58,6 @@ NOT_SAMPLING = ("preset", "name", "type", "streaming", "add_bos_token", "skip_sp
                 "min_length", "max_tokens_second", "stopping_strings", "custom_model", "bypass_status_check",
                 "openrouter_allow_fallbacks", "generic_model", "extensions", "json_schema_allow_empty",
                 "truncation_length", "max_new_tokens", "genamt", "max_length", "legacy_api")
-#: Keys that only SillyTavern's text-completion presets hold.
-OWN_KEYS = {"rep_pen", "temperature_last", "freq_pen", "presence_pen", "samplers", "banned_tokens", "nsigma",
-            "min_temp", "max_temp", "dynatemp"}
 
 
 def import_preset(doc) -> tuple[SamplerSettings, Report]:
@@ -248,6 +245,11 @@ def _logit_bias(r: FieldReader) -> list[tuple[int, float]]:
     elif not out:
         r.dropped("logit_bias", "empty")
     return out
+
+
+#: Keys that only SillyTavern's text-completion presets hold.
+OWN_KEYS = {"rep_pen", "temperature_last", "freq_pen", "presence_pen", "samplers", "banned_tokens", "nsigma",
+            "min_temp", "max_temp", "dynatemp"}
 
 
 def sniff(sample: Sample) -> int:

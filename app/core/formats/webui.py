@@ -28,7 +28,6 @@ from .report import FormatError, Report
 from .yaml_subset import load
 
 FORMAT = "text-generation-webui preset"
-EXTENSIONS = (".yaml", ".yml")
 INT32_MAX = 2**31 - 1
 DEFAULT_PRIORITY = ("repetition_penalty", "presence_penalty", "frequency_penalty", "dry", "temperature",
                     "dynamic_temperature", "quadratic_sampling", "top_n_sigma", "top_k", "top_p", "typical_p",
@@ -160,6 +159,9 @@ def _order(r: FieldReader) -> None:
     r.set("sampler_priority", "samplers", tuple(order), status,
           f"-> {tuple(order)!r} (the three penalties are one stage; epsilon/eta cutoff, encoder penalty, "
           "no-repeat n-gram have no stage here)")
+
+
+EXTENSIONS = (".yaml", ".yml")
 
 
 def sniff(sample: Sample) -> int:
