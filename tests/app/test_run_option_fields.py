@@ -17,7 +17,7 @@ class Wider(RunOptions):
     """RunOptions with one more option, as a new run flag would add it."""
 
     n_keep: int = option(0, RunOption("tokens kept", 0, 4096, flags=("--keep",), help="prompt tokens to keep",
-                                      session=True))
+                                      session=2))
 
 
 def _parse(cls, *words):
@@ -51,10 +51,21 @@ def test_a_new_field_round_trips_through_the_session_codec():
     options = Wider(max_tokens=30, stop_strings=("END",), n_ctx=512, n_keep=9)
     saved = encode_run_settings(options)
     assert saved["n_keep"] == 9
-    assert decode_run_settings(saved, Wider) == options
+    assert decode_run_settings(saved, 2, Wider) == options
+    older = {k: v for k, v in saved.items() if k != "n_keep"}
+    assert decode_run_settings(older, 1, Wider) == options.replace(n_keep=0)  # a file from before it: the default
     with pytest.raises(ValueError, match="run_settings: expected an object with max_tokens, stop_strings, n_ctx and "
                                          "n_keep"):
-        decode_run_settings({k: v for k, v in saved.items() if k != "n_keep"}, Wider)
+        decode_run_settings(older, 2, Wider)
+    with pytest.raises(ValueError, match="expected an object with max_tokens, stop_strings and n_ctx"):
+        decode_run_settings(saved, 1, Wider)  # a version-1 file cannot hold it
+
+
+def test_no_field_is_saved_from_a_version_not_yet_written():
+    from app.core.session.document import VERSION
+    from app.engine.face.options import run_options_of
+
+    assert all(described.session <= VERSION for _f, described in run_options_of())
 
 
 def test_the_session_keys_written_before_are_kept():
@@ -62,7 +73,7 @@ def test_the_session_keys_written_before_are_kept():
     options = RunOptions(max_tokens=77, stop_strings=("\n\n", "User:"), n_ctx=2048, n_threads=3, flash_attn="on")
     assert encode_run_settings(options) == {"max_tokens": 77, "stop_strings": ["\n\n", "User:"], "n_ctx": 2048}
     old = {"max_tokens": 200, "stop_strings": ["###"], "n_ctx": 4096}
-    assert decode_run_settings(old) == RunOptions(stop_strings=("###",))
+    assert decode_run_settings(old, 1) == RunOptions(stop_strings=("###",))
 
 
 @pytest.mark.parametrize("value, expected", [
@@ -74,7 +85,7 @@ def test_the_session_keys_written_before_are_kept():
 ])
 def test_bad_run_settings_name_the_problem(value, expected):
     with pytest.raises(ValueError, match=expected):
-        decode_run_settings(value)
+        decode_run_settings(value, 1)
 
 
 def test_the_generate_command_line_takes_every_run_flag():

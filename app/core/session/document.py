@@ -190,8 +190,8 @@ def decode(doc, arrays: dict[str, np.ndarray], parts: list[SessionPart] = PARTS)
             except (TypeError, KeyError, ValueError) as exc:
                 raise ValueError(f"parts.{name}: {exc}") from None
     skipped = sorted(name for name in doc["parts"] if name not in known)
-    return Session(doc["prompt"], lanes, decode_run_settings(doc["run_settings"]), current, selected, model, loaded,
-                   skipped)
+    run_settings = decode_run_settings(doc["run_settings"], doc["version"])
+    return Session(doc["prompt"], lanes, run_settings, current, selected, model, loaded, skipped)
 
 
 def apply(session: Session, state: PlaygroundState, parts: list[SessionPart] = PARTS) -> None:

@@ -1,17 +1,19 @@
 """The run's options in a session file (``run_settings``): the :class:`~app.engine.face.options.RunOptions` fields
-whose :class:`~app.engine.face.options.RunOption` says ``session``, each under its own name, in field order.
+whose :class:`~app.engine.face.options.RunOption` gives a ``session`` version, each under its own name, in field order.
 
-A file's ``run_settings`` must hold exactly those keys (a key this version does not know is refused, as a
-newer file's would be misread); a tuple is a JSON list.  The values are checked as the window's controls
-take them (:meth:`~app.engine.face.options.RunOptions.within_window`).
+A file's ``run_settings`` holds exactly the fields saved in its version (a key this version does not know is
+refused); a field saved only from a later version takes its default.  A tuple is a JSON list.  The values are
+checked as the window's controls take them (:meth:`~app.engine.face.options.RunOptions.within_window`).
 """
 from __future__ import annotations
 
 from app.engine.face.options import RunOptions, run_options_of
 
 
-def _saved(cls: type) -> list:
-    return [f for f, described in run_options_of(cls) if described.session]
+def _saved(cls: type, version: int | None = None) -> list:
+    """The fields a file of ``version`` holds (None: every field saved)."""
+    return [f for f, described in run_options_of(cls)
+            if described.session and (version is None or described.session <= version)]
 
 
 def encode_run_settings(options: RunOptions) -> dict:
@@ -23,12 +25,14 @@ def encode_run_settings(options: RunOptions) -> dict:
     return out
 
 
-def decode_run_settings(value, cls: type = RunOptions) -> RunOptions:
-    """The options ``run_settings`` holds (``cls``: RunOptions or a wider one); ValueError names the problem."""
-    fields = _saved(cls)
+def decode_run_settings(value, version: int, cls: type = RunOptions) -> RunOptions:
+    """The options ``run_settings`` of a file of ``version`` holds (``cls``: RunOptions or a wider one);
+    ValueError names the problem."""
+    fields = _saved(cls, version)
     if not isinstance(value, dict) or set(value) != {f.name for f in fields}:
         names = [f.name for f in fields]
-        raise ValueError(f"run_settings: expected an object with {', '.join(names[:-1])} and {names[-1]}")
+        listed = f"{', '.join(names[:-1])} and {names[-1]}" if len(names) > 1 else "".join(names) or "no keys"
+        raise ValueError(f"run_settings: expected an object with {listed}")
     values = {}
     for f in fields:
         item = value[f.name]

@@ -39,8 +39,9 @@ class RunOption:
 
     ``label`` names it in errors; ``low``/``high`` bound a whole number, ``choices`` a word (the check is
     derived from them); ``flags`` are its command-line names, llama-cli's (none: not on the command line),
-    with ``help``; ``session``: saved in session files (``run_settings``) under the field's name.  A field
-    whose default is a tuple is a flag given once per item.
+    with ``help``; ``session``: the session file version from which it is saved (``run_settings``, under the
+    field's name; 0: not saved; a file of an older version is read with the default).  A field whose default is
+    a tuple is a flag given once per item.
     """
 
     label: str
@@ -49,7 +50,7 @@ class RunOption:
     choices: tuple[str, ...] = ()
     flags: tuple[str, ...] = ()
     help: str = ""
-    session: bool = False
+    session: int = 0
 
     def check(self, value) -> None:
         """ValueError naming the option unless ``value`` is within its bounds or choices."""
@@ -85,12 +86,12 @@ class RunOptions:
     """
 
     max_tokens: int = option(200, RunOption("max tokens", 1, flags=("-n", "--predict", "--n-predict"),
-                                            help="tokens to generate per lane", session=True))
+                                            help="tokens to generate per lane", session=1))
     stop_strings: tuple[str, ...] = option((), RunOption(
         "stop strings", flags=("-r", "--reverse-prompt", "--stop"),
-        help="stop string (escapes processed, as llama.cpp does)", session=True))
+        help="stop string (escapes processed, as llama.cpp does)", session=1))
     n_ctx: int = option(4096, RunOption("context size", 16, flags=("-c", "--ctx-size"), help="context size per lane",
-                                        session=True))
+                                        session=1))
     n_threads: int | None = option(None, RunOption(
         "threads", 1, 1024, flags=("-t", "--threads"),
         help="threads (default: $SCATTER_PLAYGROUND_THREADS, else physical cores)"))
