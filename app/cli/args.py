@@ -44,7 +44,7 @@ def run_parser() -> argparse.ArgumentParser:
     p.add_argument("-m", "--model", help="GGUF model file (default: the bundled Gemma 3 270M)")
     p.add_argument("-p", "--prompt", help="the prompt text")
     p.add_argument("-f", "--file", help="read the prompt from a file")
-    add_run_flags(p, {"max_tokens": 128})  # -n, -r, -c, -t, -fa
+    add_run_flags(p, {"max_tokens": 128})  # the run options' flags (RunOptions), generate's own default for -n
     p.add_argument("-ngl", "--gpu-layers", "--n-gpu-layers", dest="gpu_layers", type=int_in("-ngl (GPU layers)", 0),
                    default=None)
     p.add_argument("--rpc", type=checked(parse_endpoints), default=(), metavar="SERVERS",
