@@ -30,22 +30,12 @@ from sampler import FlagError, SamplerSettings, parse_flags
 from sampler.flags import FLAG_BY_NAME, UNSUPPORTED
 
 from .outputs import check_output
-from .parsing import INT32_MAX, ArgParser, UsageError, check_utf8, checked, int_in, is_utf8
+from .parsing import INT32_MAX, ArgParser, UsageError, check_utf8, checked, flag_arities, int_in, is_utf8
+from .run_flags import add_run_flags
 
 #: A longer prompt file is refused (it could not fit any context anyway; ``-f /dev/zero`` ends here).
 MAX_PROMPT_BYTES = 64 * 2**20
 
-#: The command's own flags (llama-cli's names), with how many values each takes.
-RUN_FLAGS = {
-    "-m": 1, "--model": 1, "-p": 1, "--prompt": 1, "-f": 1, "--file": 1,
-    "-n": 1, "--predict": 1, "--n-predict": 1, "-c": 1, "--ctx-size": 1,
-    "-t": 1, "--threads": 1, "-ngl": 1, "--gpu-layers": 1, "--n-gpu-layers": 1,
-    "-fa": 1, "--flash-attn": 1, "-r": 1, "--reverse-prompt": 1, "--stop": 1,
-    "--rpc": 1, "-ts": 1, "--tensor-split": 1,
-    "--trace": 1, "--quiet": 0, "--no-escape": 0, "--verbose": 0, "-h": 0, "--help": 0,
-    # llama-completion's, accepted as no-ops: they say what generate does anyway.
-    "-no-cnv": 0, "--no-conversation": 0, "--no-display-prompt": 0, "--no-context-shift": 0,
-}
 HELP_HINT = "see 'scatter-playground generate --help'"
 
 
@@ -54,21 +44,13 @@ def run_parser() -> argparse.ArgumentParser:
     p.add_argument("-m", "--model", help="GGUF model file (default: the bundled Gemma 3 270M)")
     p.add_argument("-p", "--prompt", help="the prompt text")
     p.add_argument("-f", "--file", help="read the prompt from a file")
-    p.add_argument("-n", "--predict", "--n-predict", dest="n", type=int_in("-n", 1), default=128,
-                   help="tokens to generate per lane")
-    p.add_argument("-c", "--ctx-size", dest="ctx", type=int_in("-c (context size)", 16), default=4096,
-                   help="context size per lane")
-    p.add_argument("-t", "--threads", type=int_in("-t (threads)", 1, 1024), default=None,
-                   help="threads (default: $SCATTER_PLAYGROUND_THREADS, else physical cores)")
+    add_run_flags(p, {"max_tokens": 128})  # the run options' flags (RunOptions), generate's own default for -n
     p.add_argument("-ngl", "--gpu-layers", "--n-gpu-layers", dest="gpu_layers", type=int_in("-ngl (GPU layers)", 0),
                    default=None)
-    p.add_argument("-fa", "--flash-attn", dest="flash_attn", choices=["on", "off", "auto"], default="auto")
     p.add_argument("--rpc", type=checked(parse_endpoints), default=(), metavar="SERVERS",
                    help="llama.cpp RPC servers host:port[,host:port...] that take the offloaded layers")
     p.add_argument("-ts", "--tensor-split", dest="tensor_split", type=checked(parse_tensor_split), default=(),
                    metavar="N0,N1,...", help="share of the offloaded layers per device, e.g. 3,1")
-    p.add_argument("-r", "--reverse-prompt", "--stop", dest="stop", action="append", default=[],
-                   help="stop string (escapes processed, as llama.cpp does)")
     p.add_argument("--trace", help="write one JSON line per step to this file")
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
     p.add_argument("--verbose", action="store_true", help="say which llama.cpp backend runs and what it offloads")
@@ -81,6 +63,10 @@ def run_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-display-prompt", action="store_true", help=f"print only the generated text ({same})")
     p.add_argument("--no-context-shift", action="store_true", help=f"stop when the context is full ({same})")
     return p
+
+
+#: The command's own flags (llama-cli's names, and llama-completion's no-ops), with how many values each takes.
+RUN_FLAGS = flag_arities(run_parser())
 
 
 @dataclass
@@ -215,7 +201,7 @@ def parse_generate_args(argv: list[str]) -> GenerateArgs:
         raise UsageError(f"unexpected argument(s) {' '.join(map(repr, extra))}")
     args = run_parser().parse_args(run_words)
     prompt = read_prompt(args)
-    for stop in args.stop:
+    for stop in args.stop_strings:
         if stop == "":
             raise UsageError("-r: an empty stop string would stop at once")
     if args.model == "":  # not "the bundled model": an empty name is a mistake (an unset variable)
@@ -226,13 +212,13 @@ def parse_generate_args(argv: list[str]) -> GenerateArgs:
     made = [_lane(spec, sampling, i) for i, spec in enumerate(lane_specs)]
     lanes = [lane for lane, _ in made] or [settings]
     notes += [note for _, lane_notes in made for note in lane_notes]
-    if args.ctx * len(lanes) > INT32_MAX:
+    if args.n_ctx * len(lanes) > INT32_MAX:
         raise UsageError(
-            f"-c {args.ctx}: {len(lanes)} lanes of {args.ctx} tokens are more than llama.cpp's limit of {INT32_MAX}"
+            f"-c {args.n_ctx}: {len(lanes)} lanes of {args.n_ctx} tokens are more than llama.cpp's limit of {INT32_MAX}"
         )
     if not args.no_escape:  # as llama.cpp does (common_params_parse: the prompt, reverse prompts, breakers)
         prompt = _unescape(prompt, "-p" if args.file is None else f"-f {args.file}")
-        args.stop = [_unescape(stop, "-r") for stop in args.stop]
+        args.stop_strings = [_unescape(stop, "-r") for stop in args.stop_strings]
         lanes = [
             s.replace(dry_sequence_breakers=tuple(
                 _unescape(b, f"--dry-sequence-breaker{f' (lane {i + 1})' if lane_specs else ''}")

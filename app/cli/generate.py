@@ -62,17 +62,15 @@ def _describe_offload(model, gpu_layers: int | None) -> str:
 
 def _run(parsed: GenerateArgs) -> int:
     from app.engine.face.model_info import ModelLoadError
-    from app.engine.face.options import RunOptions
     from app.engine.llama.model import default_model_path
+
+    from .run_flags import run_options
 
     args, say = parsed.options, _say(parsed)
     for note in parsed.notes:
         say(f"note: {one_line(note)}")
     try:
-        options = RunOptions(
-            max_tokens=args.n, stop_strings=tuple(args.stop),
-            n_ctx=args.ctx, n_threads=args.threads, flash_attn=args.flash_attn,
-        )
+        options = run_options(args)
         if args.tensor_split and not args.rpc:
             from app.engine.llama.backend import backend_info
 

@@ -40,6 +40,12 @@ def int_in(name: str, lo: int, hi: int = INT32_MAX):
     return convert
 
 
+def flag_arities(parser: argparse.ArgumentParser) -> dict[str, int]:
+    """Each flag of ``parser`` with how many words follow it (0 for a switch, else 1)."""
+    return {name: action.nargs if isinstance(action.nargs, int) else 1
+            for action in parser._actions for name in action.option_strings}
+
+
 def checked(parse):
     """An argparse type from a parser whose ValueError message names the flag already."""
     def convert(text: str):

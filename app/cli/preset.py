@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sys
 
-from app.core.formats import FORMATS, WRITABLE, FormatError, read_preset, write_preset
+from app.core.formats import FORMATS, FormatError, read_preset, writable, write_preset
 from app.core.formats.stock import nearest_stock, needs_fit
 from app.fileio import atomic_write, read_limited, same_file
 
@@ -23,7 +23,7 @@ def parser() -> ArgParser:
     p = ArgParser(prog="scatter-playground preset convert", description=__doc__, allow_abbrev=False)
     p.add_argument("input", metavar="IN", help="the preset file to read")
     p.add_argument("output", metavar="OUT", help="the file to write")
-    p.add_argument("--to", required=True, choices=WRITABLE, help="the format to write")
+    p.add_argument("--to", required=True, choices=writable(), help="the format to write")
     p.add_argument("--from", dest="source", choices=tuple(FORMATS), help="the format of IN (default: guessed)")
     p.add_argument("--fit-stock", action="store_true",
                    help="write the nearest stock llama.cpp settings (temperature, min-p, top-p, top-n-sigma fitted "

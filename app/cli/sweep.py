@@ -151,7 +151,7 @@ def _sweep(pump: _Pump, parsed: SweepArgs, out, done, interrupt: Interrupt, say)
             say(progress_line(p), end="\r" if tty and not runner.finished else "\n")
 
     try:
-        runner = SweepRunner(pump.engine, plan, out.write_rows, done=done, threads=args.threads, on_change=on_change)
+        runner = SweepRunner(pump.engine, plan, out.write_rows, done=done, threads=args.n_threads, on_change=on_change)
     except ValueError as exc:
         return fail(f"{args.output}: {exc}", EXIT_FAILED)
     say(f"{runner.progress.total} samples: {len(plan.points())} points x {len(plan.prompts)} prompts x "

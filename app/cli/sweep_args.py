@@ -18,7 +18,8 @@ from app.core.sweep.ranges import is_range
 from sampler.flags import FLAG_BY_NAME
 
 from .outputs import check_output
-from .parsing import ArgParser, UsageError, check_utf8, int_in
+from .parsing import ArgParser, UsageError, check_utf8, flag_arities, int_in
+from .run_flags import add_run_flags
 
 HELP_HINT = "see 'scatter-playground sweep --help'"
 
@@ -49,9 +50,7 @@ def sweep_parser() -> argparse.ArgumentParser:
                    help="tokens per sample (default 48)")
     p.add_argument("--no-match", action="store_true", help="skip each sample's entropy-matched temperature")
     p.add_argument("-m", "--model", help="GGUF model file (default: the bundled Gemma 3 270M)")
-    p.add_argument("-c", "--ctx-size", dest="ctx", type=int_in("-c (context size)", 16), default=2048,
-                   help="context size per lane (default 2048)")
-    p.add_argument("-t", "--threads", type=int_in("-t (threads)", 1, 1024), default=None)
+    add_run_flags(p, {"n_ctx": 2048}, only=("n_ctx", "n_threads"))
     p.add_argument("-ngl", "--gpu-layers", "--n-gpu-layers", dest="gpu_layers", type=int_in("-ngl (GPU layers)", 0),
                    default=None)
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
@@ -59,11 +58,7 @@ def sweep_parser() -> argparse.ArgumentParser:
 
 
 def _own_flags() -> dict[str, int]:
-    out = {}
-    for action in sweep_parser()._actions:
-        for name in action.option_strings:
-            out[name] = action.nargs if isinstance(action.nargs, int) else (0 if action.nargs == 0 else 1)
-    return out
+    return flag_arities(sweep_parser())
 
 
 @dataclass
@@ -109,7 +104,7 @@ def parse_sweep_args(argv: list[str]) -> SweepArgs:
     try:
         plan = build_plan(axes, preset=args.preset, fixed=fixed, baseline=args.baseline or "",
                           prompt_paths=args.prompts, prompt_texts=args.texts, seeds=args.seeds, first_seed=args.seed,
-                          tokens=args.n, n_ctx=args.ctx, match=not args.no_match)
+                          tokens=args.n, n_ctx=args.n_ctx, match=not args.no_match)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     _check_output(args)

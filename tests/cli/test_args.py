@@ -53,7 +53,7 @@ def test_global_flags_without_lanes_make_one_lane():
 def test_lane_spec_with_an_equals_sign_and_flags_after_the_lanes():
     parsed = parse("--lanes", "--top-p=0.5 --temp 1", "off", "-n", "3")
     assert parsed.lanes[0] == SamplerSettings(top_p=0.5, temp=1.0)
-    assert parsed.options.n == 3
+    assert parsed.options.max_tokens == 3
 
 
 @pytest.mark.parametrize("spec, words", [
@@ -93,7 +93,7 @@ def test_run_flags_stay_within_int32(args, words):
 
 def test_largest_values_pass():
     parsed = parse("-c", "2147483647", "-n", "2147483647", "-t", "1024", "-ngl", "2147483647")
-    assert parsed.options.ctx == 2**31 - 1
+    assert parsed.options.n_ctx == 2**31 - 1
 
 
 def test_prompt_and_file_together(tmp_path):

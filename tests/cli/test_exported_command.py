@@ -33,14 +33,14 @@ def test_generate_accepts_what_the_export_writes(tmp_path):
         f.write()
     parsed = parse_generate_args(list(e.args[1:]))
     assert parsed.prompt == PROMPT and parsed.lanes == [SamplerSettings(seed=4, temp=0.6)]
-    assert parsed.options.n == N_TOKENS and parsed.options.ctx == N_CTX and parsed.options.stop == ["\n\n"]
+    assert parsed.options.max_tokens == N_TOKENS and parsed.options.n_ctx == N_CTX and parsed.options.stop_strings == ["\n\n"]
     assert parsed.notes == []  # --mirostat 0 is a setting now, no longer an ignored flag
     assert e.args[list(e.args).index("--mirostat") + 1] == "0"
 
 
 def test_stop_strings_are_escape_processed_as_llama_cpp_does():
-    assert parse_generate_args(["-p", "x", "-r", "\\n\\n", "-r", "a\\\\b"]).options.stop == ["\n\n", "a\\b"]
-    assert parse_generate_args(["-p", "x", "-r", "\\n", "--no-escape"]).options.stop == ["\\n"]
+    assert parse_generate_args(["-p", "x", "-r", "\\n\\n", "-r", "a\\\\b"]).options.stop_strings == ["\n\n", "a\\b"]
+    assert parse_generate_args(["-p", "x", "-r", "\\n", "--no-escape"]).options.stop_strings == ["\\n"]
 
 
 @pytest.mark.parametrize("mode", ["inline", "file"])

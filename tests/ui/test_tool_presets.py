@@ -89,3 +89,24 @@ def test_knobs_that_did_nothing_are_marked_and_reported(qtbot, window, run_and_w
     window.presets.tools.last_dialog.close()
     window.presets.save("Quiet")
     assert any(line.startswith("top_k: did nothing") for line in window.playground.presets.get("Quiet").report)
+
+
+def test_a_registered_format_is_offered_by_the_dialogs(monkeypatch, window, tmp_path):
+    from app.core.formats import FORMATS
+    from app.ui.dialogs.preset_formats_dialog import file_filter
+    from dummy_format import DUMMY
+
+    assert "*.dmy" not in file_filter()
+    monkeypatch.setitem(FORMATS, DUMMY.name, DUMMY)
+    assert "*.dmy" in file_filter() and file_filter().endswith(";;All files (*)")
+    window.playground.lanes.edit("temp", 0.55)
+    dialog = window.presets.tools.export_file(show=False)
+    index = dialog.format.findData("dummy")
+    assert dialog.format.itemText(index) == DUMMY.label
+    dialog.format.setCurrentIndex(index)
+    out = tmp_path / "p.dmy"
+    assert dialog.save(str(out)) and out.read_text() == "DUMMY 0.55\n"
+    dialog.close()
+    out.write_text("DUMMY 0.3\n")
+    assert window.presets.tools.import_file(str(out), choice="apply")
+    assert window.state.lane().settings.temp == 0.3

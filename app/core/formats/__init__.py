@@ -1,7 +1,9 @@
 """Presets of the tools writers use, both ways, each with a per-field report (:mod:`app.core.formats.report`).
 
 :func:`read_preset` reads a file's bytes (the format from ``format=`` or guessed from the name and
-the content), :func:`write_preset` writes settings in a format.  Formats (their names):
+the content), :func:`write_preset` writes settings in a format.  :data:`FORMATS` has one row
+(:class:`~app.core.formats.format.Format`) per format; the window and the command line list them from it.
+Formats (their names):
 
 * ``sillytavern`` -- SillyTavern text-completion preset JSON, as SillyTavern sends it to llama.cpp;
 * ``kobold`` -- KoboldCpp generate fields (API payload, ``--gendefaults`` JSON, SillyTavern's
@@ -15,19 +17,34 @@ Qt-free; nothing here touches the user's files (the caller reads and writes them
 """
 from __future__ import annotations
 
-import json
-from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import PurePath
 
-from app.core.llamacpp import export_text, import_command_with_notes
-from sampler import FlagError, SamplerSettings
+from sampler import SamplerSettings
 
-from . import kobold, llama_ini, lmstudio, sillytavern, webui
-from .kobold_export import export_fields as _kobold_export
-from .report import FieldNote, FormatError, Report
+from . import kobold, kobold_export, llama_cli, llama_ini, lmstudio, sillytavern, st_export, webui, webui_export
+from .format import Format, Sample, json_reader, json_writer
+from .report import FormatError, Report
 
-__all__ = ["FORMATS", "FormatError", "Imported", "Report", "detect", "read_preset", "write_preset"]
+__all__ = ["FORMATS", "Format", "FormatError", "Imported", "Report", "detect", "file_patterns", "read_preset",
+           "writable", "write_preset"]
+
+#: The formats by name, in the order the window and the command line list them.
+FORMATS: dict[str, Format] = {f.name: f for f in (
+    Format("sillytavern", "SillyTavern text completion (llama.cpp)", "SillyTavern -> llama.cpp", (".json",),
+           sillytavern.sniff, json_reader(sillytavern.import_preset, sillytavern.FORMAT), json_writer(st_export.write)),
+    Format("kobold", "KoboldCpp generate fields", "KoboldCpp", (".json",),
+           kobold.sniff, json_reader(kobold.import_fields, kobold.FORMAT), json_writer(kobold_export.export_fields)),
+    Format("kcpps", "KoboldCpp .kcpps", "KoboldCpp", kobold.KCPPS_EXTENSIONS,
+           kobold.sniff_kcpps, json_reader(kobold.import_kcpps, "KoboldCpp .kcpps")),
+    Format("webui", "text-generation-webui YAML", "text-generation-webui", webui.EXTENSIONS,
+           webui.sniff, webui.import_yaml, webui_export.export_yaml),
+    Format("lmstudio", "LM Studio preset", "llama.cpp", (".preset.json",),
+           lmstudio.sniff, json_reader(lmstudio.import_preset, lmstudio.FORMAT), json_writer(lmstudio.export_preset)),
+    Format("llama-ini", "llama-server models preset INI", "llama.cpp", (".ini",),
+           llama_ini.sniff, llama_ini.import_section, llama_ini.export_section),
+    Format("llama-cli", "llama.cpp command line", "llama.cpp", (".sh", ".txt"),
+           llama_cli.sniff, llama_cli.read, llama_cli.write),
+)}
 
 
 @dataclass(frozen=True)
@@ -37,87 +54,36 @@ class Imported:
     format: str  # the format's name
 
 
-def _json(text: str, fmt: str):
-    try:
-        return json.loads(text)
-    except ValueError as exc:
-        raise FormatError(f"{fmt}: not JSON ({exc})") from None
+def writable() -> tuple[str, ...]:
+    """The names of the formats that can be written, in order."""
+    return tuple(name for name, f in FORMATS.items() if f.write is not None)
 
 
-def _cli_read(text: str) -> tuple[SamplerSettings, Report]:
-    try:
-        result = import_command_with_notes(text)
-    except FlagError as exc:
-        raise FormatError(f"llama.cpp command line: {exc}") from None
-    notes = [FieldNote(w, "exact") for w in text.split() if w.startswith("-")]
-    notes += [FieldNote("(ignored)", "dropped", n) for n in result.notes]
-    return result.settings, Report("llama.cpp command line", tuple(notes))
-
-
-def _cli_write(settings: SamplerSettings) -> tuple[str, Report]:
-    text = export_text(settings)
-    lines = text.splitlines()
-    notes = [FieldNote(w, "exact") for w in lines[-1].split() if w.startswith("--")] if lines else []
-    notes += [FieldNote("(note)", "dropped", line[2:]) for line in lines if line.startswith("# ")]
-    return text + "\n", Report("llama.cpp command line", tuple(notes))
-
-
-def _dumps(pair):
-    doc, report = pair
-    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n", report
-
-
-#: name -> (reader of text, writer to text or None, file extension)
-FORMATS: dict[str, tuple[Callable, Callable | None, str]] = {
-    "sillytavern": (lambda t: sillytavern.import_preset(_json(t, sillytavern.FORMAT)),
-                    lambda s: _dumps(sillytavern.export_preset(s)), ".json"),
-    "kobold": (lambda t: kobold.import_fields(_json(t, kobold.FORMAT)), lambda s: _dumps(_kobold_export(s)), ".json"),
-    "kcpps": (lambda t: kobold.import_kcpps(_json(t, "KoboldCpp .kcpps")), None, ".kcpps"),
-    "webui": (webui.import_yaml, webui.export_yaml, ".yaml"),
-    "lmstudio": (lambda t: lmstudio.import_preset(_json(t, lmstudio.FORMAT)),
-                 lambda s: _dumps(lmstudio.export_preset(s)), ".preset.json"),
-    "llama-ini": (llama_ini.import_section, llama_ini.export_section, ".ini"),
-    "llama-cli": (_cli_read, _cli_write, ".sh"),
-}
-WRITABLE = tuple(name for name, (_r, w, _e) in FORMATS.items() if w is not None)
-
-#: Keys that only SillyTavern's text-completion presets hold.
-_ST_KEYS = {"rep_pen", "temperature_last", "freq_pen", "presence_pen", "samplers", "banned_tokens", "nsigma",
-            "min_temp", "max_temp", "dynatemp"}
+def file_patterns() -> tuple[str, ...]:
+    """``*.json``, ``*.yaml`` ...: every format's file endings once (an ending that ends in an earlier one left out)."""
+    endings: list[str] = []
+    for f in FORMATS.values():
+        endings += [e for e in f.extensions if not any(e.endswith(seen) for seen in endings)]
+    return tuple(f"*{e}" for e in endings)
 
 
 def detect(name: str, text: str) -> str:
-    """The format of a file from its name and content (FormatError when it is none of them)."""
-    suffix = PurePath(name).suffix.lower()
-    if suffix in (".yaml", ".yml"):
-        return "webui"
-    if suffix == ".ini":
-        return "llama-ini"
-    if suffix in (".kcpps", ".kcppt"):
-        return "kcpps"
-    stripped = text.lstrip()
-    if not stripped.startswith("{"):
-        if stripped.startswith("[") and "=" in stripped:
-            return "llama-ini"
-        if stripped.startswith(("-", "llama")) or " --" in stripped:
-            return "llama-cli"
+    """The format of a file from its name and content: the surest sniff, the earlier row on a tie
+    (FormatError when no format knows it)."""
+    sample = Sample(name, text)
+    best, best_name = 0, None
+    for f in FORMATS.values():
+        sure = f.sniff(sample)
+        if sure > best:
+            best, best_name = sure, f.name
+    if best_name is not None:
+        return best_name
+    if sample.json_error is not None:
+        raise sample.json_error
+    if not sample.is_json:
         raise FormatError(f"{name}: not a preset file this version reads (JSON, YAML, INI or a llama.cpp command line)")
-    doc = _json(text, PurePath(name).name)
-    if not isinstance(doc, dict):
-        raise FormatError(f"{name}: expected a JSON object")
-    if "operation" in doc or any(str(k).startswith("llm.") for k in doc):
-        return "lmstudio"
-    if "gendefaults" in doc or "model_param" in doc:
-        return "kcpps"
-    if "savedsettings" in doc or {"typ_s", "tfs_s", "miro_type"} & set(doc):
-        return "kobold"  # a Kobold Lite save or its settings
-    if "sampler_order" in doc and not ("samplers" in doc and "rep_pen" in doc and "temperature_last" in doc):
-        return "kobold"
-    if _ST_KEYS & set(doc):
-        return "sillytavern"
-    if {"temperature", "top_k", "rep_pen_range", "typical", "tfs"} & set(doc):
-        return "kobold"
-    raise FormatError(f"{name}: a JSON object, but not a preset of SillyTavern, KoboldCpp or LM Studio")
+    tools = [f.label for f in FORMATS.values() if any(e.endswith(".json") for e in f.extensions)]
+    raise FormatError(f"{name}: a JSON object, but not a preset of {', '.join(tools[:-1])} or {tools[-1]}")
 
 
 def read_preset(name: str, data: bytes, format: str | None = None) -> Imported:
@@ -126,11 +92,11 @@ def read_preset(name: str, data: bytes, format: str | None = None) -> Imported:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise FormatError(f"{name}: not UTF-8 text (byte {exc.start})") from None
-    fmt = format or detect(name, text)
-    if fmt not in FORMATS:
-        raise FormatError(f"--from: unknown format {fmt!r} (one of {', '.join(FORMATS)})")
     try:
-        settings, report = FORMATS[fmt][0](text)
+        fmt = format or detect(name, text)
+        if fmt not in FORMATS:
+            raise FormatError(f"--from: unknown format {fmt!r} (one of {', '.join(FORMATS)})")
+        settings, report = FORMATS[fmt].read(text)
     except RecursionError:
         raise FormatError(f"{name}: nested too deeply") from None
     return Imported(settings, report, fmt)
@@ -138,8 +104,8 @@ def read_preset(name: str, data: bytes, format: str | None = None) -> Imported:
 
 def write_preset(settings: SamplerSettings, format: str) -> tuple[bytes, Report]:
     """The file's bytes in ``format`` and the report of what each setting became."""
-    writer = FORMATS[format][1] if format in FORMATS else None
+    writer = FORMATS[format].write if format in FORMATS else None
     if writer is None:
-        raise FormatError(f"--to: cannot write {format!r} (one of {', '.join(WRITABLE)})")
+        raise FormatError(f"--to: cannot write {format!r} (one of {', '.join(writable())})")
     text, report = writer(settings)
     return text.encode("utf-8"), report

@@ -29,6 +29,7 @@ import json
 from sampler import SamplerSettings
 from sampler.rng import DEFAULT_SEED
 
+from .format import BY_FIELD, BY_KIND, BY_NAME, BY_SHARED, Sample
 from .reader import FieldReader
 from .report import FieldNote, FormatError, Report
 
@@ -232,3 +233,24 @@ def _bans(r: FieldReader) -> None:
               "KoboldCpp's banned phrases (any case, taken back when completed) -> banned phrases")
     if r.has("use_default_badwordsids"):
         r.dropped("use_default_badwordsids", "KoboldAI's default bad words: use ban_eos_token")
+
+
+KCPPS_EXTENSIONS = (".kcpps", ".kcppt")
+
+
+def sniff(sample: Sample) -> int:
+    """Kobold Lite's settings, or a ``sampler_order`` (SillyTavern's KoboldAI presets; not beside SillyTavern's
+    own ``samplers``, ``rep_pen`` and ``temperature_last``); else generate fields other tools share."""
+    keys = set(sample.doc)
+    if "savedsettings" in keys or {"typ_s", "tfs_s", "miro_type"} & keys:
+        return BY_FIELD
+    if "sampler_order" in keys and not {"samplers", "rep_pen", "temperature_last"} <= keys:
+        return BY_FIELD
+    return BY_SHARED if {"temperature", "top_k", "rep_pen_range", "typical", "tfs"} & keys else 0
+
+
+def sniff_kcpps(sample: Sample) -> int:
+    """A launcher file, by its name or its keys."""
+    if sample.suffix in KCPPS_EXTENSIONS:
+        return BY_NAME
+    return BY_KIND if {"gendefaults", "model_param"} & set(sample.doc) else 0

@@ -14,6 +14,7 @@ from app.core.llamacpp import NON_SAMPLING_OPTIONS, escape, import_command_with_
 from sampler import FlagError, SamplerSettings
 from sampler.flags import FLAG_BY_NAME, to_flags
 
+from .format import BY_FIELD, BY_NAME, Sample
 from .report import FieldNote, FormatError, Report
 from .writer import FieldWriter
 
@@ -113,3 +114,11 @@ def export_section(settings: SamplerSettings, section: str = "*") -> tuple[str, 
         w.done.add(row.field)
     _fields, report = w.finish()
     return "\n".join(lines) + "\n", report
+
+
+def sniff(sample: Sample) -> int:
+    """By the name, or a ``[section]`` then ``key = value`` lines."""
+    if sample.suffix == ".ini":
+        return BY_NAME
+    text = sample.stripped
+    return BY_FIELD if text.startswith("[") and "=" in text else 0

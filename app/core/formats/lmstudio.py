@@ -11,6 +11,7 @@ from __future__ import annotations
 from sampler import SamplerSettings
 from sampler.rng import DEFAULT_SEED
 
+from .format import BY_KIND, Sample
 from .reader import MISSING, FieldReader
 from .report import FieldNote, FormatError, Report
 from .writer import FieldWriter
@@ -78,3 +79,8 @@ def export_preset(settings: SamplerSettings, name: str = "Scatter Playground") -
     doc = {"name": name, "operation": {"fields": fields}, "load": {"fields": []}}
     _fields, report = w.finish()
     return doc, report
+
+
+def sniff(sample: Sample) -> int:
+    doc = sample.doc
+    return BY_KIND if "operation" in doc or any(str(k).startswith("llm.") for k in doc) else 0

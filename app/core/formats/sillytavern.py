@@ -31,6 +31,7 @@ import json
 from sampler import SamplerSettings
 from sampler.rng import DEFAULT_SEED
 
+from .format import BY_SHARED, Sample
 from .llama_names import LLAMA_SERVER_NAMES, idle_stages
 from .reader import MISSING, FieldReader
 from .report import FieldNote, FormatError, Report
@@ -246,9 +247,11 @@ def _logit_bias(r: FieldReader) -> list[tuple[int, float]]:
     return out
 
 
+#: Keys that only SillyTavern's text-completion presets hold.
+OWN_KEYS = {"rep_pen", "temperature_last", "freq_pen", "presence_pen", "samplers", "banned_tokens", "nsigma",
+            "min_temp", "max_temp", "dynatemp"}
 
-def export_preset(settings: SamplerSettings) -> tuple[dict, Report]:
-    """A SillyTavern text-completion preset that makes SillyTavern send these settings to llama.cpp."""
-    from .st_export import write  # st_export reads this module's tables
 
-    return write(settings)
+def sniff(sample: Sample) -> int:
+    """A JSON object with keys of SillyTavern's text-completion presets (KoboldAI presets share some)."""
+    return BY_SHARED if OWN_KEYS & set(sample.doc) else 0

@@ -1,5 +1,7 @@
 """Writing a SillyTavern text-completion preset for a llama.cpp backend (the inverse of
-:mod:`app.core.formats.sillytavern`'s import: importing what this writes gives the same settings)."""
+:mod:`app.core.formats.sillytavern`'s import: importing what this writes gives the same settings).
+
+This module reads the import's tables; the import does not know it (no circle)."""
 from __future__ import annotations
 
 import json
@@ -20,6 +22,7 @@ _OFF = {"top_a": 0, "tfs": 1, "smoothing_factor": 0, "smoothing_curve": 1, "skew
 
 
 def write(settings: SamplerSettings) -> tuple[dict, Report]:
+    """A SillyTavern text-completion preset that makes SillyTavern send these settings to llama.cpp."""
     w = FieldWriter(FORMAT, settings)
     _temperature(w)
     for key, path in EXACT.items():

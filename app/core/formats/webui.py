@@ -22,9 +22,10 @@ import json
 
 from sampler import SamplerSettings
 
+from .format import BY_NAME, Sample
 from .reader import MISSING, FieldReader
 from .report import FormatError, Report
-from .webui_yaml import dump, load
+from .webui_yaml import load
 
 FORMAT = "text-generation-webui preset"
 INT32_MAX = 2**31 - 1
@@ -160,8 +161,8 @@ def _order(r: FieldReader) -> None:
           "no-repeat n-gram have no stage here)")
 
 
-def export_yaml(settings: SamplerSettings) -> tuple[str, Report]:
-    from .webui_export import export_fields
+EXTENSIONS = (".yaml", ".yml")
 
-    fields, report = export_fields(settings)
-    return dump(fields), report
+
+def sniff(sample: Sample) -> int:
+    return BY_NAME if sample.suffix in EXTENSIONS else 0

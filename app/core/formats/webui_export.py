@@ -1,6 +1,8 @@
 """Writing a text-generation-webui preset: only the keys that differ from its defaults, as it saves them
 (:mod:`app.core.formats.webui`); a stage this chain leaves out of its order is written off, since
-text-generation-webui runs every sampler whose value is on."""
+text-generation-webui runs every sampler whose value is on.
+
+This module reads the import's tables; the import does not know it (no circle)."""
 from __future__ import annotations
 
 import json
@@ -13,9 +15,16 @@ from sampler.stagetable import ORDERABLE
 from .report import Report
 from .webui import DEFAULT_PRIORITY, DEFAULTS, FORMAT, INT32_MAX, PLAIN, STAGE_OF
 from .writer import FieldWriter
+from .webui_yaml import dump
 
 _NAMES = {"penalties": ("repetition_penalty", "presence_penalty", "frequency_penalty"),
           "temperature": ("temperature", "dynamic_temperature")}
+
+
+def export_yaml(settings: SamplerSettings) -> tuple[str, Report]:
+    """The preset's YAML text and the report."""
+    fields, report = export_fields(settings)
+    return dump(fields), report
 
 
 def export_fields(settings: SamplerSettings) -> tuple[dict, Report]:

@@ -34,6 +34,7 @@ from sampler import settings_from_dict, settings_to_dict
 
 from .parts import PARTS, SessionPart
 from .records_codec import decode_records, encode_records
+from .run_codec import decode_run_settings, encode_run_settings
 from .tree_codec import PieceBudget, RecordTable, decode_tree, encode_tree
 
 FORMAT = "scatter-playground-session"
@@ -92,10 +93,9 @@ def encode(session: Session) -> tuple[dict, dict[str, np.ndarray]]:
     lanes = [{"settings": settings_to_dict(lane.settings), "preset": lane.preset, "tree": encode_tree(lane.tree, table)}
              for lane in session.lanes]
     meta, arrays = encode_records(table.records)
-    rs = session.run_settings
     doc = {
         "format": FORMAT, "version": VERSION, "prompt": session.prompt,
-        "run_settings": {"max_tokens": rs.max_tokens, "stop_strings": list(rs.stop_strings), "n_ctx": rs.n_ctx},
+        "run_settings": encode_run_settings(session.run_settings),
         "current_lane": session.current_lane, "selected": session.selected, "model": session.model,
         "lanes": lanes, "records": meta, "parts": session.parts,
     }
@@ -132,18 +132,6 @@ def _lane(i: int, value, records, budget: PieceBudget) -> LaneText:
     if preset is not None and len(preset) > MAX_NAME_CHARS:
         raise ValueError(f"{where}.preset: a name of {len(preset)} characters (at most {MAX_NAME_CHARS})")
     return LaneText(settings, preset, decode_tree(f"{where}.tree", value["tree"], records, budget))
-
-
-def _run_settings(value) -> RunOptions:
-    if not isinstance(value, dict) or set(value) != {"max_tokens", "stop_strings", "n_ctx"}:
-        raise ValueError("run_settings: expected an object with max_tokens, stop_strings and n_ctx")
-    stops = value["stop_strings"]
-    if not isinstance(stops, list):
-        raise ValueError(f"run_settings.stop_strings: expected a list of text, got {stops!r:.60}")
-    try:
-        return RunOptions(value["max_tokens"], tuple(stops), value["n_ctx"]).within_window()
-    except ValueError as exc:
-        raise ValueError(f"run_settings: {exc}") from None
 
 
 def _check_tokens(model, lanes: list[LaneText], records) -> None:
@@ -202,8 +190,8 @@ def decode(doc, arrays: dict[str, np.ndarray], parts: list[SessionPart] = PARTS)
             except (TypeError, KeyError, ValueError) as exc:
                 raise ValueError(f"parts.{name}: {exc}") from None
     skipped = sorted(name for name in doc["parts"] if name not in known)
-    return Session(doc["prompt"], lanes, _run_settings(doc["run_settings"]), current, selected, model, loaded,
-                   skipped)
+    run_settings = decode_run_settings(doc["run_settings"], doc["version"])
+    return Session(doc["prompt"], lanes, run_settings, current, selected, model, loaded, skipped)
 
 
 def apply(session: Session, state: PlaygroundState, parts: list[SessionPart] = PARTS) -> None:

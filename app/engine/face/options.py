@@ -9,6 +9,7 @@ is what a kept context must match to be used again.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from sampler import SamplerSettings
@@ -35,31 +36,77 @@ def check_whole(name: str, value, low: int, high: int) -> None:
 
 
 @dataclass(frozen=True)
+class RunOption:
+    """What one :class:`RunOptions` field is to its check, to session files and to the command line.
+
+    ``label`` names it in errors; ``low``/``high`` bound a whole number, ``choices`` a word (the check is
+    derived from them); ``flags`` are its command-line names, llama-cli's (none: not on the command line),
+    with ``help``; ``session``: the session file version from which it is saved (``run_settings``, under the
+    field's name; 0: not saved; a file of an older version is read with the default).  A field whose default is
+    a tuple is a flag given once per item.
+    """
+
+    label: str
+    low: int | None = None
+    high: int = INT32_MAX
+    choices: tuple[str, ...] = ()
+    flags: tuple[str, ...] = ()
+    help: str = ""
+    session: int = 0
+
+    def check(self, value) -> None:
+        """ValueError naming the option unless ``value`` is within its bounds or choices."""
+        if self.low is not None:
+            check_whole(self.label, value, self.low, self.high)
+        if self.choices and value not in self.choices:
+            raise ValueError(f"{self.label}: expected {', '.join(self.choices[:-1])} or {self.choices[-1]}, "
+                             f"got {value!r:.40}")
+
+
+def option(default, described: RunOption):
+    """A :class:`RunOptions` field: its default and what it is (:class:`RunOption`)."""
+    return dataclasses.field(default=default, metadata={"run_option": described})
+
+
+def run_options_of(cls: type | None = None) -> Iterator[tuple[dataclasses.Field, RunOption]]:
+    """The fields of ``cls`` (default :class:`RunOptions`) that :func:`option` made, in order, with their
+    descriptions."""
+    for f in dataclasses.fields(cls or RunOptions):
+        if "run_option" in f.metadata:
+            yield f, f.metadata["run_option"]
+
+
+@dataclass(frozen=True)
 class RunOptions:
     """Tokens per run, stop strings, and the context each lane decodes in.
 
     ``n_ctx`` is per lane; ``n_threads`` None means llama-cli's default count (the cores
     ``app.engine.face.core_count`` counts as llama.cpp does).  ``raw_logsumexp``: records
     carry the raw logits' log-sum-exp (a pass over the vocabulary; sweeps ask for it).  Every
-    field is checked here, and a bad one is a ValueError that names it.
+    field is checked here, and a bad one is a ValueError that names it.  What a field is to
+    sessions and the command line is its :class:`RunOption` (a new run flag is one field here).
     """
 
-    max_tokens: int = 200
-    stop_strings: tuple[str, ...] = ()
-    n_ctx: int = 4096
-    n_threads: int | None = None
-    flash_attn: str = "auto"
-    n_batch: int = 512
+    max_tokens: int = option(200, RunOption("max tokens", 1, flags=("-n", "--predict", "--n-predict"),
+                                            help="tokens to generate per lane", session=1))
+    stop_strings: tuple[str, ...] = option((), RunOption(
+        "stop strings", flags=("-r", "--reverse-prompt", "--stop"),
+        help="stop string (escapes processed, as llama.cpp does)", session=1))
+    n_ctx: int = option(4096, RunOption("context size", 16, flags=("-c", "--ctx-size"), help="context size per lane",
+                                        session=1))
+    n_threads: int | None = option(None, RunOption(
+        "threads", 1, 1024, flags=("-t", "--threads"),
+        help="threads (default: $SCATTER_PLAYGROUND_THREADS, else the cores llama.cpp counts)"))
+    flash_attn: str = option("auto", RunOption("flash attention", choices=FLASH_ATTN_MODES,
+                                               flags=("-fa", "--flash-attn"), help="flash attention"))
+    n_batch: int = option(512, RunOption("batch size", 1))
     raw_logsumexp: bool = False
 
     def __post_init__(self):
-        check_whole("max tokens", self.max_tokens, 1, INT32_MAX)
-        check_whole("context size", self.n_ctx, 16, INT32_MAX)
-        if self.n_threads is not None:
-            check_whole("threads", self.n_threads, 1, 1024)
-        check_whole("batch size", self.n_batch, 1, INT32_MAX)
-        if self.flash_attn not in FLASH_ATTN_MODES:
-            raise ValueError(f"flash attention: expected auto, on or off, got {self.flash_attn!r}")
+        for f, described in run_options_of(type(self)):
+            value = getattr(self, f.name)
+            if value is not None or f.default is not None:
+                described.check(value)
         object.__setattr__(self, "stop_strings", tuple(self.stop_strings))
         if len(self.stop_strings) > MAX_STOPS or any(isinstance(s, str) and len(s) > MAX_STOP_CHARS
                                                      for s in self.stop_strings):

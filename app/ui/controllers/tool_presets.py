@@ -14,7 +14,7 @@ from sampler.knobs import knob_effects
 from sampler.stockfit import steps_from_records
 
 from ..dialogs.knobs_dialog import KnobsDialog, mark_idle_controls
-from ..dialogs.preset_formats_dialog import FILE_FILTER, ExportReportDialog, ImportReportDialog
+from ..dialogs.preset_formats_dialog import ExportReportDialog, ImportReportDialog, file_filter
 
 MAX_BYTES = 16 * 2**20
 
@@ -57,7 +57,7 @@ class ToolPresets(QObject):
     def import_file(self, path: str | None = None, *, choice: str | None = None, name: str | None = None) -> bool:
         """Read a file, show its report, apply or save as the user chooses (``choice``/``name``: no dialog)."""
         path = path or QFileDialog.getOpenFileName(self.window, "Import a preset of another tool", str(Path.home()),
-                                                   FILE_FILTER)[0]
+                                                   file_filter())[0]
         if not path:
             return False
         try:

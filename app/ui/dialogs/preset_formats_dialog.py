@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
-from app.core.formats import FORMATS, WRITABLE, FormatError, Imported, Report, write_preset
+from app.core.formats import FORMATS, FormatError, Imported, Report, file_patterns, writable, write_preset
 from app.core.formats.in_effect import effective_chain, in_effect
 from app.core.formats.stock import nearest_stock, needs_fit
 from app.fileio import atomic_write
@@ -35,13 +35,11 @@ from app.fileio import atomic_write
 STATUS_STYLE = {"exact": ("#0f5132", "#d1e7dd"), "converted": ("#084298", "#cfe2ff"),
                 "emulated": ("#664d03", "#fff3cd"), "dropped": ("#842029", "#f8d7da"),
                 "unknown": ("#41464b", "#e2e3e5")}
-FORMAT_LABELS = {"sillytavern": "SillyTavern text completion (llama.cpp)", "kobold": "KoboldCpp generate fields",
-                 "kcpps": "KoboldCpp .kcpps", "webui": "text-generation-webui YAML", "lmstudio": "LM Studio preset",
-                 "llama-ini": "llama-server models preset INI", "llama-cli": "llama.cpp command line"}
-#: The format -> the tool whose chain it configures (what "in effect" shows).
-TARGET_OF = {"sillytavern": "SillyTavern -> llama.cpp", "kobold": "KoboldCpp", "webui": "text-generation-webui",
-             "llama-cli": "llama.cpp", "llama-ini": "llama.cpp", "lmstudio": "llama.cpp"}
-FILE_FILTER = "Presets (*.json *.yaml *.yml *.ini *.kcpps *.kcppt *.sh *.txt);;All files (*)"
+
+
+def file_filter() -> str:
+    """The file dialogs' filter: every format's files, then all files."""
+    return f"Presets ({' '.join(file_patterns())});;All files (*)"
 
 
 def report_html(report: Report) -> str:
@@ -112,8 +110,8 @@ class ExportReportDialog(QDialog):
         self.settings, self.report_problem, self.saved_to = settings, report_problem or (lambda text: None), None
         self.records = records
         self.format = QComboBox()
-        for name in WRITABLE:
-            self.format.addItem(FORMAT_LABELS[name], name)
+        for name in writable():
+            self.format.addItem(FORMATS[name].label, name)
         self.format.currentIndexChanged.connect(self._refresh)
         self.fit = QCheckBox("Nearest stock llama.cpp settings (fit temperature, min-p, top-p, top-n-sigma)")
         self.fit.setEnabled(needs_fit(settings))
@@ -152,7 +150,7 @@ class ExportReportDialog(QDialog):
             if self.fit.isChecked():
                 settings, _fit, fitted = nearest_stock(self.settings, self.records)
             self.data, report = write_preset(settings, self.chosen())
-            target = TARGET_OF[self.chosen()]
+            target = FORMATS[self.chosen()].target
             _ours, theirs, notes = in_effect(settings, target, self.chosen())
             ours = effective_chain(self.settings)
         except (FormatError, ValueError) as exc:
@@ -165,9 +163,9 @@ class ExportReportDialog(QDialog):
     def save(self, path: str | None = None) -> bool:
         if self.data is None:
             return False
-        suffix = FORMATS[self.chosen()][2]
+        suffix = FORMATS[self.chosen()].extensions[0]
         path = path or QFileDialog.getSaveFileName(self, "Export preset", str(Path.home() / f"preset{suffix}"),
-                                                   FILE_FILTER)[0]
+                                                   file_filter())[0]
         if not path:
             return False
         try:
