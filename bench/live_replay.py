@@ -100,7 +100,7 @@ def open_replay_window(model, n_lanes: int, size=(1500, 940)):
     state.set_current_lane(0)
     settle(app)
     for i in range(n_lanes):
-        state.begin_run(REPLAY_RUN, i, state.lanes[i].tree.add_branch(None, 0, prompt=PROMPT))
+        state.text.begin_run(REPLAY_RUN, i, state.lanes[i].tree.add_branch(None, 0, prompt=PROMPT))
     state.set_busy("run")
     settle(app)
     return app, window
@@ -123,7 +123,7 @@ def replay(app, window, steps, frame, *, skip: int = 8) -> list[float]:
     try:
         for k, records in enumerate(steps):
             window.redraws.timer.stop()
-            window.state.add_records(REPLAY_RUN, records)
+            window.state.text.add_records(REPLAY_RUN, records)
             window.redraws.timer.stop()
             t0 = time.thread_time()
             frame()

@@ -64,12 +64,12 @@ class AnalysisActions:
         fan_id = self.engine.next_id()
         labels = [f"Lane {i + 1}: {self.lanes.label(i)}" for i in range(len(configs))]
         self.state.set_busy("fan")
-        self.state.begin_fan(FanState(fan_id, step, labels, count, prefixes, points))
+        self.state.jobs.begin_fan(FanState(fan_id, step, labels, count, prefixes, points))
         self.engine.submit(cmd.Fan(fan_id, tuple(configs), count, options))
 
     def adopt(self, index: int) -> None:
         """Continuation ``index`` of the fan becomes a branch of its lane, with its step records."""
-        fan = self.state.fan
+        fan = self.state.jobs.fan
         if fan is None or not 0 <= index < len(fan.results) or self.state.busy:
             return
         result = fan.results[index]
@@ -79,11 +79,11 @@ class AnalysisActions:
             self.state.report("That lane's text was replaced since the fan; its branch point is gone.")
             return
         self.history.checkpoint()
-        self.state.graft(result.lane, holder, own, result.records)
-        self.state.mark_adopted(index)
+        self.state.text.graft(result.lane, holder, own, result.records)
+        self.state.jobs.mark_adopted(index)
 
     def _on_fan(self, e) -> None:
-        if self.state.take_fan_event(e):
+        if self.state.jobs.take_fan_event(e):
             self.state.set_busy("")
 
     def match_entropy(self) -> None:

@@ -30,7 +30,7 @@ class ChatActions:
     def set_chat_mode(self, on: bool) -> bool:
         """Chat mode on or off; refused (a message naming the model, nothing changed) without a template."""
         try:
-            self.state.set_chat(enabled=bool(on))
+            self.state.chat.set_chat(enabled=bool(on))
         except ValueError as exc:
             self.state.report(str(exc))
             return False
@@ -41,23 +41,23 @@ class ChatActions:
     def set_messages(self, *, system: str | None = None, user: str | None = None) -> None:
         changes = {k: v for k, v in (("system", system), ("user", user)) if v is not None}
         try:
-            self.state.set_chat(**changes)
+            self.state.chat.set_chat(**changes)
         except ValueError as exc:
             self.state.report(str(exc))
             return
         self.refresh_prompt()
 
     def set_show_special(self, show: bool) -> None:
-        self.state.set_show_special(bool(show))
+        self.state.chat.set_show_special(bool(show))
 
     # -- formatting for the export ---------------------------------------------------------
 
     def refresh_prompt(self) -> None:
         """Ask the engine to format the current messages (unless a format is on its way)."""
         state = self.state
-        if not state.chat.enabled or state.model is None or state.chat_prompt_is_current() or self._formatting:
+        if not state.chat.settings.enabled or state.model is None or state.chat.chat_prompt_is_current() or self._formatting:
             return
-        request = state.chat.request()
+        request = state.chat.settings.request()
         task_id = self.engine.next_id()
         self._formatting = (task_id, request)
         self.engine.submit(cmd.RunTask(task_id, partial(_format_task, request), "format the chat"))
@@ -69,7 +69,7 @@ class ChatActions:
         if e.error:
             self.state.report(e.error)
             return
-        self.state.set_chat_prompt(request, e.result)
+        self.state.chat.set_chat_prompt(request, e.result)
         self.refresh_prompt()  # the messages may have changed meanwhile
 
     # -- engine events ---------------------------------------------------------------------
@@ -78,11 +78,11 @@ class ChatActions:
         if self.state.model is not e.info:
             return  # a load that a newer one replaced (RunActions kept the model it announced)
         self._formatting = None
-        message = self.state.set_vocab_info(e.token_kinds, e.chat_template)
+        message = self.state.chat.set_vocab_info(e.token_kinds, e.chat_template)
         if message:
             self.state.report(message)
         self.refresh_prompt()
 
     def _on_started(self, e: ev.RunStarted) -> None:
         if e.chat_prompt and e.run_id == self.state.run_id:
-            self.state.set_run_prompt(e.run_id, e.chat_prompt)
+            self.state.text.set_run_prompt(e.run_id, e.chat_prompt)

@@ -1,14 +1,14 @@
 """Lookahead at a fork and manual mode, free of Qt.
 
-* :meth:`LookaheadActions.preview` asks the engine for the ``count`` (``state.lookahead_size``) most likely
+* :meth:`LookaheadActions.preview` asks the engine for the ``count`` (``state.radar.lookahead_size``) most likely
   survivors at a step of a lane (2 to 6; at a fork its strong alternatives come
   first, and any other step can be looked at too), each followed by a few tokens (one batch that
-  shares the prefix's KV cache: :mod:`app.engine.run.lookahead`).  ``state.lookahead``
+  shares the prefix's KV cache: :mod:`app.engine.run.lookahead`).  ``state.radar.lookahead``
   then holds them.
 * :meth:`LookaheadActions.pick` makes one of them a branch of the lane's text
   tree (its step records as they were made); the old text stays a branch too.
-* Manual mode (``state.manual``): a run stops at the first fork of the edited
-  lane (under ``state.forks``) and offers the lookahead there; a pick adopts
+* Manual mode (``state.radar.manual``): a run stops at the first fork of the edited
+  lane (under ``state.radar.forks``) and offers the lookahead there; a pick adopts
   that branch and generation goes on from its end, to the next fork.  Leaving
   the mode keeps every branch.
 """
@@ -32,7 +32,7 @@ BUSY = "lookahead"
 class LookaheadView:
     """What the window shows: the lane, the fork's step, its place among the lane's pieces, the previews
     (``LookaheadPreview``; empty while they are being made) and a message.  Frozen: a new view replaces
-    the one on show (``state.show_lookahead``), none is changed in place."""
+    the one on show (``state.radar.show_lookahead``), none is changed in place."""
 
     lane: int
     step: int
@@ -50,13 +50,13 @@ class LookaheadActions:
                          ev.RunEnded: self._on_run_ended}
 
     def _show(self, view: LookaheadView | None) -> None:
-        self.state.show_lookahead(view)
+        self.state.radar.show_lookahead(view)
 
     def preview(self, index: int | None = None, step: int | None = None, count: int | None = None,
                 length: int | None = None) -> bool:
         """Look ahead at ``step`` of lane ``index`` (default: the edited lane, the selected step), ``count``
         alternatives of ``length`` tokens each (default: the state's ``lookahead_size``)."""
-        size = self.state.lookahead_size
+        size = self.state.radar.lookahead_size
         count, length = count or size.count, length or size.length
         index = self.state.current_lane if index is None else index
         step = self.state.selected if step is None else step
@@ -85,16 +85,16 @@ class LookaheadActions:
         return True
 
     def _on_ended(self, e: ev.LookaheadEnded) -> None:
-        if e.look_id != self._look_id or self.state.lookahead is None:
+        if e.look_id != self._look_id or self.state.radar.lookahead is None:
             return
         self._look_id = None
         self.state.set_busy("")
         message = e.error or ("stopped" if e.cancelled else "")
-        self._show(dataclasses.replace(self.state.lookahead, previews=e.previews, message=message))
+        self._show(dataclasses.replace(self.state.radar.lookahead, previews=e.previews, message=message))
 
     def pick(self, i: int) -> bool:
         """Preview ``i`` (from 0) becomes a branch at the fork; in manual mode generation goes on."""
-        view = self.state.lookahead
+        view = self.state.radar.lookahead
         if view is None or not 0 <= i < len(view.previews) or self.state.busy:
             return False
         lane = self.state.lanes[view.lane]
@@ -105,8 +105,8 @@ class LookaheadActions:
         self.history.checkpoint()
         records = [dataclasses.replace(r, lane=view.lane) for r in view.previews[i].records]
         self._show(None)
-        self.state.fork_with(view.lane, view.at, records)
-        if self.state.manual:
+        self.state.text.fork_with(view.lane, view.at, records)
+        if self.state.radar.manual:
             self.runs.continue_run()
         return True
 
@@ -121,22 +121,22 @@ class LookaheadActions:
 
     def set_manual(self, on: bool) -> None:
         """Manual mode on or off (off also closes the lookahead on show; every branch stays)."""
-        if self.state.set_manual(on):
+        if self.state.radar.set_manual(on):
             self._fork = None
             if not on:
                 self.dismiss()
 
     def _on_steps(self, e: ev.StepsProduced) -> None:
-        if not self.state.manual or self._fork is not None or e.run_id != self.state.run_id:
+        if not self.state.radar.manual or self._fork is not None or e.run_id != self.state.run_id:
             return
         lane = self.state.current_lane
         for rec in e.records:
-            if rec.lane == lane and not rec.forced and is_fork(rec, self.state.forks):
+            if rec.lane == lane and not rec.forced and is_fork(rec, self.state.radar.forks):
                 self._fork = (lane, rec.step)
                 self.engine.stop()  # the steps already on their way stay in the old branch
                 return
 
     def _on_run_ended(self, e: ev.RunEnded) -> None:
         fork, self._fork = self._fork, None
-        if fork is not None and self.state.manual:
+        if fork is not None and self.state.radar.manual:
             self.preview(*fork)

@@ -110,7 +110,7 @@ class RunActions:
         """The engine's process died and a new one runs, without a model: the run in progress ends
         with the text it made, and the next run loads the model again (the one the engine held)."""
         if self.state.run_id is not None:
-            self.state.end_runs(self.state.run_id, ())
+            self.state.text.end_runs(self.state.run_id, ())
             self._end("stopped: the engine crashed")
         if self.state.load_id is not None:
             self.state.set_loading(False)
@@ -145,7 +145,7 @@ class RunActions:
         run_id = self.engine.next_id()
         configs = []
         for i, lane in enumerate(self.state.lanes):
-            self.state.begin_new_root_run(run_id, i, self.state.prompt_for_run())
+            self.state.text.begin_new_root_run(run_id, i, self.state.chat.prompt_for_run())
             configs.append(LaneConfig(lane.settings, f"lane {i + 1}", key=i))
         self._start(run_id, tuple(configs))
 
@@ -165,7 +165,7 @@ class RunActions:
             configs.append(LaneConfig(lane.settings, f"lane {i + 1}", key=i, prefix=start_parts(lane.tree, pieces),
                                       first_step=sum(1 for p in pieces if isinstance(p, StepRecord))))
             assert lane.branch is not None  # every lane has text (above)
-            self.state.begin_run(run_id, i, lane.branch)
+            self.state.text.begin_run(run_id, i, lane.branch)
         self._start(run_id, tuple(configs))
 
     def branch_from(self, index: int, step: int, token: int) -> bool:
@@ -184,7 +184,7 @@ class RunActions:
         run_id = self.engine.next_id()
         config = LaneConfig(lane.settings, f"lane {index + 1}", key=index, prefix=start_parts(lane.tree, pieces[:at]),
                             first_step=step, force=(step, int(token)), chain_state=record.chain_state)
-        self.state.begin_fork_run(run_id, index, at)
+        self.state.text.begin_fork_run(run_id, index, at)
         self.state.select(step)
         self._start(run_id, (config,))
         return True
@@ -194,13 +194,13 @@ class RunActions:
             options = self.options()
         except ValueError as exc:
             self.state.report(str(exc))
-            self.state.end_runs(run_id, ())
+            self.state.text.end_runs(run_id, ())
             return
         self.state.report("")
         self.state.set_status("running")
         self.state.set_busy("run", run_id)
         self.engine.submit(cmd.Generate(run_id, self.state.prompt, lanes, options,
-                                        chat=self.state.chat_request()))  # chat mode: the engine formats
+                                        chat=self.state.chat.chat_request()))  # chat mode: the engine formats
 
     def stop(self) -> None:
         """Stop whatever the engine is doing (a run, a fan, a load) within one step."""
@@ -219,14 +219,14 @@ class RunActions:
         if e.run_id != self.state.run_id:
             return  # from a run that was stopped before this one began
         if isinstance(e, ev.RunStarted):
-            self.state.set_starts(e.run_id, dict(e.starts))
+            self.state.text.set_starts(e.run_id, dict(e.starts))
         else:
-            self.state.add_records(e.run_id, e.records)
+            self.state.text.add_records(e.run_id, e.records)
 
     def _on_run_ended(self, e: ev.RunEnded) -> None:
         if e.run_id != self.state.run_id:
             return
-        self.state.end_runs(e.run_id, e.results)
+        self.state.text.end_runs(e.run_id, e.results)
         if e.error:
             self._end("stopped by an error" if e.results else "did not start")
             self.state.report(f"Generation stopped: {e.error}" if e.results else e.error)

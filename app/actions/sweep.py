@@ -4,7 +4,7 @@ The sweep's work runs on the engine thread (``app.core.sweep.runner``); its even
 reach :attr:`SweepActions.handlers` through the playground, on the window's
 thread.  While it runs the state is busy (``"sweep"``), so the window's own
 runs wait, and Stop stops the sweep too.  Every change is announced as the
-state's ``Changed.SWEEP``; the sweep window redraws from ``state.sweep`` (:class:`app.core.jobs.SweepShown`).
+state's ``Changed.SWEEP``; the sweep window redraws from ``state.jobs.sweep`` (:class:`app.core.jobs.SweepShown`).
 """
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from sampler import FlagError, parse_flags
 class SweepActions:
     def __init__(self, state: PlaygroundState, engine, runs, lanes):
         self.state, self.engine, self.runs, self.lanes = state, engine, runs, lanes
-        self.runner: SweepRunner | None = None  # the sweep running or run last (what it shows: state.sweep)
+        self.runner: SweepRunner | None = None  # the sweep running or run last (what it shows: state.jobs.sweep)
         self._out: output.SweepCsv | None = None  # the file the sweep running writes its rows to
         self.handlers = {kind: self._on_event for kind in (ev.StepsProduced, ev.RunEnded, ev.TaskEnded)}
 
@@ -47,7 +47,7 @@ class SweepActions:
             self.state.report(str(exc) if isinstance(exc, ValueError) else f"{path}: {exc.strerror or exc}")
             return False
         self.runner, self._out = runner, out
-        self.state.show_sweep(path, header, rows, "running ...")
+        self.state.jobs.show_sweep(path, header, rows, "running ...")
         self.state.report("")
         self.state.set_busy("sweep")
         runner.start()
@@ -67,13 +67,13 @@ class SweepActions:
             self.state.report(str(exc) if isinstance(exc, ValueError) else f"{path}: {exc.strerror or exc}")
             return False
         self.runner = None
-        self.state.show_sweep(path, header, rows, f"{len(rows)} samples from {Path(path).name}")
+        self.state.jobs.show_sweep(path, header, rows, f"{len(rows)} samples from {Path(path).name}")
         return True
 
     def open_point(self, flags: str, index: int | None = None) -> bool:
         """The lane (the edited one by default) takes a point's settings, with the sweep's first seed."""
         index = self.state.current_lane if index is None else index
-        seeds = (self.state.sweep.header or {}).get("plan", {}).get("seeds") or [self.state.lanes[index].settings.seed]
+        seeds = (self.state.jobs.sweep.header or {}).get("plan", {}).get("seeds") or [self.state.lanes[index].settings.seed]
         try:
             settings, rest = parse_flags(flags)
         except FlagError as exc:
@@ -92,12 +92,12 @@ class SweepActions:
     def _write(self, rows: list[dict]) -> None:
         assert self._out is not None, "a sweep's rows before its file was opened"
         self._out.write_rows(rows)
-        self.state.add_sweep_rows(rows)
+        self.state.jobs.add_sweep_rows(rows)
 
     def _changed(self) -> None:
         runner = self.runner
         if runner is None or not runner.finished or self.state.busy != "sweep":
-            self.state.sweep_changed()  # its progress
+            self.state.jobs.sweep_changed()  # its progress
             return
         p = runner.progress
         if runner.error:
@@ -106,7 +106,7 @@ class SweepActions:
             message = f"stopped: {p.skipped + p.written} of {p.total} samples in the file (Resume goes on)"
         else:
             message = f"done: {p.total} samples"
-        self.state.sweep_changed(message)
+        self.state.jobs.sweep_changed(message)
         if runner.error:
             self.state.report(f"Sweep stopped: {runner.error}")
         self.state.set_busy("")

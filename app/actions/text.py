@@ -38,7 +38,7 @@ class TextActions:
         if kept == len(pieces) and not lane.branch.pieces and chars == len(new_text):
             return False
         self.history.checkpoint()
-        self.state.fork_with(index, kept, [Written(new_text[chars:])] if new_text[chars:] else [])
+        self.state.text.fork_with(index, kept, [Written(new_text[chars:])] if new_text[chars:] else [])
         return True
 
     def switch(self, index: int, offset: int) -> bool:
@@ -55,7 +55,7 @@ class TextActions:
         if after is None:
             return False
         self.history.checkpoint()
-        self.state.show_branch(index, after)
+        self.state.text.show_branch(index, after)
         return True
 
     def undo(self) -> bool:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
+from typing import Protocol
 
 
 class Changed(enum.Enum):
@@ -76,9 +77,20 @@ class Change:
             raise TypeError(f"a change is a Changed member, got {self.what!r}")
 
 
+class Announcer(Protocol):
+    """What a part needs of the state that owns it: the one change bus (``PlaygroundState.emit``)."""
+
+    def emit(self, what: Changed, lane: int | None = None) -> None: ...
+
+
 class StatePart:
-    """A part of the one state (a mixin of ``app.core.state.PlaygroundState``): what it changes, it announces
-    through the state's :meth:`emit`, which the state defines."""
+    """A part of the one state, reached as an attribute of ``app.core.state.PlaygroundState`` (``state.text``,
+    ``state.chat`` ...).  It is built with the owning state, is the only writer of its own fields and announces
+    each change through the state's :meth:`emit`: the state and all its parts share one bus, so a subscriber
+    hears every change in the order it was made."""
+
+    def __init__(self, state: Announcer) -> None:
+        self._state = state
 
     def emit(self, what: Changed, lane: int | None = None) -> None:
-        raise NotImplementedError("a state part announces through PlaygroundState.emit")
+        self._state.emit(what, lane)

@@ -1,11 +1,12 @@
 """Chat mode and special tokens in the state (Qt-free), and what an export needs of a chat.
 
-`ChatTokensState` (chat mode and special tokens) is a part of :class:`app.core.state.PlaygroundState`: the model's
-token kinds and chat template (from the engine's ModelLoaded), whether views
-show special tokens, the chat settings (on/off, system and user messages) and
-the prompt the engine formatted from them.  Like the rest of the state it checks
-values first (ValueError, nothing changed) and announces each change:
-``"token_kinds"``, ``"show_special"``, ``"chat"``, ``"chat_prompt"``.
+:class:`ChatPart` (chat mode and special tokens) is the part ``state.chat`` of
+:class:`app.core.state.PlaygroundState`: the model's token kinds and chat template
+(from the engine's ModelLoaded), whether views show special tokens, the chat
+settings (``settings``: on/off, system and user messages) and the prompt the engine
+formatted from them.  Like the rest of the state it checks values first
+(ValueError, nothing changed) and announces each change on the state's bus:
+``TOKEN_KINDS``, ``SHOW_SPECIAL``, ``CHAT``, ``CHAT_PROMPT``.
 
 :func:`chat_for_export` is what "Copy as llama.cpp" reads for a chat.
 """
@@ -14,7 +15,7 @@ from __future__ import annotations
 import dataclasses
 import os
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from app.core.changes import Changed, StatePart
 from app.engine.face.chat import ChatRequest, ChatTemplate, no_template_message
@@ -43,19 +44,27 @@ class ChatSettings:
         return ChatRequest(self.system, self.user)
 
 
-class ChatTokensState(StatePart):
-    """Mixed into PlaygroundState (which provides ``emit``, ``model`` and ``prompt``)."""
+class _ChatOwner(Protocol):
+    """What the chat part reads of the state that owns it."""
 
-    if TYPE_CHECKING:  # PlaygroundState's
-        model: ModelInfo | None
-        prompt: str
+    model: ModelInfo | None
+    prompt: str
 
-    def _init_chat_tokens(self) -> None:
+    def emit(self, what: Changed, lane: int | None = None) -> None: ...
+
+
+class ChatPart(StatePart):
+    """``state.chat``: built with the owning PlaygroundState, whose ``model`` and ``prompt`` it reads."""
+
+    _state: _ChatOwner
+
+    def __init__(self, state: _ChatOwner) -> None:
+        super().__init__(state)
         self.token_kinds: bytes = b""
         self.chat_template: ChatTemplate | None = None
         self.show_special = True  # views draw special tokens as chips; False hides them
-        self.chat = ChatSettings()
-        self.chat_prompt = ""  # the engine's formatting of chat.request() ("" until it says)
+        self.settings = ChatSettings()
+        self.chat_prompt = ""  # the engine's formatting of settings.request() ("" until it says)
         self._chat_prompt_for: ChatRequest | None = None
 
     # -- the model's vocabulary --------------------------------------------------------------
@@ -67,8 +76,8 @@ class ChatTokensState(StatePart):
         self.emit(Changed.TOKEN_KINDS)
         self._chat_prompt_for, self.chat_prompt = None, ""
         self.emit(Changed.CHAT_PROMPT)
-        if self.chat.enabled and chat_template is None:
-            self.chat = dataclasses.replace(self.chat, enabled=False)
+        if self.settings.enabled and chat_template is None:
+            self.settings = dataclasses.replace(self.settings, enabled=False)
             self.emit(Changed.CHAT)
             return self.no_template_message()
         return ""
@@ -86,7 +95,7 @@ class ChatTokensState(StatePart):
     # -- chat ---------------------------------------------------------------------------------
 
     def no_template_message(self) -> str:
-        model = self.model
+        model = self._state.model
         if model is None:
             return "Load a model first: chat mode formats the messages with the model's chat template."
         return no_template_message(model.name, os.path.basename(model.path))
@@ -94,32 +103,32 @@ class ChatTokensState(StatePart):
     def set_chat(self, **changes) -> None:
         """Change chat mode or its messages.  Turning it on needs a model with a chat template:
         otherwise ValueError (naming the model) and nothing changes."""
-        new = dataclasses.replace(self.chat, **changes)
-        if new.enabled and not self.chat.enabled and (self.model is None or self.chat_template is None):
+        new = dataclasses.replace(self.settings, **changes)
+        if new.enabled and not self.settings.enabled and (self._state.model is None or self.chat_template is None):
             raise ValueError(self.no_template_message())
-        if new != self.chat:
-            self.chat = new
+        if new != self.settings:
+            self.settings = new
             self.emit(Changed.CHAT)
 
     def prompt_for_run(self) -> str:
         """The prompt a new run starts from as far as the GUI knows (the engine says exactly in
         RunStarted): the prompt box, or in chat mode the formatted chat ("" until formatted)."""
-        if not self.chat.enabled:
-            return self.prompt
+        if not self.settings.enabled:
+            return self._state.prompt
         return self.chat_prompt if self.chat_prompt_is_current() else ""
 
     def chat_request(self) -> ChatRequest | None:
         """What a Generate sends: the chat request in chat mode, None for plain completion."""
-        return self.chat.request() if self.chat.enabled else None
+        return self.settings.request() if self.settings.enabled else None
 
     def set_chat_prompt(self, request: ChatRequest, formatted: str) -> None:
         """The engine's formatting of ``request``; kept only while it is still the current one."""
-        if self.chat.enabled and request == self.chat.request():
+        if self.settings.enabled and request == self.settings.request():
             self._chat_prompt_for, self.chat_prompt = request, formatted
             self.emit(Changed.CHAT_PROMPT)
 
     def chat_prompt_is_current(self) -> bool:
-        return self.chat.enabled and self._chat_prompt_for == self.chat.request()
+        return self.settings.enabled and self._chat_prompt_for == self.settings.request()
 
 
 @dataclass(frozen=True)
@@ -142,12 +151,13 @@ class ChatExport:
 
 def chat_for_export(state) -> ChatExport | None:
     """The chat of a PlaygroundState for an export; None in plain completion mode."""
-    if not state.chat.enabled:
+    chat = state.chat
+    if not chat.settings.enabled:
         return None
-    template = state.chat_template
+    template = chat.chat_template
     return ChatExport(
-        messages=state.chat.request().messages(),
+        messages=chat.settings.request().messages(),
         has_template=template is not None and template.from_file,
         builtin_template=template.name if template is not None and not template.from_file else "",
-        formatted=state.chat_prompt if state.chat_prompt_is_current() else "",
+        formatted=chat.chat_prompt if chat.chat_prompt_is_current() else "",
     )

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from app.core.analysis import final_entropy
-from app.core.changes import Changed, StatePart
+from app.core.changes import Announcer, Changed, StatePart
 
 DEFAULT_BITS = 1.0
 #: How many alternatives a lookahead shows, and how many tokens each (the panel's spin boxes allow these).
@@ -67,13 +67,14 @@ class LookaheadSize:
                 raise ValueError(f"lookahead {name}: expected {lo} to {hi}, got {value!r}")
 
 
-class RadarState(StatePart):
-    """The playground state's part for forks (a mixin of :class:`app.core.state.PlaygroundState`): the rule
+class RadarPart(StatePart):
+    """The playground state's part for forks (``state.radar`` of :class:`app.core.state.PlaygroundState`): the rule
     (``forks``), the lookahead on show (``lookahead``, app/actions/lookahead.py; None: none), what a
     lookahead shows (``lookahead_size``) and manual mode (``manual``: runs pause at forks and offer their
     lookaheads)."""
 
-    def _init_radar(self) -> None:
+    def __init__(self, state: Announcer) -> None:
+        super().__init__(state)
         self.forks = ForkRule()
         self.lookahead = None
         self.lookahead_size = LookaheadSize()

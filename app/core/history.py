@@ -46,6 +46,6 @@ class History:
             return False
         target.append(self._snapshot())
         trees, selected = source.pop()
-        self.state.restore_texts(trees, selected)
+        self.state.text.restore_texts(trees, selected)
         self.state.emit(Changed.HISTORY)
         return True

@@ -1,7 +1,7 @@
 """What the engine's longer jobs made, as the state holds it: a fan of continuations, a sweep's rows,
 and the sweep window's form (what the next sweep runs).
 
-:class:`JobsState` is a part of :class:`app.core.state.PlaygroundState`.  The actions
+:class:`JobsPart` is the part ``state.jobs`` of :class:`app.core.state.PlaygroundState`.  The actions
 that start a fan or a sweep keep only their handles (ids, the sweep's runner
 and output file); what the windows show is here, changed by these methods and
 announced as ``Changed.FAN``, ``Changed.SWEEP`` and ``Changed.SWEEP_FORM``.
@@ -15,7 +15,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from app.core.changes import Changed, StatePart
+from app.core.changes import Announcer, Changed, StatePart
 from app.engine.face import events as ev
 from sampler.flags import FLAGS
 
@@ -112,10 +112,11 @@ class SweepFormFields:
             raise ValueError(f"sweep form match: expected on or off, got {self.match!r}")
 
 
-class JobsState(StatePart):
-    """Mixed into PlaygroundState (which provides ``emit``)."""
+class JobsPart(StatePart):
+    """``state.jobs``: built with the owning PlaygroundState, on whose bus it announces."""
 
-    def _init_jobs(self) -> None:
+    def __init__(self, state: Announcer) -> None:
+        super().__init__(state)
         self.fan: FanState | None = None
         self.sweep = SweepShown()
         self.sweep_form = SweepFormFields()

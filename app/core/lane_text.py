@@ -1,6 +1,6 @@
 """A lane's settings and text (:class:`LaneText`), and the state's only ways to change that text.
 
-:class:`LaneTextState` is a part of :class:`app.core.state.PlaygroundState`: every
+:class:`LaneTextPart` is the part ``state.text`` of :class:`app.core.state.PlaygroundState`: every
 change of a lane's text tree (a run's new root, fork or continuation, its
 records, its end; a branch shown; a fork with the writer's text or with
 adopted records; an undo restoring the trees) is one of its methods, which
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from app.core.changes import Changed, StatePart
 from app.core.text_tree import Branch, Piece, TextTree
@@ -57,40 +57,47 @@ class LaneText:
         return None if branch is None else branch.result
 
 
-class LaneTextState(StatePart):
-    """Mixed into PlaygroundState (which provides ``lanes``, ``emit``, ``accepted`` and ``select``)."""
+class _TextOwner(Protocol):
+    """What the text part reads and calls of the state that owns it."""
 
     lanes: list[LaneText]
-    if TYPE_CHECKING:  # PlaygroundState's
-        def accepted(self) -> None: ...
-        def select(self, step: int | None) -> None: ...
+
+    def emit(self, what: Changed, lane: int | None = None) -> None: ...
+    def accepted(self) -> None: ...
+    def select(self, step: int | None) -> None: ...
+
+
+class LaneTextPart(StatePart):
+    """``state.text``: built with the owning PlaygroundState, whose lanes' text trees it alone changes."""
+
+    _state: _TextOwner  # the state adds and removes lanes; this part alone changes their text
 
     # -- runs --------------------------------------------------------------------------------
 
     def begin_new_root_run(self, run_id: int, index: int, prompt: str) -> Branch:
         """Lane ``index``'s run ``run_id`` starts a new root branch from ``prompt`` (the old text stays)."""
-        branch = self.lanes[index].tree.add_branch(None, 0, prompt=prompt)
+        branch = self._state.lanes[index].tree.add_branch(None, 0, prompt=prompt)
         self.begin_run(run_id, index, branch)
         return branch
 
     def begin_fork_run(self, run_id: int, index: int, at: int) -> Branch:
         """Lane ``index``'s run ``run_id`` goes on from a new branch keeping its first ``at`` pieces."""
-        branch = self.lanes[index].tree.fork_at(at)
+        branch = self._state.lanes[index].tree.fork_at(at)
         self.begin_run(run_id, index, branch)
         return branch
 
     def begin_run(self, run_id: int, index: int, branch: Branch) -> None:
         """Lane ``index``'s run ``run_id`` will append to ``branch`` (now the shown one)."""
-        lane = self.lanes[index]
+        lane = self._state.lanes[index]
         lane.tree.current = branch.id
         lane.run_id, lane.run_branch = run_id, branch.id
         lane.revision += 1
         self.emit(Changed.RECORDS, index)
 
     def _run_branch(self, index: int, run_id: int) -> Branch | None:
-        if not 0 <= index < len(self.lanes) or self.lanes[index].run_id != run_id:
+        if not 0 <= index < len(self._state.lanes) or self._state.lanes[index].run_id != run_id:
             return None
-        lane = self.lanes[index]
+        lane = self._state.lanes[index]
         return None if lane.run_branch is None else lane.tree.branches.get(lane.run_branch)
 
     def set_starts(self, run_id: int, starts: dict[int, tuple[int, ...]]) -> None:
@@ -103,7 +110,7 @@ class LaneTextState(StatePart):
     def set_run_prompt(self, run_id: int, prompt: str) -> None:
         """The prompt the lanes' runs ``run_id`` started from, as the engine built it (chat mode):
         a run that began a new root branch shows it as that root's prompt."""
-        for index, lane in enumerate(self.lanes):
+        for index, lane in enumerate(self._state.lanes):
             branch = self._run_branch(index, run_id)
             if branch is not None and branch.parent is None:
                 branch.prompt = prompt
@@ -125,7 +132,7 @@ class LaneTextState(StatePart):
             branch = self._run_branch(result.lane, run_id)
             if branch is not None:
                 branch.result = result
-        for lane in self.lanes:
+        for lane in self._state.lanes:
             if lane.run_id == run_id:
                 lane.run_id = lane.run_branch = None
         self.emit(Changed.RUN_ENDED)
@@ -134,36 +141,36 @@ class LaneTextState(StatePart):
 
     def show_branch(self, index: int, branch_id: int) -> None:
         """Lane ``index`` shows another of its branches."""
-        lane = self.lanes[index]
+        lane = self._state.lanes[index]
         if lane.tree.current != branch_id:
             lane.tree.current = branch_id
             lane.revision += 1
-            self.accepted()
+            self._state.accepted()
             self.emit(Changed.RECORDS, index)
             self.emit(Changed.BRANCH, index)
 
     def fork_with(self, index: int, at: int, pieces: Iterable[Piece]) -> int:
         """Lane ``index`` shows a new branch keeping its first ``at`` pieces, then ``pieces`` (the
         writer's text, or a lookahead's records); the old text stays one switch away.  Its id."""
-        return self._show_new(index, self.lanes[index].tree.fork_at(at), pieces)
+        return self._show_new(index, self._state.lanes[index].tree.fork_at(at), pieces)
 
     def graft(self, index: int, parent: int, fork: int, pieces: Iterable[Piece]) -> int:
         """Lane ``index`` shows a new branch of ``pieces`` forking from branch ``parent`` after its own
         ``fork`` pieces (a fan's continuation, adopted).  Its id."""
-        return self._show_new(index, self.lanes[index].tree.add_branch(parent, fork), pieces)
+        return self._show_new(index, self._state.lanes[index].tree.add_branch(parent, fork), pieces)
 
     def _show_new(self, index: int, branch: Branch, pieces: Iterable[Piece]) -> int:
         branch.pieces.extend(pieces)
-        self.lanes[index].revision += 1
-        self.accepted()
+        self._state.lanes[index].revision += 1
+        self._state.accepted()
         self.emit(Changed.RECORDS, index)
         self.emit(Changed.BRANCH, index)
         return branch.id
 
     def restore_texts(self, snapshots: tuple, selected: int | None) -> None:
         """Every lane's tree as a snapshot had it (undo, redo), and the step then selected."""
-        for index, (lane, snap) in enumerate(zip(self.lanes, snapshots)):
+        for index, (lane, snap) in enumerate(zip(self._state.lanes, snapshots)):
             lane.tree.restore(snap)
             lane.revision += 1
             self.emit(Changed.RECORDS, index)
-        self.select(selected)
+        self._state.select(selected)

@@ -4,12 +4,14 @@ It holds the prompt, the lanes (:class:`app.core.lane_text.LaneText`: settings,
 seed included, the preset they came from and the text tree of their runs), the
 run options, the selected step, the model and the Model page's fields
 (:class:`ModelForm`), what the engine is busy with and the ids of its run and
-load.  Its parts
-live beside it: chat mode and special tokens (app/core/chat.py), every change of a
-lane's text (app/core/lane_text.py), the fan and the sweep on show (app/core/jobs.py),
-the fork radar (app/core/forks.py), the blind A/B test ``ab`` and its set-up ``ab_setup``
+load.  Its parts are objects on it, each the only writer of its own fields
+(:class:`app.core.changes.StatePart`): ``chat``, chat mode and special tokens
+(app/core/chat.py); ``text``, every change of a lane's text (app/core/lane_text.py);
+``jobs``, the fan and the sweep on show (app/core/jobs.py); ``radar``, the fork radar
+(app/core/forks.py).  The blind A/B test ``ab`` and its set-up ``ab_setup``
 (app/core/ab/state.py) and the taste tuner ``taste`` and its set-up ``taste_setup``
-(app/core/ab/taste/state.py).  Every change is announced to subscribers as a
+(app/core/ab/taste/state.py) are mixed in.  Every change, the parts' included, is
+announced on the state's one bus to subscribers as a
 :class:`app.core.changes.Change` of a :class:`app.core.changes.Changed` kind; widgets
 redraw from the state and hold nothing of their own.  Methods that take user
 values check them and raise ValueError (naming the value) before anything changes.
@@ -25,10 +27,10 @@ from app.core.ab.setup_choices import same_preset
 from app.core.ab.state import ABState
 from app.core.ab.taste.state import TasteState
 from app.core.changes import Change, Changed
-from app.core.chat import ChatTokensState
-from app.core.forks import RadarState
-from app.core.jobs import JobsState
-from app.core.lane_text import LaneText, LaneTextState
+from app.core.chat import ChatPart
+from app.core.forks import RadarPart
+from app.core.jobs import JobsPart
+from app.core.lane_text import LaneText, LaneTextPart
 from app.engine.face.model_info import LoadRequest, ModelInfo
 from app.engine.face.options import MAX_LANES, RunOptions
 from app.engine.face.records import StepRecord
@@ -50,7 +52,7 @@ class ModelForm:
     recent: tuple[str, ...] = ()
 
 
-class PlaygroundState(ChatTokensState, LaneTextState, JobsState, RadarState, ABState, TasteState):
+class PlaygroundState(ABState, TasteState):
     """Prompt, lanes, run options, selection, model and engine status; emits a Change per edit."""
 
     def __init__(self, prompt: str = "", first_lane: SamplerSettings | None = None, preset: str | None = None):
@@ -77,11 +79,12 @@ class PlaygroundState(ChatTokensState, LaneTextState, JobsState, RadarState, ABS
         self.problem = ""
         self.status = ""  # the last run's end, or what a task found
         self.tokens_per_s = 0.0
-        self._init_chat_tokens()  # token kinds, special tokens shown, chat mode (app/core/chat.py)
+        self.chat = ChatPart(self)  # token kinds, special tokens shown, chat mode (app/core/chat.py)
+        self.text = LaneTextPart(self)  # every change of a lane's text (app/core/lane_text.py)
         self._init_ab()  # the blind A/B test, a frozen session only the state replaces (app/core/ab/state.py)
         self._init_taste()  # the taste tuner, likewise (app/core/ab/taste/state.py)
-        self._init_jobs()  # the fan on show and the sweep on show (app/core/jobs.py)
-        self._init_radar()  # fork radar, the lookahead on show, manual mode (app/core/forks.py)
+        self.jobs = JobsPart(self)  # the fan on show and the sweep on show (app/core/jobs.py)
+        self.radar = RadarPart(self)  # fork radar, the lookahead on show, manual mode (app/core/forks.py)
 
     # -- listeners ---------------------------------------------------------------
 

@@ -1,6 +1,6 @@
 """The prompt area: the plain prompt box, or in chat mode a system and a user message.
 
-Both are bound to the state (``state.prompt``; ``state.chat``); the area shows
+Both are bound to the state (``state.prompt``; ``state.chat.settings``); the area shows
 the page the state's chat mode asks for and keeps nothing of its own.
 """
 from __future__ import annotations
@@ -39,11 +39,11 @@ class ChatPromptBox(QWidget):
         super().__init__(parent)
         self.state = state
         chat = playground.chat
-        self.system = QPlainTextEdit(state.chat.system)
+        self.system = QPlainTextEdit(state.chat.settings.system)
         self.system.setPlaceholderText("System message (optional)")
         self.system.setToolTip("The system message (Gemma's template merges it into the user's turn)")
         self.system.textChanged.connect(lambda: chat.set_messages(system=self.system.toPlainText()))
-        self.user = QPlainTextEdit(state.chat.user)
+        self.user = QPlainTextEdit(state.chat.settings.user)
         self.user.setPlaceholderText("User message")
         self.user.setToolTip("The user's message; the lanes show the model's reply")
         self.user.textChanged.connect(lambda: chat.set_messages(user=self.user.toPlainText()))
@@ -59,13 +59,13 @@ class ChatPromptBox(QWidget):
         self.show_state()
 
     def show_state(self) -> None:
-        chat = self.state.chat
+        chat = self.state.chat.settings
         for field, text in ((self.system, chat.system), (self.user, chat.user)):
             if field.toPlainText() != text:
                 field.blockSignals(True)
                 field.setPlainText(text)
                 field.blockSignals(False)
-        template = self.state.chat_template
+        template = self.state.chat.chat_template
         name = self.state.model.name if self.state.model is not None else "no model"
         if template is None:
             short = "no chat template"
@@ -102,7 +102,7 @@ class PromptArea(QStackedWidget):
             self._show()
 
     def _show(self) -> None:
-        self.setCurrentIndex(CHAT if self.state.chat.enabled else PLAIN)
+        self.setCurrentIndex(CHAT if self.state.chat.settings.enabled else PLAIN)
         self.chat.show_state()
         self.updateGeometry()
 

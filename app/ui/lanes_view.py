@@ -156,8 +156,8 @@ class LaneColumn(QFrame):
 
     def show_text(self) -> None:
         lane = self.state.lanes[self.index]
-        prompt = self.state.prompt_for_run() if lane.prompt is None else lane.prompt  # chat: app/core/chat.py
-        self.text.fork_rule = self.state.forks if self.state.forks.on else None
+        prompt = self.state.chat.prompt_for_run() if lane.prompt is None else lane.prompt  # chat: app/core/chat.py
+        self.text.fork_rule = self.state.radar.forks if self.state.radar.forks.on else None
         self.text.sync(prompt, lane.tree.pieces_after, lane.revision)
         self.text.show_selected(self.state.selected)
         self.branches.refresh()

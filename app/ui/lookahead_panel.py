@@ -2,7 +2,7 @@
 
 Keys 1-9 pick an alternative (it becomes a branch), Tab takes the top one, Esc
 closes the lookahead and, in manual mode, leaves the mode.  It draws
-``state.lookahead`` and keeps nothing of its own; it shows itself when there
+``state.radar.lookahead`` and keeps nothing of its own; it shows itself when there
 is something to show, stays while manual mode is on (so the keyboard stays
 with it between forks), and hides otherwise.
 """
@@ -38,7 +38,7 @@ class LookaheadPanel(QDialog):
             box.setRange(lo, hi)
             box.setSuffix(f" {tip}")
             box.setFocusPolicy(Qt.FocusPolicy.ClickFocus)
-            box.valueChanged.connect(lambda value, f=field: self.state.set_lookahead_size(**{f: value}))
+            box.valueChanged.connect(lambda value, f=field: self.state.radar.set_lookahead_size(**{f: value}))
         self.render_size()
         self.again = QPushButton("Look again")
         self.again.setFocusPolicy(Qt.FocusPolicy.NoFocus)
@@ -63,19 +63,19 @@ class LookaheadPanel(QDialog):
 
     def render_size(self) -> None:
         """The spin boxes show the state's lookahead size (an equal value is not set again: no echo)."""
-        size = self.state.lookahead_size
+        size = self.state.radar.lookahead_size
         show_value(self.count, size.count)
         show_value(self.length, size.length)
 
     def render(self) -> None:
-        view = self.state.lookahead
-        if view is None and not self.state.manual:
+        view = self.state.radar.lookahead
+        if view is None and not self.state.radar.manual:
             self.hide()
             return
         for card in self.cards:
             card.deleteLater()
         self.cards = []
-        mode = " \u00b7 manual mode: generation waits for your pick" if self.state.manual else ""
+        mode = " \u00b7 manual mode: generation waits for your pick" if self.state.radar.manual else ""
         if view is None:  # manual mode between two forks: the panel stays, and keeps the keyboard
             self.heading.setText("Manual mode: writing on to the next fork \u2026 (Esc leaves)")
         elif not view.previews:
@@ -104,7 +104,7 @@ class LookaheadPanel(QDialog):
         self.setFocus()
 
     def look_again(self) -> None:
-        view = self.state.lookahead
+        view = self.state.radar.lookahead
         if view is not None:
             self.lookahead.preview(view.lane, view.step)
 
@@ -125,7 +125,7 @@ class LookaheadPanel(QDialog):
         return False
 
     def close_lookahead(self) -> None:
-        if self.state.manual:
+        if self.state.radar.manual:
             self.lookahead.set_manual(False)
         else:
             self.lookahead.dismiss()

@@ -153,7 +153,7 @@ class MainWindow(QMainWindow):
                 draw(rec)
                 self._shown_steps[panel] = rec
         if on_screen(self.strips):
-            self.strips.show_run(records, rec, self.state.forks, live=live)
+            self.strips.show_run(records, rec, self.state.radar.forks, live=live)
         for panel in (self.entropy, self.collision, self.bans):
             if on_screen(panel):
                 panel.show_run(records, rec, live=live)

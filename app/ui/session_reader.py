@@ -38,7 +38,8 @@ def read_off_gui_thread(parent, path, parts=PARTS):
     def work() -> None:
         try:
             box["session"] = session = read_session(path, parts)
-            _score_forks(session, getattr(getattr(parent, "state", None), "forks", None))
+            state = getattr(parent, "state", None)
+            _score_forks(session, None if state is None else state.radar.forks)
         except SessionFileError as exc:
             box["error"] = exc
         except Exception as exc:  # never lose a failure on the worker thread

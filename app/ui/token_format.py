@@ -2,7 +2,7 @@
 
 Which tokens: :func:`app.engine.face.token_kinds.shows_as_chip` (control, unused,
 unknown, and user-defined markers such as Gemma's ``<start_of_image>``).  The
-state says whether they are shown (``state.show_special``).  The records' text
+state says whether they are shown (``state.chat.show_special``).  The records' text
 stays what llama.cpp rendered; the chip is only how the pane draws it.
 """
 from __future__ import annotations
@@ -64,7 +64,7 @@ class TokenChips:
 
     def key(self) -> tuple:
         """What the drawing depends on besides the records: the option and the model's kinds."""
-        return self.state.show_special, hash(self.state.token_kinds)
+        return self.state.chat.show_special, hash(self.state.chat.token_kinds)
 
     def reset(self) -> None:
         self.drawn, self.hidden, self.prompt_chips = {}, set(), []
@@ -78,7 +78,7 @@ class TokenChips:
 
     def special(self, token: int) -> tuple[int, str] | None:
         """(kind, text) of a token drawn as a chip; None for prose."""
-        kind = self.state.token_kind(token)
+        kind = self.state.chat.token_kind(token)
         text = self.state.token_text(token)
         return (kind, text) if tk.shows_as_chip(kind, text) else None
 
@@ -93,7 +93,7 @@ class TokenChips:
             lead = rec.text[:-len(text)] if rec.text.endswith(text) else rec.text
             cursor.insertText(lead, QTextCharFormat())
         start = cursor.position()
-        if not self.state.show_special:
+        if not self.state.chat.show_special:
             self.hidden.add(rec.step)
             return start, start
         self._insert_chip(cursor, text, rec.token, kind, href=f"step:{rec.step}")
@@ -122,11 +122,11 @@ class TokenChips:
     def draw_prompt(self, cursor: QTextCursor, prompt: str, fmt: QTextCharFormat) -> None:
         """The prompt in ``fmt``, the special tokens in it (as llama.cpp parses them) as pale chips or hidden."""
         pos = 0
-        for at, text, token in special_spans(prompt, self.state.token_kinds, self.state.token_texts):
+        for at, text, token in special_spans(prompt, self.state.chat.token_kinds, self.state.token_texts):
             cursor.insertText(prompt[pos:at], fmt)
             pos = at + len(text)
-            if self.state.show_special:
-                self._insert_chip(cursor, text, token, self.state.token_kind(token), dim=True)
+            if self.state.chat.show_special:
+                self._insert_chip(cursor, text, token, self.state.chat.token_kind(token), dim=True)
                 self.prompt_chips.append(text)
         cursor.insertText(prompt[pos:], fmt)
 

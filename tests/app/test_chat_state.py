@@ -27,13 +27,13 @@ def changes_of(state) -> list:
 def test_chat_mode_is_refused_without_a_model_or_a_template():
     state = PlaygroundState("p")
     with pytest.raises(ValueError, match="Load a model first"):
-        state.set_chat(enabled=True)
+        state.chat.set_chat(enabled=True)
     state.set_model(INFO, ("a", "b", "c"))
-    state.set_vocab_info(b"\0\0\0", None)
+    state.chat.set_vocab_info(b"\0\0\0", None)
     seen = changes_of(state)
     with pytest.raises(ValueError, match=r"Tiny \(tiny.gguf\) has no chat template"):
-        state.set_chat(enabled=True, user="hello")
-    assert state.chat == ChatSettings() and seen == []  # nothing changed, nothing announced
+        state.chat.set_chat(enabled=True, user="hello")
+    assert state.chat.settings == ChatSettings() and seen == []  # nothing changed, nothing announced
 
 
 def test_chat_settings_are_checked():
@@ -43,25 +43,25 @@ def test_chat_settings_are_checked():
         ChatSettings(enabled="yes")
     state = PlaygroundState("p")
     with pytest.raises(ValueError, match="show special"):
-        state.set_show_special("no")
-    assert state.show_special is True
+        state.chat.set_show_special("no")
+    assert state.chat.show_special is True
 
 
 def test_the_export_gets_the_messages_and_the_template_kind():
     state = PlaygroundState("p")
     state.set_model(INFO, ("a", "b", "c"))
-    state.set_vocab_info(b"\0\0\0", ChatTemplate("builtin", "gemma", "gemma"))
+    state.chat.set_vocab_info(b"\0\0\0", ChatTemplate("builtin", "gemma", "gemma"))
     assert chat_for_export(state) is None  # plain completion
-    state.set_chat(enabled=True, system="", user="Hi")
+    state.chat.set_chat(enabled=True, system="", user="Hi")
     exported = chat_for_export(state)
     assert exported.messages == (("user", "Hi"),) and not exported.has_template
     assert exported.builtin_template == "gemma" and exported.formatted == ""
-    state.set_chat_prompt(ChatRequest("", "stale"), "old")  # for messages no longer current: ignored
+    state.chat.set_chat_prompt(ChatRequest("", "stale"), "old")  # for messages no longer current: ignored
     assert chat_for_export(state).formatted == ""
-    state.set_chat_prompt(ChatRequest("", "Hi"), "<t>Hi")
-    assert chat_for_export(state).formatted == "<t>Hi" and state.prompt_for_run() == "<t>Hi"
-    state.set_chat(user="Hi!")
-    assert chat_for_export(state).formatted == "" and state.prompt_for_run() == ""
+    state.chat.set_chat_prompt(ChatRequest("", "Hi"), "<t>Hi")
+    assert chat_for_export(state).formatted == "<t>Hi" and state.chat.prompt_for_run() == "<t>Hi"
+    state.chat.set_chat(user="Hi!")
+    assert chat_for_export(state).formatted == "" and state.chat.prompt_for_run() == ""
 
 
 @pytest.fixture
@@ -71,7 +71,7 @@ def pg(tmp_path):
     engine = Engine(fake_loader()).start()
     playground = Playground(state, engine, PresetStore(tmp_path / "presets.json"))
     playground.runs.load_model(None)
-    pump(playground, lambda: bool(state.token_kinds))
+    pump(playground, lambda: bool(state.chat.token_kinds))
     yield playground
     assert engine.shutdown(10)
 
@@ -91,13 +91,13 @@ def test_a_chat_run_and_a_fan_start_from_the_formatted_chat(pg):
     pg.engine.submit = lambda command: (sent.append(command), submit(command))
     pg.analysis.fan_out(2, 3)
     pump(pg, lambda: not state.busy)
-    assert pg.state.fan.done and len(pg.state.fan.results) == 2
+    assert pg.state.jobs.fan.done and len(pg.state.jobs.fan.results) == 2
     fans = [c for c in sent if isinstance(c, Fan)]
     chat_tokens = pg.engine.model.vocab.tokenize(expected.encode(), add_special=True, parse_special=True)
     # the formatted chat's tokens, then the lane's own
     assert [f.lanes[0].prefix for f in fans] == [tuple(chat_tokens) + tuple(r.token for r in lane.records)]
-    pump(pg, state.chat_prompt_is_current)
-    assert state.chat_prompt == expected
+    pump(pg, state.chat.chat_prompt_is_current)
+    assert state.chat.chat_prompt == expected
 
 
 def test_the_format_task_follows_the_latest_messages(pg):
@@ -105,5 +105,5 @@ def test_the_format_task_follows_the_latest_messages(pg):
     pg.chat.set_chat_mode(True)
     for text in ("a", "ab", "abc", "abcd"):
         pg.chat.set_messages(user=text)
-    pump(pg, state.chat_prompt_is_current)
-    assert state.chat_prompt == FakeModel().format_chat(ChatRequest("", "abcd"))
+    pump(pg, state.chat.chat_prompt_is_current)
+    assert state.chat.chat_prompt == FakeModel().format_chat(ChatRequest("", "abcd"))

@@ -56,10 +56,10 @@ def changes_of(state) -> list[Change]:
 def state_with_text() -> PlaygroundState:
     state = PlaygroundState("p")
     state.add_lane(SETTINGS)
-    state.begin_new_root_run(1, 1, "p")
-    state.add_records(1, [StepRecord(**{**record(0, 4).__dict__, "lane": 1}),
-                          StepRecord(**{**record(1, 5).__dict__, "lane": 1})])
-    state.end_runs(1, ())
+    state.text.begin_new_root_run(1, 1, "p")
+    state.text.add_records(1, [StepRecord(**{**record(0, 4).__dict__, "lane": 1}),
+                               StepRecord(**{**record(1, 5).__dict__, "lane": 1})])
+    state.text.end_runs(1, ())
     return state
 
 
@@ -68,7 +68,7 @@ def test_a_fork_with_the_writers_text_is_shown_announced_and_keeps_the_old_text(
     state.report("an old problem")
     lane, revision, seen = state.lanes[1], state.lanes[1].revision, changes_of(state)
     old = lane.tree.current
-    state.fork_with(1, 1, [Written(" mine")])
+    state.text.fork_with(1, 1, [Written(" mine")])
     assert lane.text == "t4  mine" and lane.revision == revision + 1 and state.problem == ""
     assert Change(Changed.RECORDS, 1) in seen and Change(Changed.BRANCH, 1) in seen
     assert lane.tree.switch_target(-1) == old and lane.tree.current != old  # the target is only read
@@ -79,10 +79,10 @@ def test_a_graft_and_a_restore_change_only_through_the_state():
     lane = state.lanes[1]
     snap = tuple(x.tree.snapshot() for x in state.lanes)
     holder = lane.tree.current
-    state.graft(1, holder, 1, [record(1, 8)])
+    state.text.graft(1, holder, 1, [record(1, 8)])
     assert [r.token for r in lane.records] == [4, 8]
     seen = changes_of(state)
-    state.restore_texts(snap, 0)
+    state.text.restore_texts(snap, 0)
     assert [r.token for r in lane.records] == [4, 5] and state.selected == 0
     assert {c.lane for c in seen if c.what is Changed.RECORDS} == {0, 1}
 

@@ -40,7 +40,7 @@ def test_a_preview_at_a_step_and_a_pick_that_becomes_a_branch(pg):
     before = [r.token for r in records]
     assert pg.lookahead.preview(0, rec.step, count=3, length=6)
     idle(pg)
-    view = pg.state.lookahead
+    view = pg.state.radar.lookahead
     assert view is not None and not view.message and len(view.previews) == 3
     assert [p.token for p in view.previews] == [t for t, _p in top_candidates(rec, 3)]
     assert sorted((p.p for p in view.previews), reverse=True) == [p.p for p in view.previews]
@@ -50,7 +50,7 @@ def test_a_preview_at_a_step_and_a_pick_that_becomes_a_branch(pg):
         view.message = "changed in place"  # type: ignore[misc]
     chosen = view.previews[1]
     assert pg.lookahead.pick(1)
-    assert pg.state.lookahead is None
+    assert pg.state.radar.lookahead is None
     now = pg.state.lane().records
     assert [r.token for r in now] == before[:5] + [r.token for r in chosen.records]
     assert all(r.lane == 0 for r in now)
@@ -59,31 +59,31 @@ def test_a_preview_at_a_step_and_a_pick_that_becomes_a_branch(pg):
 
 
 def test_manual_mode_stops_at_forks_and_goes_on_after_a_pick(pg):
-    pg.state.set_fork_rule(bits=0.8)
+    pg.state.radar.set_fork_rule(bits=0.8)
     pg.lookahead.set_manual(True)
     pg.runs.generate()
-    pump(pg, lambda: pg.state.lookahead is not None and pg.state.lookahead.previews and not pg.state.busy)
-    view = pg.state.lookahead
+    pump(pg, lambda: pg.state.radar.lookahead is not None and pg.state.radar.lookahead.previews and not pg.state.busy)
+    view = pg.state.radar.lookahead
     pieces = pg.state.lane().tree.pieces()
     fork = pieces[view.at]
-    assert isinstance(fork, StepRecord) and is_fork(fork, pg.state.forks) and fork.step == view.step
-    assert not any(is_fork(p, pg.state.forks) for p in pieces[:view.at] if isinstance(p, StepRecord))
+    assert isinstance(fork, StepRecord) and is_fork(fork, pg.state.radar.forks) and fork.step == view.step
+    assert not any(is_fork(p, pg.state.radar.forks) for p in pieces[:view.at] if isinstance(p, StepRecord))
     assert 2 <= len(view.previews) <= 6
     assert pg.lookahead.pick(0)  # Tab: the top one
-    pump(pg, lambda: not pg.state.busy and (pg.state.lookahead is None or pg.state.lookahead.previews))
+    pump(pg, lambda: not pg.state.busy and (pg.state.radar.lookahead is None or pg.state.radar.lookahead.previews))
     records = pg.state.lane().records
     assert records[view.at].token == view.previews[0].token
     assert len(records) > view.at + len(view.previews[0].records) - 1
     pg.lookahead.set_manual(False)  # Esc
-    assert pg.state.lookahead is None and not pg.state.manual
+    assert pg.state.radar.lookahead is None and not pg.state.radar.manual
 
 
 def test_a_preview_without_sizes_takes_the_states_lookahead_size(pg):
-    pg.state.set_lookahead_size(count=2, length=8)
+    pg.state.radar.set_lookahead_size(count=2, length=8)
     pg.runs.generate()
     idle(pg)
     rec = pg.state.lane().records[5]
     assert pg.lookahead.preview(0, rec.step)
     idle(pg)
-    view = pg.state.lookahead
+    view = pg.state.radar.lookahead
     assert len(view.previews) == 2 and all(len(p.records) == 8 for p in view.previews)

@@ -1,4 +1,4 @@
-"""What a lookahead shows (``state.lookahead_size``): a frozen value the state alone changes, checked first."""
+"""What a lookahead shows (``state.radar.lookahead_size``): a frozen value the state alone changes, checked first."""
 from __future__ import annotations
 
 import dataclasses
@@ -10,11 +10,11 @@ from app.core.forks import LookaheadSize
 
 
 def test_a_new_size_is_kept_and_announced_once(state, seen):
-    state.set_lookahead_size(count=6)
-    state.set_lookahead_size(length=20)
-    assert state.lookahead_size == LookaheadSize(6, 20)
+    state.radar.set_lookahead_size(count=6)
+    state.radar.set_lookahead_size(length=20)
+    assert state.radar.lookahead_size == LookaheadSize(6, 20)
     assert [c.what for c in seen] == [Changed.LOOKAHEAD_SIZE, Changed.LOOKAHEAD_SIZE]
-    state.set_lookahead_size(count=6)  # no change: nothing announced
+    state.radar.set_lookahead_size(count=6)  # no change: nothing announced
     assert len(seen) == 2
 
 
@@ -23,10 +23,10 @@ def test_a_new_size_is_kept_and_announced_once(state, seen):
                                            ({"count": True}, "count")])
 def test_a_bad_size_names_itself_and_changes_nothing(changes, word, state, seen):
     with pytest.raises(ValueError, match=f"lookahead {word}"):
-        state.set_lookahead_size(**changes)
-    assert state.lookahead_size == LookaheadSize() and not seen
+        state.radar.set_lookahead_size(**changes)
+    assert state.radar.lookahead_size == LookaheadSize() and not seen
 
 
 def test_the_size_cannot_be_changed_in_place(state):
     with pytest.raises(dataclasses.FrozenInstanceError):
-        state.lookahead_size.count = 5  # type: ignore[misc]
+        state.radar.lookahead_size.count = 5  # type: ignore[misc]

@@ -161,7 +161,7 @@ def test_a_fan_collects_continuations(pg):
     run(pg)
     pg.analysis.fan_out(3, 5)
     pump(pg, lambda: not pg.state.busy)
-    fan = pg.state.fan
+    fan = pg.state.jobs.fan
     assert fan.done and len(fan.results) == 6 and fan.message == "6 continuations"
     lane = pg.state.lanes[fan.results[4].lane]
     before = lane.text

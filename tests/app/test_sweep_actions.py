@@ -23,8 +23,8 @@ def test_a_sweep_keeps_the_playground_busy_then_a_point_opens_as_a_lane(pg, tmp_
     assert pg.state.busy == "sweep" and not pg.runs.ready()
     assert not pg.sweep.start(plan(tmp_path), tmp_path / "t.csv"), "a second sweep started alongside"
     pump(pg, lambda: not pg.state.busy)
-    assert pg.state.sweep.message == "done: 6 samples" and Changed.SWEEP in changes
-    assert len(pg.state.sweep.rows) == 6 == len(output.read_sweep(tmp_path / "s.csv")[1])
+    assert pg.state.jobs.sweep.message == "done: 6 samples" and Changed.SWEEP in changes
+    assert len(pg.state.jobs.sweep.rows) == 6 == len(output.read_sweep(tmp_path / "s.csv")[1])
     assert pg.sweep.open_point("--scatter-strength 0.25 --top-k 20")
     s = pg.state.lane().settings
     assert (s.scatter.strength, s.top_k, s.seed) == (0.25, 20, 1)
@@ -35,7 +35,7 @@ def test_stop_ends_a_sweep_and_a_bad_file_is_reported(pg, tmp_path):  # noqa: F8
     assert pg.sweep.start(plan(tmp_path, tokens=60, seeds=4), tmp_path / "s.csv")
     pg.runs.stop()
     pump(pg, lambda: not pg.state.busy)
-    assert pg.state.sweep.message.startswith("stopped:")
+    assert pg.state.jobs.sweep.message.startswith("stopped:")
     output.read_sweep(tmp_path / "s.csv")
     (tmp_path / "other.csv").write_text("a,b\n1,2\n", encoding="utf-8")
     assert not pg.sweep.start(plan(tmp_path), tmp_path / "other.csv", resume=True)

@@ -1,4 +1,4 @@
-"""The sweep window's form as the state holds it (``state.sweep_form``): checked fields, one change per edit,
+"""The sweep window's form as the state holds it (``state.jobs.sweep_form``): checked fields, one change per edit,
 the plan built from the fields alone, and a sweep file's plan read back into them."""
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from app.core.sweep.form import form_changes, form_plan
 
 
 def test_the_defaults_are_the_forms_as_it_always_opened():
-    fields = PlaygroundState().sweep_form
+    fields = PlaygroundState().jobs.sweep_form
     assert (fields.flag1, fields.range1, fields.flag2, fields.range2) == ("--scatter-strength", "0:0.4:0.1", "", "")
     assert (fields.preset, fields.extra, fields.baseline, fields.prompts) == ("creative-writing", "", "0.6:1.4:0.2", "")
     assert (fields.seeds, fields.first_seed, fields.tokens, fields.match) == (3, 1, 48, True)
@@ -23,9 +23,9 @@ def test_the_defaults_are_the_forms_as_it_always_opened():
 
 
 def test_an_edit_is_kept_and_announced_once_and_an_equal_one_not_at_all(state, seen):
-    state.set_sweep_form(range1="0,0.2", flag2="--temp", range2="0.7,1.0", seeds=2)
-    state.set_sweep_form(range1="0,0.2")
-    assert (state.sweep_form.range1, state.sweep_form.flag2, state.sweep_form.seeds) == ("0,0.2", "--temp", 2)
+    state.jobs.set_sweep_form(range1="0,0.2", flag2="--temp", range2="0.7,1.0", seeds=2)
+    state.jobs.set_sweep_form(range1="0,0.2")
+    assert (state.jobs.sweep_form.range1, state.jobs.sweep_form.flag2, state.jobs.sweep_form.seeds) == ("0,0.2", "--temp", 2)
     assert [c.what for c in seen] == [Changed.SWEEP_FORM]
 
 
@@ -37,15 +37,15 @@ def test_an_edit_is_kept_and_announced_once_and_an_equal_one_not_at_all(state, s
     ({"tokens": 4.0}, "tokens"), ({"seeds": True}, "seeds"), ({"match": "yes"}, "match: expected on or off"),
 ])
 def test_a_bad_field_names_itself_and_changes_nothing(changes, words, state, seen):
-    before = state.sweep_form
+    before = state.jobs.sweep_form
     with pytest.raises(ValueError, match=words):
-        state.set_sweep_form(**changes)
-    assert state.sweep_form is before and not seen
+        state.jobs.set_sweep_form(**changes)
+    assert state.jobs.sweep_form is before and not seen
 
 
 def test_the_fields_cannot_be_changed_in_place():
     with pytest.raises(dataclasses.FrozenInstanceError):
-        PlaygroundState().sweep_form.range1 = "0"  # type: ignore[misc]
+        PlaygroundState().jobs.sweep_form.range1 = "0"  # type: ignore[misc]
 
 
 def test_the_plan_is_the_command_lines_plan_of_the_fields(tmp_path):
@@ -67,10 +67,10 @@ def test_a_sweep_files_plan_reads_back_into_the_same_plan(tmp_path):
                             prompts=str(tmp_path), seeds=4, first_seed=9, tokens=12, match=False)
     header = form_plan(typed, 256).describe()
     state = PlaygroundState()
-    state.set_sweep_form(prompts=str(tmp_path), **form_changes(header))
-    assert form_plan(state.sweep_form, 256).describe() == header
-    assert (state.sweep_form.flag2, state.sweep_form.seeds, state.sweep_form.first_seed) == ("--top-k", 4, 9)
+    state.jobs.set_sweep_form(prompts=str(tmp_path), **form_changes(header))
+    assert form_plan(state.jobs.sweep_form, 256).describe() == header
+    assert (state.jobs.sweep_form.flag2, state.jobs.sweep_form.seeds, state.jobs.sweep_form.first_seed) == ("--top-k", 4, 9)
     one_flag = dict(header, sweep=header["sweep"][:1], preset="no such preset", seeds=list(range(5000)))
-    state.set_sweep_form(**form_changes(one_flag))
-    assert (state.sweep_form.flag2, state.sweep_form.range2, state.sweep_form.preset) == ("", "", "off")
-    assert state.sweep_form.seeds == 1000, "held to the form's limit"
+    state.jobs.set_sweep_form(**form_changes(one_flag))
+    assert (state.jobs.sweep_form.flag2, state.jobs.sweep_form.range2, state.jobs.sweep_form.preset) == ("", "", "off")
+    assert state.jobs.sweep_form.seeds == 1000, "held to the form's limit"

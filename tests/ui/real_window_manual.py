@@ -39,13 +39,13 @@ def press(key, mods=Qt.KeyboardModifier.NoModifier) -> None:
 
 
 def offered(w) -> bool:
-    ok = pump(lambda: w.state.lookahead is not None and bool(w.state.lookahead.previews) and not w.state.busy
+    ok = pump(lambda: w.state.radar.lookahead is not None and bool(w.state.radar.lookahead.previews) and not w.state.busy
                 and w.actions.lookahead_panel.isActiveWindow())
     if not ok:
-        la = w.state.lookahead
+        la = w.state.radar.lookahead
         print("DEBUG", repr(w.state.busy), la and (la.step, len(la.previews), la.message),
               w.actions.lookahead_panel.isVisible(), w.actions.lookahead_panel.isActiveWindow(),
-              QApplication.activeWindow(), len(w.state.lane().records), w.state.manual, file=sys.stderr, flush=True)
+              QApplication.activeWindow(), len(w.state.lane().records), w.state.radar.manual, file=sys.stderr, flush=True)
     return ok
 
 
@@ -58,21 +58,21 @@ def main() -> int:
     w.activateWindow()
     pump(lambda: w.state.model is not None and w.isActiveWindow())
     w.state.set_run_settings(max_tokens=60, n_ctx=512)
-    w.state.set_fork_rule(bits=0.8)
+    w.state.radar.set_fork_rule(bits=0.8)
     press(Qt.Key.Key_M, Qt.KeyboardModifier.ControlModifier)
-    found["manual"] = w.state.manual
+    found["manual"] = w.state.radar.manual
     found["first_offered"] = offered(w)
-    view = w.state.lookahead
+    view = w.state.radar.lookahead
     press(Qt.Key.Key_Tab)
     records = w.state.lane().records
     found["tab_took_top"] = view is not None and records[view.at].token == view.previews[0].token
     found["second_offered"] = offered(w)
-    view2 = w.state.lookahead
+    view2 = w.state.radar.lookahead
     press(Qt.Key.Key_2)
     found["two_took_second"] = view2 is not None and w.state.lane().records[view2.at].token == view2.previews[1].token
     found["third_offered"] = offered(w)
     press(Qt.Key.Key_Escape)
-    found["left"] = not w.state.manual and w.state.lookahead is None and not w.actions.lookahead_panel.isVisible()
+    found["left"] = not w.state.radar.manual and w.state.radar.lookahead is None and not w.actions.lookahead_panel.isVisible()
     print("RESULT " + json.dumps(found), flush=True)
     w.close()
     app.processEvents()

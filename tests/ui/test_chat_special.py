@@ -27,7 +27,7 @@ def _window(qtbot, loader, max_tokens=16):
     qtbot.addWidget(w)
     w.show()
     w.playground.runs.load_model(None)
-    qtbot.waitUntil(lambda: w.state.model is not None and bool(w.state.token_kinds), timeout=10_000)
+    qtbot.waitUntil(lambda: w.state.model is not None and bool(w.state.chat.token_kinds), timeout=10_000)
     w.state.set_run_settings(max_tokens=max_tokens, n_ctx=512)
     return w
 
@@ -57,10 +57,10 @@ def chips_in_document(pane) -> list[tuple[int, str]]:
 
 
 def test_the_kinds_arrive_with_the_model(window):
-    kinds = window.state.token_kinds
+    kinds = window.state.chat.token_kinds
     assert len(kinds) == window.state.model.n_vocab
-    assert window.state.token_kind(SPECIAL) == tk.USER_DEFINED and window.state.token_kind(EOS) == tk.CONTROL
-    assert window.state.token_kind(4) == tk.NORMAL  # " cat"
+    assert window.state.chat.token_kind(SPECIAL) == tk.USER_DEFINED and window.state.chat.token_kind(EOS) == tk.CONTROL
+    assert window.state.chat.token_kind(4) == tk.NORMAL  # " cat"
 
 
 def test_a_special_token_is_a_chip_and_hidden_when_the_option_is_off(qtbot, special_window, run_and_wait):
@@ -84,7 +84,7 @@ def test_a_special_token_is_a_chip_and_hidden_when_the_option_is_off(qtbot, spec
     assert "special token" not in pane.alternatives_html(ordinary)
 
     w.chat_tokens.show_special.trigger()  # off
-    assert w.state.show_special is False and not w.chat_tokens.show_special.isChecked()
+    assert w.state.chat.show_special is False and not w.chat_tokens.show_special.isChecked()
     assert pane.chips.hidden == special_steps and not pane.chips.drawn
     assert chips_in_document(pane) == [] and "<start_of_image>" not in pane.toPlainText()
     assert lane.text == text and w.state.lane().text == text  # the state's text is the same either way
@@ -108,7 +108,7 @@ def test_an_end_of_generation_token_is_a_chip_not_text(qtbot, config, run_and_wa
 
 
 def test_plain_completion_is_the_default(window, run_and_wait):
-    assert window.state.chat == ChatSettings() and not window.chat_tokens.chat_mode.isChecked()
+    assert window.state.chat.settings == ChatSettings() and not window.chat_tokens.chat_mode.isChecked()
     assert window.prompt_area.currentIndex() == PLAIN and chat_for_export(window.state) is None
     run_and_wait(window)
     assert window.state.lane().prompt == window.state.prompt
@@ -117,15 +117,15 @@ def test_plain_completion_is_the_default(window, run_and_wait):
 def test_chat_mode_swaps_the_prompt_box_and_the_lane_shows_the_reply(qtbot, window, run_and_wait):
     prompt = window.state.prompt
     window.chat_tokens.chat_mode.trigger()
-    assert window.state.chat.enabled and window.prompt_area.currentIndex() == CHAT
+    assert window.state.chat.settings.enabled and window.prompt_area.currentIndex() == CHAT
     box = window.prompt_area.chat
     box.system.setPlainText("Be quiet.")
     box.user.setPlainText("The cat sat on the mat.")
-    assert window.state.chat == ChatSettings(True, "Be quiet.", "The cat sat on the mat.")
+    assert window.state.chat.settings == ChatSettings(True, "Be quiet.", "The cat sat on the mat.")
     assert "the model's own template" in box.template.text()
     expected = FakeModel().format_chat(ChatRequest("Be quiet.", "The cat sat on the mat."))
-    qtbot.waitUntil(window.state.chat_prompt_is_current, timeout=10_000)  # formatted by the engine, for the export
-    assert window.state.chat_prompt == expected
+    qtbot.waitUntil(window.state.chat.chat_prompt_is_current, timeout=10_000)  # formatted by the engine, for the export
+    assert window.state.chat.chat_prompt == expected
     exported = chat_for_export(window.state)
     assert exported.messages == (("system", "Be quiet."), ("user", "The cat sat on the mat."))
     assert exported.has_template and exported.builtin_template == "" and exported.formatted == expected
@@ -139,15 +139,15 @@ def test_chat_mode_swaps_the_prompt_box_and_the_lane_shows_the_reply(qtbot, wind
 
     window.chat_tokens.chat_mode.trigger()  # off: the prompt box again, the messages kept
     assert window.prompt_area.currentIndex() == PLAIN and window.prompt.toPlainText() == prompt
-    assert window.state.chat == ChatSettings(False, "Be quiet.", "The cat sat on the mat.")
+    assert window.state.chat.settings == ChatSettings(False, "Be quiet.", "The cat sat on the mat.")
 
 
 def test_a_model_without_a_chat_template_refuses_chat_mode(qtbot, config):
     w = _window(qtbot, fake_loader(chat_template=None))
     try:
-        before = w.state.chat
+        before = w.state.chat.settings
         w.chat_tokens.chat_mode.trigger()
-        assert w.state.chat == before and not w.state.chat.enabled
+        assert w.state.chat.settings == before and not w.state.chat.settings.enabled
         assert not w.chat_tokens.chat_mode.isChecked() and w.prompt_area.currentIndex() == PLAIN
         assert "fake (bundled-fake.gguf) has no chat template" in w.state.problem
     finally:
@@ -162,11 +162,11 @@ def test_loading_a_model_without_a_template_turns_chat_mode_off(qtbot, config):
     w = _window(qtbot, loader)
     try:
         w.chat_tokens.chat_mode.trigger()
-        assert w.state.chat.enabled
+        assert w.state.chat.settings.enabled
         model = w.state.model
         w.playground.runs.load_model("/models/plain.gguf")
         qtbot.waitUntil(lambda: w.state.model is not model and not w.state.loading, timeout=10_000)
-        assert not w.state.chat.enabled and not w.chat_tokens.chat_mode.isChecked()
+        assert not w.state.chat.settings.enabled and not w.chat_tokens.chat_mode.isChecked()
         assert "plain.gguf" in w.state.problem and w.prompt_area.currentIndex() == PLAIN
     finally:
         w.close()

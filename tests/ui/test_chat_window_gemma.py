@@ -8,10 +8,10 @@ from app.ui.chat_box import CHAT
 def test_chat_mode_on_gemma_draws_the_turn_markers_as_chips(qtbot, gemma_window, run_and_wait):
     w = gemma_window
     texts = w.state.token_texts
-    assert w.state.token_kind(texts.index("<start_of_image>")) == tk.USER_DEFINED
-    assert w.state.token_kind(texts.index("<end_of_turn>")) == tk.CONTROL
+    assert w.state.chat.token_kind(texts.index("<start_of_image>")) == tk.USER_DEFINED
+    assert w.state.chat.token_kind(texts.index("<end_of_turn>")) == tk.CONTROL
     w.chat_tokens.chat_mode.trigger()
-    assert w.state.chat.enabled and w.state.problem == "" and w.prompt_area.currentIndex() == CHAT
+    assert w.state.chat.settings.enabled and w.state.problem == "" and w.prompt_area.currentIndex() == CHAT
     assert "\u201cgemma\u201d template" in w.prompt_area.chat.template.text()  # the file carries no template
     assert "built-in" in w.prompt_area.chat.template.toolTip()
     w.prompt_area.chat.user.setPlainText("Write one short sentence about a cat.")

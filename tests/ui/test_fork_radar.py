@@ -26,17 +26,17 @@ def shown_forks(window, qtbot) -> tuple[list[int], list[int], list[int]]:
     pane = window.lanes_view.columns[0].text
     records = [r for r in window.state.lane().records if r.text and r.step in pane.spans]
     ticks = [int(x) for x in window.strips.fork_ticks.getData()[0]]
-    return dotted_steps(pane), [s for s in fork_steps(records, window.state.forks)], ticks
+    return dotted_steps(pane), [s for s in fork_steps(records, window.state.radar.forks)], ticks
 
 
 def test_forks_are_marked_in_the_text_and_on_the_strips_and_the_threshold_rules(window, qtbot, run_and_wait):
     window.state.set_run_settings(max_tokens=48)
-    window.state.set_fork_rule(bits=0.5)
+    window.state.radar.set_fork_rule(bits=0.5)
     run_and_wait(window)
     dotted, forks, ticks = shown_forks(window, qtbot)
     assert forks, "the fake model's run should have a fork at 0.5 bits"
     assert dotted == forks
-    assert ticks == fork_steps(window.state.lane().records, window.state.forks)
-    window.state.set_fork_rule(bits=0)
+    assert ticks == fork_steps(window.state.lane().records, window.state.radar.forks)
+    window.state.radar.set_fork_rule(bits=0)
     dotted, forks, ticks = shown_forks(window, qtbot)
     assert dotted == [] and forks == [] and ticks == []

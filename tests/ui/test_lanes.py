@@ -71,7 +71,7 @@ def test_fan_shows_continuations_of_every_lane(qtbot, window, run_and_wait):
     from PySide6.QtCore import QUrl
 
     dialog.view.anchorClicked.emit(QUrl("adopt:1"))
-    fan = window.state.fan
+    fan = window.state.jobs.fan
     assert fan.results[1].adopted and lane.text == before + fan.results[1].text
     assert "adopted" in dialog.view.toPlainText()
     dialog.close()

@@ -27,7 +27,7 @@ def steps(window, run_and_wait):
     run_and_wait(window)
     records = list(window.state.lane().records)
     state = window.state
-    state.begin_run(REPLAY, 0, state.lane().tree.add_branch(None, 0, prompt=state.prompt))
+    state.text.begin_run(REPLAY, 0, state.lane().tree.add_branch(None, 0, prompt=state.prompt))
     state.set_busy("run")
     window.redraws.redraw()
     yield records
@@ -63,7 +63,7 @@ def test_a_record_reaches_the_text_within_one_turn_of_the_event_loop(window, ste
     window.redraws.budget = FrameBudget(cores=2, decode_threads=2)
     for k, rec in enumerate(steps[:6], start=1):
         clock.now += SHARED_INTERVAL_S + 0.001
-        window.state.add_records(REPLAY, [rec])
+        window.state.text.add_records(REPLAY, [rec])
         QApplication.processEvents()  # one turn: no live frame has run (its timer waits)
         assert pane.shown == k
         assert pane.toPlainText().endswith(rec.text)
@@ -77,7 +77,7 @@ def test_the_paragraphs_a_run_writes_keep_their_shaped_glyphs(window, steps):
     prompt_blocks = document.blockCount()
     records = list(steps[:6])
     records[2] = dataclasses.replace(records[2], text=" sea.\n\nThe next")  # the run starts two paragraphs
-    window.state.add_records(REPLAY, records)
+    window.state.text.add_records(REPLAY, records)
     window.redraws.show_new_text()
     assert document.blockCount() == prompt_blocks + 2
     written = [document.findBlockByNumber(n) for n in range(prompt_blocks - 1, document.blockCount())]
@@ -88,14 +88,14 @@ def test_faster_tokens_are_gathered_into_one_append_an_interval(qtbot, window, s
     pane, text_timer = window.lanes_view.columns[0].text, window.redraws.text_timer
     window.redraws.timer.stop()
     window.redraws.budget = FrameBudget(cores=2, decode_threads=2)  # every core decodes: 1/30 s
-    window.state.add_records(REPLAY, [steps[0]])
+    window.state.text.add_records(REPLAY, [steps[0]])
     QApplication.processEvents()
     assert pane.shown == 1
     clock.now += 0.005  # the next token 5 ms later (200 a second): it waits for the rest of the interval
-    window.state.add_records(REPLAY, [steps[1]])
+    window.state.text.add_records(REPLAY, [steps[1]])
     assert text_timer.isActive() and text_timer.interval() == text_wait_ms(0.005, SHARED_INTERVAL_S) == 29
     clock.now += 0.005
-    window.state.add_records(REPLAY, [steps[2]])  # gathered with the one waiting
+    window.state.text.add_records(REPLAY, [steps[2]])  # gathered with the one waiting
     qtbot.waitUntil(lambda: pane.shown == 3, timeout=2000)
     assert pane.toPlainText().endswith(steps[1].text + steps[2].text)
     assert text_wait_ms(SHARED_INTERVAL_S, SHARED_INTERVAL_S) == text_wait_ms(float("inf"), SHARED_INTERVAL_S) == 0
@@ -110,10 +110,10 @@ def test_with_a_core_to_spare_text_waits_one_refresh_not_two(qtbot, window, step
     window.state.set_run_settings(n_threads=2)
     window.state.set_busy("run")  # the run's start reads its threads: 2 of 4 cores
     assert window.redraws.budget.text_interval_s == SPARE_INTERVAL_S
-    window.state.add_records(REPLAY, [steps[0]])
+    window.state.text.add_records(REPLAY, [steps[0]])
     QApplication.processEvents()
     clock.now += 0.005
-    window.state.add_records(REPLAY, [steps[1]])
+    window.state.text.add_records(REPLAY, [steps[1]])
     assert text_timer.isActive() and text_timer.interval() == 12  # 1/60 s less 5 ms
     qtbot.waitUntil(lambda: pane.shown == 2, timeout=2000)
     window.state.set_busy("")
@@ -123,11 +123,11 @@ def test_a_frame_draws_only_the_new_points(window, steps):
     strips, entropy, collision = window.strips, window.entropy, window.collision
     curves = [c for c, (name, _c, _t) in zip(strips.curves, ROWS) if name in strips.shown]
     for rec in steps[:4]:
-        window.state.add_records(REPLAY, [rec])
+        window.state.text.add_records(REPLAY, [rec])
     window.redraws.redraw()
     before = [c.drawn_points for c in curves] + [entropy.h_curve.drawn_points, collision.fired.drawn_points +
                                                   collision.not_fired.drawn_points]
-    window.state.add_records(REPLAY, [steps[4]])
+    window.state.text.add_records(REPLAY, [steps[4]])
     window.redraws.redraw()
     after = [c.drawn_points for c in curves] + [entropy.h_curve.drawn_points, collision.fired.drawn_points +
                                                  collision.not_fired.drawn_points]
@@ -152,7 +152,7 @@ def test_a_covered_panel_is_not_drawn(qtbot, window, steps):
     cover.raise_()
     qtbot.wait(20)
     for rec in steps[:5]:
-        window.state.add_records(REPLAY, [rec])
+        window.state.text.add_records(REPLAY, [rec])
     window.redraws.redraw()
     assert collision.feed.count == 0  # covered: not drawn
     assert window.entropy.feed.count == 5
@@ -163,7 +163,7 @@ def test_a_covered_panel_is_not_drawn(qtbot, window, steps):
 
 def test_the_end_of_a_live_run_equals_drawing_it_at_once(qtbot, window, steps):
     for rec in steps:  # a step at a time, a frame after each, as during a run
-        window.state.add_records(REPLAY, [rec])
+        window.state.text.add_records(REPLAY, [rec])
         window.redraws.redraw()
     records = window.state.lane().records
     rec = window.state.current_record()
@@ -196,7 +196,7 @@ def test_a_live_run_doubles_its_x_range_and_its_end_fits_it_tightly(window, step
     plots = [window.collision.plot, window.bans.plot, window.entropy.strip, window.strips.visible_plots()[0]]
     ends: list[set[float]] = [set() for _ in plots]
     for rec in records:
-        window.state.add_records(REPLAY, [rec])
+        window.state.text.add_records(REPLAY, [rec])
         window.redraws.redraw()
         for seen, plot in zip(ends, plots):
             seen.add(plot.getViewBox().viewRange()[0][1])

@@ -102,5 +102,5 @@ def test_the_reader_thread_scores_the_forks_so_the_gui_thread_does_not(window, r
     session = session_reader.read_off_gui_thread(window, path)
     records = [r for lane in session.lanes for r in lane.records if getattr(r, "final_p", None) is not None]
     assert records and len(scored_on) == len(records) and not any(scored_on)  # all on the reader thread
-    rule = window.state.forks
+    rule = window.state.radar.forks
     assert all(forks._scores.get(r, (None,))[0] == rule.min_mass for r in records)

@@ -49,7 +49,7 @@ def test_a_sweep_fills_the_plots_and_a_point_opens_as_a_lane(qtbot, window, tmp_
 def test_cancel_leaves_a_partial_csv_and_resume_finishes_it(qtbot, window, tmp_path):
     sw = open_sweep(window, tmp_path, tokens=40, seeds=3)
     sw.start_button.click()
-    qtbot.waitUntil(lambda: len(window.state.sweep.rows) >= 3, timeout=60_000)
+    qtbot.waitUntil(lambda: len(window.state.jobs.sweep.rows) >= 3, timeout=60_000)
     sw.cancel_button.click()
     qtbot.waitUntil(lambda: not window.state.busy, timeout=60_000)
     _, rows = output.read_sweep(tmp_path / "sweep.csv")
@@ -74,10 +74,10 @@ def test_an_earlier_sweep_can_be_shown_and_its_plan_fills_the_form(qtbot, window
     sw.start_button.click()
     qtbot.waitUntil(lambda: not window.state.busy, timeout=60_000)
     sw.close()
-    window.state.show_sweep(tmp_path / "none.csv", None, [], "")
+    window.state.jobs.show_sweep(tmp_path / "none.csv", None, [], "")
     sw.form.range1.setText("0.1")
     sw.open_file(str(tmp_path / "sweep.csv"))
-    assert len(window.state.sweep.rows) == 16 and sw.form.range1.text() == "0,0.3"
+    assert len(window.state.jobs.sweep.rows) == 16 and sw.form.range1.text() == "0,0.3"
     assert sw.form.extra.text() == "--scatter-strength 0.18"
     sw.close()
 
@@ -98,10 +98,10 @@ def test_the_forms_edits_reach_the_state_and_the_states_changes_reach_the_form(q
     form.seeds.setValue(5)
     form.match.setChecked(False)
     form.preset.setCurrentIndex(form.preset.findData("off"))
-    fields = state.sweep_form
+    fields = state.jobs.sweep_form
     assert (fields.range1, fields.flag2, fields.seeds, fields.match, fields.preset) == ("0,0.2", "--temp", 5, False, "off")
     assert [c.what for c in seen] == [Changed.SWEEP_FORM] * 5
-    state.set_sweep_form(range1="0.1", flag2="", tokens=7, match=True, preset="creative-writing", output="/tmp/x.csv")
+    state.jobs.set_sweep_form(range1="0.1", flag2="", tokens=7, match=True, preset="creative-writing", output="/tmp/x.csv")
     assert (form.range1.text(), form.flag2.currentText(), form.tokens.value()) == ("0.1", NONE, 7)
     assert form.match.isChecked() and form.preset.currentData() == "creative-writing"
     assert form.output.text() == "/tmp/x.csv"

@@ -80,7 +80,7 @@ def test_an_adopted_fan_continuation_is_shown_in_its_lane(window, qtbot, run_and
     dialog.view.anchorClicked.emit(QUrl("adopt:1"))
     qtbot.wait(20)
     lane = window.state.lanes[0]
-    assert lane.text.endswith(window.state.fan.results[1].text)
+    assert lane.text.endswith(window.state.jobs.fan.results[1].text)
     shown = window.lanes_view.columns[0].text.toPlainText()
     assert shown == lane.prompt + lane.text
     dialog.close()

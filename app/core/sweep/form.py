@@ -1,6 +1,6 @@
 """The sweep window's form and the plan it describes (Qt-free).
 
-The fields are the state's (``state.sweep_form``, :class:`app.core.jobs.SweepFormFields`);
+The fields are the state's (``state.jobs.sweep_form``, :class:`app.core.jobs.SweepFormFields`);
 :func:`form_plan` builds their plan with :func:`app.core.sweep.build.build_plan`
 (the command line's rules and messages), and :func:`form_changes` reads a sweep
 file's plan back into fields, so that Resume can go on with it.

@@ -115,7 +115,7 @@ class ActionsController:
 
     def _on_change(self, change: Change) -> None:
         if change.what == Changed.MANUAL:
-            self.manual.setChecked(self.state.manual)
+            self.manual.setChecked(self.state.radar.manual)
         if change.what == Changed.RECORDS and self.state.busy:
             return  # during a run every action that depends on the text is off; run_ended updates them
         if change.what in (Changed.BUSY, Changed.MODEL, Changed.LOADING, Changed.LANES, Changed.RECORDS,
@@ -160,7 +160,7 @@ class ActionsController:
                 return
             count, tokens = setup.count.value(), setup.tokens.value()
         self.playground.analysis.fan_out(count, tokens)
-        if self.state.fan is not None and self.state.busy == "fan":
+        if self.state.jobs.fan is not None and self.state.busy == "fan":
             self.fan_dialog = FanDialog(self.state, self.playground.analysis, self.window)
             self.fan_dialog.show()
 
@@ -188,7 +188,7 @@ class ActionsController:
 
     def toggle_manual(self) -> None:
         """Manual mode on (a run starts when none is going: from the text so far) or off."""
-        on = not self.state.manual
+        on = not self.state.radar.manual
         self.playground.lookahead.set_manual(on)
         if on and not self.state.busy and self.state.model is not None:
             if any(lane.records for lane in self.state.lanes):
@@ -199,12 +199,12 @@ class ActionsController:
     def ask_fork_threshold(self) -> None:
         """The fork radar's threshold: a step is a fork when its survivors' entropy reaches it and two
         or more of them hold at least 10 % each (app/core/forks.py)."""
-        rule = self.state.forks
+        rule = self.state.radar.forks
         bits, ok = QInputDialog.getDouble(
             self.window, "Fork radar", "Mark steps whose survivors' entropy is at least (bits; 0: off),\n"
             f"with {rule.alternatives}+ alternatives of {rule.min_mass:.0%} or more:", rule.bits, 0.0, 16.0, 2)
         if ok:
-            self.state.set_fork_rule(bits=bits)
+            self.state.radar.set_fork_rule(bits=bits)
     def open_compare(self) -> None:
         """Lane 1 against the edited lane (or lane 2), chosen again in the dialog."""
         if self.compare_dialog is not None:

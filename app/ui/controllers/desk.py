@@ -47,7 +47,7 @@ class ChatTokensController:
             self.window.lanes_view.show_texts()
 
     def update(self) -> None:
-        for action, on in ((self.chat_mode, self.state.chat.enabled), (self.show_special, self.state.show_special)):
+        for action, on in ((self.chat_mode, self.state.chat.settings.enabled), (self.show_special, self.state.chat.show_special)):
             if action.isChecked() != on:
                 action.blockSignals(True)
                 action.setChecked(on)

@@ -54,7 +54,7 @@ class FanDialog(QDialog):
 
     def _closed(self, _result) -> None:
         self._unsubscribe()
-        fan = self.state.fan
+        fan = self.state.jobs.fan
         if fan is not None and not fan.done:
             self.analysis.runs.stop()
 
@@ -68,7 +68,7 @@ class FanDialog(QDialog):
             self.analysis.adopt(int(text[6:]))
 
     def render(self) -> None:
-        fan = self.state.fan
+        fan = self.state.jobs.fan
         if fan is None:
             return
         where = "the end of the text" if fan.step is None else f"step {fan.step}"

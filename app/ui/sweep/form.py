@@ -1,6 +1,6 @@
 """What to sweep: flags and ranges, base preset and flags, baseline, prompts, seeds, tokens, output file.
 
-The form holds nothing of its own: every edit goes to ``state.sweep_form``
+The form holds nothing of its own: every edit goes to ``state.jobs.sweep_form``
 (:class:`app.core.jobs.SweepFormFields`, through ``set_sweep_form``) and the
 widgets show what the state holds (a value equal to the widget's is not set
 again, so an edit does not echo).  It listens for as long as it lives, hidden
@@ -76,7 +76,7 @@ class SweepForm(QWidget):
 
     def _bind(self) -> None:
         """Every edit goes to the state."""
-        edit = self.state.set_sweep_form
+        edit = self.state.jobs.set_sweep_form
         self.flag1.currentTextChanged.connect(lambda text: edit(flag1=text))
         self.flag2.currentTextChanged.connect(lambda text: edit(flag2="" if text == NONE else text))
         self.preset.currentIndexChanged.connect(lambda _i: edit(preset=self.preset.currentData()))
@@ -92,7 +92,7 @@ class SweepForm(QWidget):
 
     def render(self) -> None:
         """Show the state's fields (only those that differ from what a widget shows, without a signal)."""
-        fields = self.state.sweep_form
+        fields = self.state.jobs.sweep_form
         for box, flag in ((self.flag1, fields.flag1), (self.flag2, fields.flag2 or NONE)):
             show_index(box, box.findText(flag))
         index = self.preset.findData(fields.preset)  # not a built-in preset: the plan says so, on Start
@@ -133,15 +133,15 @@ class SweepForm(QWidget):
     def _pick_prompt_file(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "A prompt file", self.prompts.text(), "Text (*.txt);;All files (*)")
         if path:
-            self.state.set_sweep_form(prompts=path)
+            self.state.jobs.set_sweep_form(prompts=path)
 
     def _pick_prompt_folder(self) -> None:
         path = QFileDialog.getExistingDirectory(self, "A folder of .txt prompts", self.prompts.text())
         if path:
-            self.state.set_sweep_form(prompts=path)
+            self.state.jobs.set_sweep_form(prompts=path)
 
     def _pick_output(self) -> None:
         path, _ = QFileDialog.getSaveFileName(self, "The sweep's CSV", self.output.text(), "CSV (*.csv)",
                                               options=QFileDialog.Option.DontConfirmOverwrite)
         if path:
-            self.state.set_sweep_form(output=path)
+            self.state.jobs.set_sweep_form(output=path)

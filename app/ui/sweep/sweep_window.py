@@ -3,7 +3,7 @@
 It composes widgets only: the sweep runs in ``playground.sweep`` (Qt-free; its
 work on the engine thread, its events through the main window's bridge), and
 every view redraws from that part's rows; the form's fields are the state's
-(``state.sweep_form``), and Start builds their plan (``app.core.sweep.form``).
+(``state.jobs.sweep_form``), and Start builds their plan (``app.core.sweep.form``).
 Clicking a point (in any plot or the table) gives the main window's edited lane
 that point's settings.
 """
@@ -102,11 +102,11 @@ class SweepWindow(QWidget):
 
     def start(self, resume: bool) -> None:
         try:
-            plan = form_plan(self.state.sweep_form, self.state.run_settings.n_ctx)
+            plan = form_plan(self.state.jobs.sweep_form, self.state.run_settings.n_ctx)
         except ValueError as exc:
             self.message.setText(f"<span style='color:#b00'>{exc}</span>")
             return
-        path = self.state.sweep_form.output
+        path = self.state.jobs.sweep_form.output
         overwrite = False
         if not resume and Path(path).exists():
             answer = QMessageBox.question(self, "Sweep", f"{path} exists. Overwrite it?")
@@ -119,9 +119,9 @@ class SweepWindow(QWidget):
 
     def open_file(self, path: str | None = None) -> None:
         if path is None:
-            path, _ = QFileDialog.getOpenFileName(self, "A sweep's CSV", self.state.sweep_form.output, "CSV (*.csv)")
+            path, _ = QFileDialog.getOpenFileName(self, "A sweep's CSV", self.state.jobs.sweep_form.output, "CSV (*.csv)")
         if path and self.sweep.show_file(path):
-            self.state.set_sweep_form(**form_changes(self.state.sweep.header["plan"]), output=str(path))
+            self.state.jobs.set_sweep_form(**form_changes(self.state.jobs.sweep.header["plan"]), output=str(path))
         elif path:
             self.message.setText(f"<span style='color:#b00'>{self.state.problem}</span>")
         self.refresh()
@@ -151,13 +151,13 @@ class SweepWindow(QWidget):
             done = p.skipped + p.done
             self.eta.setText(f"{done}/{p.total} samples, ETA {clock(p.eta_s)}" if running else f"{done}/{p.total}")
         if not self.message.text().startswith("<span") or running:
-            self.message.setText(self.state.sweep.message)
-        rows = len(self.state.sweep.rows)
+            self.message.setText(self.state.jobs.sweep.message)
+        rows = len(self.state.jobs.sweep.rows)
         if rows != self._drawn_rows and (not running or time.monotonic() - self._drawn_at >= REDRAW_S):
             self.redraw()
 
     def redraw(self) -> None:
-        sweep = self.state.sweep
+        sweep = self.state.jobs.sweep
         self._drawn_rows, self._drawn_at = len(sweep.rows), time.monotonic()
         if sweep.header is None or not sweep.rows:
             return
