@@ -13,6 +13,7 @@ the fork radar (app/core/forks.py), the blind A/B test ``ab`` and its set-up ``a
 :class:`app.core.changes.Change` of a :class:`app.core.changes.Changed` kind; widgets
 redraw from the state and hold nothing of their own.  Methods that take user
 values check them and raise ValueError (naming the value) before anything changes.
+The part ``session_file`` (app/core/session_file.py): the session's file, dirty flag and autosave failure.
 """
 from __future__ import annotations
 
@@ -29,6 +30,7 @@ from app.core.chat import ChatTokensState
 from app.core.forks import RadarState
 from app.core.jobs import JobsState
 from app.core.lane_text import LaneText, LaneTextState
+from app.core.session_file import SessionFile
 from app.engine.face.model_info import LoadRequest, ModelInfo
 from app.engine.face.options import MAX_LANES, RunOptions
 from app.engine.face.records import StepRecord
@@ -82,6 +84,7 @@ class PlaygroundState(ChatTokensState, LaneTextState, JobsState, RadarState, ABS
         self._init_taste()  # the taste tuner, likewise (app/core/ab/taste/state.py)
         self._init_jobs()  # the fan on show and the sweep on show (app/core/jobs.py)
         self._init_radar()  # fork radar, the lookahead on show, manual mode (app/core/forks.py)
+        self.session_file = SessionFile(self)  # the session's file, dirty flag, autosave failure
 
     # -- listeners ---------------------------------------------------------------
 

@@ -8,15 +8,11 @@ from pathlib import Path
 from PySide6.QtCore import QEvent, QObject
 from PySide6.QtWidgets import QDialog, QFileDialog
 
-from app.core.formats import FormatError, read_preset
-from app.fileio import read_limited
 from sampler.knobs import knob_effects
 from sampler.stockfit import steps_from_records
 
 from ..dialogs.knobs_dialog import KnobsDialog, mark_idle_controls
 from ..dialogs.preset_formats_dialog import FILE_FILTER, ExportReportDialog, ImportReportDialog
-
-MAX_BYTES = 16 * 2**20
 
 
 class ToolPresets(QObject):
@@ -60,13 +56,8 @@ class ToolPresets(QObject):
                                                    FILE_FILTER)[0]
         if not path:
             return False
-        try:
-            imported = read_preset(Path(path).name, read_limited(path, MAX_BYTES))
-        except FormatError as exc:
-            self.state.report(str(exc))
-            return False
-        except (OSError, ValueError) as exc:
-            self.state.report(f"{path}: cannot be read ({getattr(exc, 'strerror', None) or exc})")
+        imported = self.playground.preset_actions.read_tool(path)
+        if imported is None:
             return False
         if choice is None:
             dialog = ImportReportDialog(path, imported, self.window)
@@ -74,23 +65,7 @@ class ToolPresets(QObject):
             if dialog.exec() != QDialog.DialogCode.Accepted:
                 return False
             choice, name = dialog.choice, dialog.name.text()
-        return self._use(path, imported, choice, name)
-
-    def _use(self, path: str, imported, choice: str, name: str | None) -> bool:
-        preset_name = None
-        if choice == "save":
-            try:
-                preset = self.playground.presets.save(
-                    name or Path(path).stem, imported.settings,
-                    f"imported from {Path(path).name} ({imported.report.format})", report=imported.report.lines())
-            except (ValueError, OSError) as exc:
-                self.state.report(str(exc).strip("'\""))
-                return False
-            self.state.presets_changed()
-            preset_name = preset.name
-        self.playground.lanes.set_settings(self.state.current_lane, imported.settings, preset_name)
-        self.state.set_status(f"Imported {Path(path).name} as {imported.report.format}: {imported.report.summary()}")
-        return True
+        return self.playground.preset_actions.use_tool(path, imported, save=choice == "save", name=name)
 
     # -- export ------------------------------------------------------------------------------
 
