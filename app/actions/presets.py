@@ -80,7 +80,11 @@ class PresetActions:
 
     def delete(self, name: str) -> bool:
         """Delete a user preset; lanes that named it keep their settings, named by none."""
-        deleted = self._change(lambda: self.store.delete(name) or True)
+        def delete() -> bool:
+            self.store.delete(name)
+            return True
+
+        deleted = self._change(delete)
         if deleted:
             self.state.rename_preset(name, None)
         return bool(deleted)
@@ -94,7 +98,11 @@ class PresetActions:
 
     def export_file(self, path: str | os.PathLike) -> bool:
         """Write every user preset to ``path``."""
-        done = self._change(lambda: self.store.export_file(path) or True)
+        def export() -> bool:
+            self.store.export_file(path)
+            return True
+
+        done = self._change(export)
         if done:
             self.state.set_status(f"Exported presets to {path}")
         return bool(done)
