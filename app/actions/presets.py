@@ -19,6 +19,8 @@ from app.core.formats import FormatError, Imported, read_preset
 from app.core.presets import Preset, PresetFileError, PresetStore
 from app.core.state import PlaygroundState
 from app.fileio import read_limited
+from sampler.knobs import KnobEffect, knob_effects
+from sampler.stockfit import steps_from_records
 
 #: The largest preset file of another tool that is read.
 MAX_TOOL_PRESET_BYTES = 16 * 2**20
@@ -41,6 +43,14 @@ class PresetActions:
         self.state = state
         self.store = presets
         self.lanes = lanes  # a saved or imported preset goes to the edited lane through them (and to its run)
+        self.idle_lines: tuple[str, ...] = ()  # the last "knobs that did nothing", for the next saved preset
+
+    def load(self) -> list[str]:
+        """Read the store (a damaged entry is set aside by it): its problems, reported on one line."""
+        problems = self.store.load()
+        if problems:
+            self.state.report("Presets: " + "; ".join(problems))
+        return problems
 
     def _change(self, change: Callable[[], T]) -> T | None:
         """Make one change of the store; a refusal is reported and None returned."""
@@ -57,9 +67,11 @@ class PresetActions:
 
     # -- the user's presets ----------------------------------------------------------------------
 
-    def save(self, name: str, *, description: str = "saved from the playground", report: tuple[str, ...] = ()) -> Preset | None:
+    def save(self, name: str, *, description: str = "saved from the playground",
+             report: tuple[str, ...] | None = None) -> Preset | None:
         """The edited lane's settings as preset ``name`` (a new one), which the lane names from now on.
-        ``report``: lines kept with the preset (what a knob did, an import's report)."""
+        ``report``: lines kept with the preset (default: the knobs :meth:`idle_knobs` found doing nothing)."""
+        report = self.idle_lines if report is None else report
         index = self.state.current_lane
         settings = self.state.lane(index).settings
         preset = self._change(lambda: self.store.save(name, settings, description, False, tuple(report)))
@@ -106,6 +118,16 @@ class PresetActions:
         if done:
             self.state.set_status(f"Exported presets to {path}")
         return bool(done)
+
+    def idle_knobs(self) -> list[KnobEffect]:
+        """Each active stage's share of the edited lane's steps where it changed the kept set / the token
+        (computed now, only when asked); the idle ones' lines go into the report of the next preset saved."""
+        lane = self.state.lane()
+        logits, _q = steps_from_records([r for r in lane.records if not r.forced])
+        effects = knob_effects(lane.settings, list(logits)) if len(logits) else []
+        self.idle_lines = tuple(f"{e.stage}: did nothing ({e.kept_share:.1%} of {e.n_steps} steps changed the kept "
+                                f"set, {e.token_share:.1%} the token)" for e in effects if e.idle)
+        return effects
 
     # -- another tool's presets -------------------------------------------------------------------
 

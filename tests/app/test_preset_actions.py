@@ -12,7 +12,7 @@ from app.actions.presets import PresetActions
 from app.cli import main
 from app.core.changes import Change, Changed
 from app.core.presets import PresetFileError, PresetStore
-from session_helpers import new_playground
+from session_helpers import new_playground, run
 
 ST_PRESET = {"temp": 1.3, "min_p": 0.08, "samplers": ["min_p", "temperature"], "odd": 1}
 
@@ -177,3 +177,23 @@ def test_a_store_that_cannot_be_written_is_one_line(pg, actions, tmp_path, monke
     settings = pg.state.lane().settings
     assert not actions.import_tool(_st_file(tmp_path), save=True)
     assert "No space left" in pg.state.problem and pg.state.lane().settings == settings
+
+
+def test_knobs_that_did_nothing_go_into_the_next_saved_preset(pg, actions):
+    assert actions.idle_knobs() == [] and actions.idle_lines == (), "no steps yet: nothing to judge"
+    pg.lanes.edit("top_k", 100000)  # keeps everything: a knob that does nothing
+    run(pg)
+    effects = actions.idle_knobs()
+    top_k = next(e for e in effects if e.stage == "top_k")
+    assert top_k.idle and top_k.n_steps == len(pg.state.lane().records)
+    assert actions.save("Quiet").report == actions.idle_lines
+    assert any(line.startswith("top_k: did nothing") for line in pg.presets.get("Quiet").report)
+    assert actions.save("Told", report=("mine",)).report == ("mine",)
+
+
+def test_loading_a_damaged_store_is_one_line(pg, actions):
+    pg.presets.path.write_bytes(b"\x00 not presets")
+    problems = actions.load()
+    assert problems and pg.state.problem == "Presets: " + "; ".join(problems) and "\n" not in pg.state.problem
+    aside = list(pg.presets.path.parent.glob("presets.json.corrupt-*"))
+    assert len(aside) == 1 and aside[0].read_bytes() == b"\x00 not presets", "the store set the file aside"

@@ -18,9 +18,7 @@ class PresetsController:
         self.actions = playground.preset_actions
         self._pick: QAction | None = None
         self.picker = None
-        problems = self.store.load()
-        if problems:
-            state.report("Presets: " + "; ".join(problems))
+        self.actions.load()
         self.tools = ToolPresets(window, state, playground)  # other tools' files, and drops onto the window
 
     def pick_action(self) -> QAction:
@@ -60,7 +58,7 @@ class PresetsController:
     def save(self, name: str | None = None) -> None:
         name = name or self._ask("Save preset", "Name for the edited lane's settings:")
         if name:
-            self.actions.save(name, report=self.tools.idle_lines)
+            self.actions.save(name)
 
     def rename(self, old: str | None = None, new: str | None = None) -> None:
         old = old or self._ask("Rename preset", "Preset to rename:", self._current_name())

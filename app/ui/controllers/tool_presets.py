@@ -8,9 +8,6 @@ from pathlib import Path
 from PySide6.QtCore import QEvent, QObject
 from PySide6.QtWidgets import QDialog, QFileDialog
 
-from sampler.knobs import knob_effects
-from sampler.stockfit import steps_from_records
-
 from ..dialogs.knobs_dialog import KnobsDialog, mark_idle_controls
 from ..dialogs.preset_formats_dialog import FILE_FILTER, ExportReportDialog, ImportReportDialog
 
@@ -22,7 +19,6 @@ class ToolPresets(QObject):
         super().__init__(window)
         self.window, self.state, self.playground = window, state, playground
         self.last_dialog = None
-        self.idle_lines: tuple[str, ...] = ()  # the last "knobs that did nothing", for the next saved preset
         window.setAcceptDrops(True)
         window.installEventFilter(self)
 
@@ -34,19 +30,21 @@ class ToolPresets(QObject):
     # -- knobs that did nothing --------------------------------------------------------------
 
     def idle_knobs(self, *, show: bool = True):
-        """Each active stage's share of the lane's steps where it changed the kept set / the token (computed
-        now, only when asked); idle ones get a quiet mark by their controls and go into the preset's report."""
+        """The knobs that did nothing in the edited lane (:meth:`app.actions.presets.PresetActions.idle_knobs`):
+        a quiet mark by their controls, and the dialog of every stage's effect."""
         lane = self.state.lane()
-        logits, _q = steps_from_records([r for r in lane.records if not r.forced])
-        effects = knob_effects(lane.settings, list(logits)) if len(logits) else []
-        self.idle_lines = tuple(f"{e.stage}: did nothing ({e.kept_share:.1%} of {e.n_steps} steps changed the kept "
-                                f"set, {e.token_share:.1%} the token)" for e in effects if e.idle)
+        effects = self.playground.preset_actions.idle_knobs()
         mark_idle_controls(self.window, lane.settings, {e.stage for e in effects if e.idle})
         dialog = KnobsDialog(effects, self.window)
         self.last_dialog = dialog
         if show:
             dialog.exec()
         return effects
+
+    @property
+    def idle_lines(self) -> tuple[str, ...]:
+        """The last "knobs that did nothing", for the next saved preset."""
+        return self.playground.preset_actions.idle_lines
 
     # -- import ------------------------------------------------------------------------------
 
