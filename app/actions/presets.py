@@ -30,7 +30,8 @@ T = TypeVar("T")
 
 def read_tool_preset(path: str | os.PathLike, format: str | None = None) -> Imported:
     """Another tool's preset file (``format``: its name in :data:`app.core.formats.FORMATS`, default guessed
-    from the name and content), with the report of each field; FormatError, one line naming the file, if not."""
+    from the name and content), with the report of each field; FormatError, one line naming the file or the bad
+    field and its value, if not."""
     try:
         data = read_limited(path, MAX_TOOL_PRESET_BYTES)
     except (OSError, ValueError) as exc:
