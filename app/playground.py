@@ -11,8 +11,10 @@ from __future__ import annotations
 from app.actions.ab import ABActions
 from app.actions.analysis import AnalysisActions
 from app.actions.chat import ChatActions
+from app.actions.files import FileActions
 from app.actions.lanes import LaneActions
 from app.actions.lookahead import LookaheadActions
+from app.actions.presets import PresetActions
 from app.actions.runs import RunActions
 from app.actions.sweep import SweepActions
 from app.actions.taste import TasteActions
@@ -20,6 +22,7 @@ from app.actions.text import TextActions
 from app.core.history import History
 from app.core.presets import PresetStore
 from app.core.recent import RecentModels
+from app.core.session import Autosave
 from app.core.state import PlaygroundState
 
 
@@ -27,9 +30,11 @@ class Playground:
     """``runs`` (model, generate, continue, branch, stop), ``text`` (edits, branches, undo),
     ``lanes`` (settings, presets, seeds), ``analysis`` (fan, match entropy), ``chat`` (chat mode,
     special tokens), ``ab`` (blind A/B tests), ``taste`` (the taste tuner), ``lookahead`` (lookahead at a fork,
-    manual mode), ``sweep`` (sweeps), over one state and one engine."""
+    manual mode), ``sweep`` (sweeps), ``files`` (session files and the last session kept in ``autosave``),
+    ``preset_actions`` (the user's presets and other tools' ones), over one state and one engine."""
 
-    def __init__(self, state: PlaygroundState, engine, presets: PresetStore, recent: RecentModels | None = None):
+    def __init__(self, state: PlaygroundState, engine, presets: PresetStore, recent: RecentModels | None = None,
+                 autosave: Autosave | None = None):
         self.state = state
         self.engine = engine
         self.presets = presets
@@ -37,6 +42,8 @@ class Playground:
         self.runs = RunActions(state, engine, self.history, recent)
         self.text = TextActions(state, self.history)
         self.lanes = LaneActions(state, presets, self.runs)
+        self.files = FileActions(state, autosave)
+        self.preset_actions = PresetActions(state, presets, self.lanes)
         self.analysis = AnalysisActions(state, engine, self.runs, self.lanes, self.history)
         self.chat = ChatActions(state, engine, self.runs)
         self.sweep = SweepActions(state, engine, self.runs, self.lanes)

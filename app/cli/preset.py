@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import sys
 
-from app.core.formats import FORMATS, FormatError, read_preset, writable, write_preset
+from app.actions.presets import read_tool_preset
+from app.core.formats import FORMATS, FormatError, writable, write_preset
 from app.core.formats.stock import nearest_stock, needs_fit
-from app.fileio import atomic_write, read_limited, same_file
+from app.fileio import atomic_write, same_file
 
 from .common import EXIT_FAILED, EXIT_USAGE, fail
 from .parsing import ArgParser, UsageError
-
-MAX_BYTES = 16 * 2**20
 
 
 def parser() -> ArgParser:
@@ -46,7 +45,7 @@ def main(argv: list[str]) -> int:
     if same_file(args.input, args.output):
         return fail(f"{args.output}: is the input file; write the conversion somewhere else", EXIT_USAGE)
     try:
-        imported = read_preset(args.input, read_limited(args.input, MAX_BYTES), args.source)
+        imported = read_tool_preset(args.input, args.source)
         settings, fitted = imported.settings, None
         if args.fit_stock and needs_fit(settings):
             settings, _fit, fitted = nearest_stock(settings)

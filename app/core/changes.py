@@ -30,6 +30,7 @@ class Changed(enum.Enum):
     CURRENT_LANE = "the lane being edited"
     LANE_SETTINGS = "a lane's settings or the preset it names"
     PRESETS = "the saved presets"
+    SESSION_FILE = "the session's file, whether it changed since, and how its autosave stands"
     BUSY = "what the engine is busy with"
     LOADING = "a model load began or ended"
     LOAD_PROGRESS = "a model load's progress"

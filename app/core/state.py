@@ -15,6 +15,7 @@ announced on the state's one bus to subscribers as a
 :class:`app.core.changes.Change` of a :class:`app.core.changes.Changed` kind; widgets
 redraw from the state and hold nothing of their own.  Methods that take user
 values check them and raise ValueError (naming the value) before anything changes.
+The part ``session_file`` (app/core/session_file.py): the session's file, dirty flag and autosave failure.
 """
 from __future__ import annotations
 
@@ -31,6 +32,7 @@ from app.core.chat import ChatPart
 from app.core.forks import RadarPart
 from app.core.jobs import JobsPart
 from app.core.lane_text import LaneText, LaneTextPart
+from app.core.session_file import SessionFile
 from app.engine.face.model_info import LoadRequest, ModelInfo
 from app.engine.face.options import MAX_LANES, RunOptions
 from app.engine.face.records import StepRecord
@@ -85,6 +87,7 @@ class PlaygroundState(ABState, TasteState):
         self._init_taste()  # the taste tuner, likewise (app/core/ab/taste/state.py)
         self.jobs = JobsPart(self)  # the fan on show and the sweep on show (app/core/jobs.py)
         self.radar = RadarPart(self)  # fork radar, the lookahead on show, manual mode (app/core/forks.py)
+        self.session_file = SessionFile(self)  # the session's file, dirty flag, autosave failure
 
     # -- listeners ---------------------------------------------------------------
 

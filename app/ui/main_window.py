@@ -75,7 +75,7 @@ class MainWindow(QMainWindow):
         self.gc = GuiGarbageCollection()
         self.state = state or first_state()
         self.bridge = EngineBridge(engine if engine is not None else EngineProcess(), parent=self)
-        self.playground = Playground(self.state, self.bridge.engine, PresetStore(), RecentModels())
+        self.playground = Playground(self.state, self.bridge.engine, PresetStore(), RecentModels(), Autosave())
         adopted = getattr(engine, "model", None) is not None  # an in-process engine handed a loaded model
         if adopted:
             self.playground.runs.expect_adopted_model()
@@ -101,7 +101,7 @@ class MainWindow(QMainWindow):
         fill_menu_bar(self.menuBar(), self, self.actions, self.presets)
         for action in self.chat_tokens.view_actions():
             self.view_menu.addAction(action)
-        self.sessions = SessionsController(self, state, autosave=Autosave())
+        self.sessions = SessionsController(self, state, playground)
         self.controls = SettingsPanel(state, playground)
         self.controls.model_page.openRequested.connect(self._open_model_dialog)
         self.prompt = QPlainTextEdit(state.prompt)

@@ -1,12 +1,11 @@
-"""The Presets menu: save, rename, duplicate, delete, import and export, with their dialogs."""
+"""The Presets menu: save, rename, duplicate, delete, import and export: the dialogs that ask for names and
+files; the workflows are :mod:`app.actions.presets`'."""
 from __future__ import annotations
 
 from pathlib import Path
 
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QInputDialog, QMenu, QMessageBox
-
-from app.core.presets import PresetFileError
 
 from ..dialogs.preset_picker import PresetPicker
 from .tool_presets import ToolPresets
@@ -16,11 +15,10 @@ class PresetsController:
     def __init__(self, window, state, playground):
         self.window, self.state, self.playground = window, state, playground
         self.store = playground.presets
+        self.actions = playground.preset_actions
         self._pick: QAction | None = None
         self.picker = None
-        problems = self.store.load()
-        if problems:
-            state.report("Presets: " + "; ".join(problems))
+        self.actions.load()
         self.tools = ToolPresets(window, state, playground)  # other tools' files, and drops onto the window
 
     def pick_action(self) -> QAction:
@@ -54,42 +52,25 @@ class PresetsController:
         name, ok = QInputDialog.getText(self.window, title, label, text=text)
         return name if ok and name.strip() else None
 
-    def _call(self, fn, *args):
-        """Run a store change; a problem is reported and None returned."""
-        try:
-            result = fn(*args)
-        except (ValueError, KeyError, PresetFileError) as exc:
-            # A bare KeyError's str() quotes its message (PresetNotFound says its own); stripping quotes
-            # off every message also took the closing quote of one that ends in a quoted name.
-            self.state.report(str(exc.args[0]) if type(exc) is KeyError and exc.args else str(exc))
-            return None
-        self.state.accepted()
-        self.state.presets_changed()
-        return result if result is not None else True
-
     def _current_name(self) -> str:
         return self.state.lane().preset or ""
 
     def save(self, name: str | None = None) -> None:
         name = name or self._ask("Save preset", "Name for the edited lane's settings:")
-        lane = self.state.current_lane
-        preset = name and self._call(self.store.save, name, self.state.lane().settings, "saved from the playground",
-                                     False, self.tools.idle_lines)
-        if preset:
-            self.playground.lanes.set_settings(lane, self.state.lane().settings, preset.name)
+        if name:
+            self.actions.save(name)
 
     def rename(self, old: str | None = None, new: str | None = None) -> None:
         old = old or self._ask("Rename preset", "Preset to rename:", self._current_name())
         new = new or (old and self._ask("Rename preset", f"New name for {old!r}:"))
-        renamed = new and self._call(self.store.rename, old, new)
-        if renamed:
-            self.state.rename_preset(old, renamed.name)
+        if old and new:
+            self.actions.rename(old, new)
 
     def duplicate(self, old: str | None = None, new: str | None = None) -> None:
         old = old or self._ask("Duplicate preset", "Preset to duplicate:", self._current_name())
         new = new or (old and self._ask("Duplicate preset", "Name of the copy:", f"{old} copy"))
-        if new:
-            self._call(self.store.duplicate, old, new)
+        if old and new:
+            self.actions.duplicate(old, new)
 
     def delete(self, name: str | None = None, *, confirmed: bool = False) -> None:
         """Delete a preset, once the writer said yes (``confirmed``: already asked)."""
@@ -100,17 +81,16 @@ class PresetsController:
                                           QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
                                           QMessageBox.StandardButton.No)
             confirmed = answer == QMessageBox.StandardButton.Yes
-        if name and confirmed and self._call(self.store.delete, name):
-            self.state.rename_preset(name, None)
+        if name and confirmed:
+            self.actions.delete(name)
 
     def import_file(self, path: str | None = None) -> None:
         path = path or QFileDialog.getOpenFileName(self.window, "Import presets", str(Path.home()), "JSON (*.json)")[0]
-        if path and self._call(self.store.import_file, path):
-            self.state.set_status(f"Imported presets from {path}")
+        if path:
+            self.actions.import_file(path)
 
     def export_file(self, path: str | None = None) -> None:
         path = path or QFileDialog.getSaveFileName(
             self.window, "Export presets", str(Path.home() / "presets.json"), "JSON (*.json)")[0]
-        if path and self._call(self.store.export_file, path):
-            self.state.set_status(f"Exported presets to {path}")
-
+        if path:
+            self.actions.export_file(path)

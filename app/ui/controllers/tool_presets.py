@@ -8,15 +8,8 @@ from pathlib import Path
 from PySide6.QtCore import QEvent, QObject
 from PySide6.QtWidgets import QDialog, QFileDialog
 
-from app.core.formats import FormatError, read_preset
-from app.fileio import read_limited
-from sampler.knobs import knob_effects
-from sampler.stockfit import steps_from_records
-
 from ..dialogs.knobs_dialog import KnobsDialog, mark_idle_controls
 from ..dialogs.preset_formats_dialog import ExportReportDialog, ImportReportDialog, file_filter
-
-MAX_BYTES = 16 * 2**20
 
 
 class ToolPresets(QObject):
@@ -26,7 +19,6 @@ class ToolPresets(QObject):
         super().__init__(window)
         self.window, self.state, self.playground = window, state, playground
         self.last_dialog = None
-        self.idle_lines: tuple[str, ...] = ()  # the last "knobs that did nothing", for the next saved preset
         window.setAcceptDrops(True)
         window.installEventFilter(self)
 
@@ -38,19 +30,21 @@ class ToolPresets(QObject):
     # -- knobs that did nothing --------------------------------------------------------------
 
     def idle_knobs(self, *, show: bool = True):
-        """Each active stage's share of the lane's steps where it changed the kept set / the token (computed
-        now, only when asked); idle ones get a quiet mark by their controls and go into the preset's report."""
+        """The knobs that did nothing in the edited lane (:meth:`app.actions.presets.PresetActions.idle_knobs`):
+        a quiet mark by their controls, and the dialog of every stage's effect."""
         lane = self.state.lane()
-        logits, _q = steps_from_records([r for r in lane.records if not r.forced])
-        effects = knob_effects(lane.settings, list(logits)) if len(logits) else []
-        self.idle_lines = tuple(f"{e.stage}: did nothing ({e.kept_share:.1%} of {e.n_steps} steps changed the kept "
-                                f"set, {e.token_share:.1%} the token)" for e in effects if e.idle)
+        effects = self.playground.preset_actions.idle_knobs()
         mark_idle_controls(self.window, lane.settings, {e.stage for e in effects if e.idle})
         dialog = KnobsDialog(effects, self.window)
         self.last_dialog = dialog
         if show:
             dialog.exec()
         return effects
+
+    @property
+    def idle_lines(self) -> tuple[str, ...]:
+        """The last "knobs that did nothing", for the next saved preset."""
+        return self.playground.preset_actions.idle_lines
 
     # -- import ------------------------------------------------------------------------------
 
@@ -60,13 +54,8 @@ class ToolPresets(QObject):
                                                    file_filter())[0]
         if not path:
             return False
-        try:
-            imported = read_preset(Path(path).name, read_limited(path, MAX_BYTES))
-        except FormatError as exc:
-            self.state.report(str(exc))
-            return False
-        except (OSError, ValueError) as exc:
-            self.state.report(f"{path}: cannot be read ({getattr(exc, 'strerror', None) or exc})")
+        imported = self.playground.preset_actions.read_tool(path)
+        if imported is None:
             return False
         if choice is None:
             dialog = ImportReportDialog(path, imported, self.window)
@@ -74,23 +63,7 @@ class ToolPresets(QObject):
             if dialog.exec() != QDialog.DialogCode.Accepted:
                 return False
             choice, name = dialog.choice, dialog.name.text()
-        return self._use(path, imported, choice, name)
-
-    def _use(self, path: str, imported, choice: str, name: str | None) -> bool:
-        preset_name = None
-        if choice == "save":
-            try:
-                preset = self.playground.presets.save(
-                    name or Path(path).stem, imported.settings,
-                    f"imported from {Path(path).name} ({imported.report.format})", report=imported.report.lines())
-            except (ValueError, OSError) as exc:
-                self.state.report(str(exc).strip("'\""))
-                return False
-            self.state.presets_changed()
-            preset_name = preset.name
-        self.playground.lanes.set_settings(self.state.current_lane, imported.settings, preset_name)
-        self.state.set_status(f"Imported {Path(path).name} as {imported.report.format}: {imported.report.summary()}")
-        return True
+        return self.playground.preset_actions.use_tool(path, imported, save=choice == "save", name=name)
 
     # -- export ------------------------------------------------------------------------------
 
