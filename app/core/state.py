@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from types import EllipsisType
 
 from app.core.ab.setup_choices import same_preset
-from app.core.ab.state import ABState
-from app.core.ab.taste.state import TasteState
+from app.core.ab.state import ABPart
+from app.core.ab.taste.state import TastePart
 from app.core.changes import Change, Changed
 from app.core.chat import ChatTokensState
 from app.core.forks import RadarState
@@ -50,7 +50,7 @@ class ModelForm:
     recent: tuple[str, ...] = ()
 
 
-class PlaygroundState(ChatTokensState, LaneTextState, JobsState, RadarState, ABState, TasteState):
+class PlaygroundState(ChatTokensState, LaneTextState, JobsState, RadarState):
     """Prompt, lanes, run options, selection, model and engine status; emits a Change per edit."""
 
     def __init__(self, prompt: str = "", first_lane: SamplerSettings | None = None, preset: str | None = None):
@@ -78,8 +78,8 @@ class PlaygroundState(ChatTokensState, LaneTextState, JobsState, RadarState, ABS
         self.status = ""  # the last run's end, or what a task found
         self.tokens_per_s = 0.0
         self._init_chat_tokens()  # token kinds, special tokens shown, chat mode (app/core/chat.py)
-        self._init_ab()  # the blind A/B test, a frozen session only the state replaces (app/core/ab/state.py)
-        self._init_taste()  # the taste tuner, likewise (app/core/ab/taste/state.py)
+        self.ab = ABPart(self)  # the blind A/B test and its set-up (app/core/ab/state.py)
+        self.taste = TastePart(self)  # the taste tuner and its set-up (app/core/ab/taste/state.py)
         self._init_jobs()  # the fan on show and the sweep on show (app/core/jobs.py)
         self._init_radar()  # fork radar, the lookahead on show, manual mode (app/core/forks.py)
 
@@ -209,8 +209,8 @@ class PlaygroundState(ChatTokensState, LaneTextState, JobsState, RadarState, ABS
                 lane.preset = new
                 self.emit(Changed.LANE_SETTINGS, index)
         if new is not None:
-            self._ab_setup_preset_renamed(old, new)
-            self._taste_setup_preset_renamed(old, new)
+            self.ab.preset_renamed(old, new)
+            self.taste.preset_renamed(old, new)
 
     # -- model and engine status ----------------------------------------------------------
 

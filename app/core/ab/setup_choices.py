@@ -66,6 +66,10 @@ class ABSetupChoices:
         check_whole("rounds", self.rounds, 1, MAX_ROUNDS)
         check_setup_tokens(self.tokens)
 
+    def renamed(self, old: str, new: str) -> dict[str, str]:
+        """The changes that make a side naming preset ``old`` name ``new`` (none: no side names it)."""
+        return {side: new for side in ("a", "b") if same_preset(getattr(self, side), old)}
+
     def max_tokens(self, run_tokens: int) -> int:
         """The tokens per text the test runs (``run_tokens``: the run options' ``max_tokens``)."""
         return setup_tokens(self.tokens, run_tokens)
