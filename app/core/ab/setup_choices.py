@@ -1,7 +1,7 @@
-"""The blind A/B test's set-up as the writer leaves it: :class:`ABSetupChoices` (``PlaygroundState.ab_setup``).
+"""The blind A/B test's set-up as the writer leaves it: :class:`ABSetupChoices` (``state.ab.setup``).
 
 The set-up page binds to it and holds nothing: each pick goes to
-``PlaygroundState.set_ab_setup``, announced as ``Changed.AB_SETUP``, and Start
+``state.ab.set_setup``, announced as ``Changed.AB_SETUP``, and Start
 reads the choices from here.  The sides are preset *names*: the page's lists
 come from the preset store, and a chosen preset that has since gone stays
 chosen here (Start then reports it in one line).  The checks of the shared

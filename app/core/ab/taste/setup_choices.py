@@ -1,7 +1,7 @@
-"""The taste tuner's set-up as the writer leaves it: :class:`TasteSetupChoices` (``PlaygroundState.taste_setup``).
+"""The taste tuner's set-up as the writer leaves it: :class:`TasteSetupChoices` (``state.taste.setup``).
 
 The set-up page binds to it and holds nothing: each edit goes to
-``PlaygroundState.set_taste_setup`` or ``set_taste_knob``, announced as
+``state.taste.set_setup`` or ``set_knob``, announced as
 ``Changed.TASTE_SETUP``, and Start reads the choices from here.  The base is a
 preset's *name* (the page's list comes from the preset store; a gone one stays
 chosen and Start reports it).  A knob row is a :class:`KnobChoice`: on or off,
