@@ -71,7 +71,7 @@ class ABActions(PairsRunner):
             lanes.append(LaneConfig(plan.a.settings.replace(seed=seed), "A", key=2 * j, prompt=p.text))
             lanes.append(LaneConfig(base.replace(seed=seed), "baseline", key=2 * j + 1, prompt=p.text))
         self._base = base
-        self._records = {c.key: [] for c in lanes}
+        self._records = {key: [] for key in range(len(lanes))}  # keys 2j (A) and 2j + 1 (baseline)
         self._calibration = {}
         self._phase(ABPhase.CALIBRATING, f"Finding the temperature that matches {plan.a.name}'s entropy "
                                          f"on {len(prompts)} prompt{'s' if len(prompts) > 1 else ''} ...")
@@ -80,7 +80,7 @@ class ABActions(PairsRunner):
             batch = tuple(lanes[i:i + MAX_LANES])
             run_id = self.engine.next_id()
             self._calibration[run_id] = [c.key for c in batch]
-            self.engine.submit(cmd.Generate(run_id, batch[0].prompt, batch, options))
+            self.engine.submit(cmd.Generate(run_id, batch[0].prompt or "", batch, options))
 
     def _calibration_ended(self, e: ev.RunEnded) -> None:
         del self._calibration[e.run_id]

@@ -77,11 +77,11 @@ class Words:
 class PairsRunner:
     """A blind-pairs test on the engine: its rounds, their texts and the writer's picks, kept in ``part``.
 
-    ``busy`` is what ``state.busy`` says while the engine writes one of its rounds."""
+    ``busy_as`` is what ``state.busy`` says while the engine works for the test."""
 
-    def __init__(self, part, chooser: Chooser, busy: str, words: Words, state, engine, runs, presets, *,
+    def __init__(self, part, chooser: Chooser, busy_as: str, words: Words, state, engine, runs, presets, *,
                  clock: Callable[[], str] = now):
-        self.part, self.chooser, self.busy, self.words = part, chooser, busy, words
+        self.part, self.chooser, self.busy_as, self.words = part, chooser, busy_as, words
         self.state, self.engine, self.runs, self.presets = state, engine, runs, presets
         self.clock = clock
         self._run_id: int | None = None  # the round being written
@@ -94,8 +94,8 @@ class PairsRunner:
     def _busy(self) -> None:
         """The engine is busy with the test while it works for it (:data:`BUSY_PHASES`), and free otherwise."""
         busy = self.session.phase in BUSY_PHASES
-        if busy or self.state.busy == self.busy:
-            self.state.set_busy(self.busy if busy else "")
+        if busy or self.state.busy == self.busy_as:
+            self.state.set_busy(self.busy_as if busy else "")
 
     def _phase(self, phase: ABPhase, message: str | None = None, *, drop: bool = False) -> None:
         """The test's phase and message (``drop``: the round on show goes too), and the engine's busy."""
