@@ -64,7 +64,7 @@ def main(argv=None) -> int:
     ab = window.playground.ab
     ab.start("Creative writing", None, prompts, 8, args.tokens, rng=2026)  # a fixed draw: the same picture
     for pick in (Pick.LEFT, Pick.BOTH_FINE, None):
-        _pump(app, lambda: window.state.ab.phase is ABPhase.CHOOSING)
+        _pump(app, lambda: window.state.ab.session.phase is ABPhase.CHOOSING)
         if pick is not None:
             ab.choose(pick)
     for _ in range(30):
@@ -74,7 +74,7 @@ def main(argv=None) -> int:
     print(f"saved {args.out}")
     if args.tally:
         ab.choose(Pick.RIGHT)
-        _pump(app, lambda: window.state.ab.phase is ABPhase.CHOOSING)
+        _pump(app, lambda: window.state.ab.session.phase is ABPhase.CHOOSING)
         ab.finish()
         _pump(app, lambda: not window.state.busy)
         for _ in range(10):

@@ -59,8 +59,8 @@ def main(argv=None) -> int:
     scale = np.array([hi - lo for _, lo, hi in KNOBS])
     out = Path(args.out_dir)
     while True:
-        pump(lambda: window.state.taste.phase in (ABPhase.CHOOSING, ABPhase.DONE))
-        s = window.state.taste
+        pump(lambda: window.state.taste.session.phase in (ABPhase.CHOOSING, ABPhase.DONE))
+        s = window.state.taste.session
         if s.phase is ABPhase.DONE:
             break
         if len(s.rounds) == 6:

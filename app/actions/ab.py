@@ -1,83 +1,46 @@
-"""The blind A/B test: its rounds run as engine commands, its state is ``state.ab`` (changed only through
-the state's methods, :mod:`app.core.ab.state`).
+"""The blind A/B test: a :class:`app.actions.pairs.PairsRunner` whose pairs come from a fixed plan, its state
+``state.ab`` (:class:`app.core.ab.state.ABPart`).
 
-Each round is one ``Generate`` of two lanes (side A, side B) from the same
-prompt, both with the round's fresh seed; the texts are shown in the order the
-draw chose and the writer's pick is credited through that order.  A matched-
-entropy baseline is found first: A and a temperature baseline generate from
-every prompt of the test with one shared seed, then ``app.core.analysis.match_entropy``
+Each round writes side A and side B (lanes 0 and 1) from the same prompt, both
+with the round's fresh seed; the texts are shown in the order the draw chose
+and the writer's pick is credited through that order.  A matched-entropy
+baseline is found first: A and a temperature baseline generate from every
+prompt of the test with one shared seed, then ``app.core.analysis.match_entropy``
 replays the baseline's recorded steps (an engine task) to find the temperature
 whose mean post-chain entropy equals A's over all those steps.
 """
 from __future__ import annotations
 
-import dataclasses
 import random
 from collections.abc import Callable, Sequence
-from datetime import datetime, timezone
 from functools import partial
 
 from app.actions.lanes import BASELINE_PRESET
-from app.core.ab import ABDraw, ABPhase, ABPlan, ABRound, ABSession, ABSide, Pick, PromptChoice
+from app.core.ab import ABDraw, ABPhase, ABPlan, ABSide, PromptChoice
 from app.core.ab.csv_export import write_csv
 from app.core.analysis import match_entropy_task
-from app.core.presets import PresetNotFound
 from app.engine.face import commands as cmd
 from app.engine.face import events as ev
 from app.engine.face.options import MAX_LANES, LaneConfig
-from app.engine.face.records import StopReason
+
+from .choosers import FixedPlan
+from .pairs import PairsRunner, Words, failed, now
 
 BUSY = "ab"
+WORDS = Words(start="start the A/B test", go_on="Next round", again="Next round starts it again with a new seed.")
 
 
-def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+class ABActions(PairsRunner):
+    chooser: FixedPlan
 
-
-def _failed(e: ev.RunEnded) -> str:
-    """Why a run gave no usable texts ("" when it did)."""
-    if e.error:
-        return e.error
-    if not e.results or any(r.stop_reason in (StopReason.CANCELLED, StopReason.ERROR) for r in e.results):
-        return "stopped"
-    return ""
-
-
-class ABActions:
-    def __init__(self, state, engine, runs, presets, *, clock: Callable[[], str] = _now):
-        self.state, self.engine, self.runs, self.presets = state, engine, runs, presets
-        self.clock = clock
-        self.draw = ABDraw()
-        self._run_id: int | None = None  # the round being generated
+    def __init__(self, state, engine, runs, presets, *, clock: Callable[[], str] = now):
+        super().__init__(state.ab, FixedPlan(), BUSY, WORDS, state, engine, runs, presets, clock=clock)
         self._calibration: dict[int, list] = {}  # run id -> the lane keys it still owes
         self._records: dict[int, list] = {}  # calibration lane key -> its records
         self._task_id: int | None = None
-        self.handlers = {ev.StepsProduced: self._on_steps, ev.RunEnded: self._on_run_ended,
-                         ev.TaskEnded: self._on_task}
-
-    @property
-    def session(self) -> ABSession:
-        return self.state.ab
-
-    def _busy(self) -> None:
-        """The engine is busy with the test while it calibrates or writes a round, and free otherwise."""
-        busy = self.session.phase in (ABPhase.CALIBRATING, ABPhase.GENERATING)
-        if busy or self.state.busy == BUSY:
-            self.state.set_busy(BUSY if busy else "")
-
-    def _phase(self, phase: ABPhase, message: str | None = None, *, drop: bool = False) -> None:
-        """The test's phase and message (``drop``: the round on show goes too), and the engine's busy."""
-        if drop:
-            self.state.drop_ab_round(phase, message)
-        else:
-            self.state.set_ab_phase(phase, message)
-        self._busy()
+        self.handlers[ev.TaskEnded] = self._on_task
 
     # -- setting up --------------------------------------------------------------------------
-
-    def preset_names(self) -> list[str]:
-        """Every preset a side can be: the built-in ones, then the user's."""
-        return [p.name for p in self.presets.all_presets()]
 
     def side(self, name: str) -> ABSide:
         preset = self.presets.get(name)
@@ -87,20 +50,12 @@ class ABActions:
               max_tokens: int | None = None, *, rng: random.Random | int | None = None) -> bool:
         """A new test of preset ``a`` against preset ``b`` (None: ``a``'s matched-entropy temperature
         baseline); False (the problem reported) if it cannot start.  ``rng`` fixes the draw."""
-        if not self.runs.ready():
-            if self.state.busy:
-                self.state.report("The engine is busy; start the A/B test when it is done.")
+        if not self._begin(lambda: ABPlan(self.side(a), None if b is None else self.side(b), tuple(prompts), rounds,
+                                          max_tokens or self.state.run_settings.max_tokens)):
             return False
-        try:
-            plan = ABPlan(self.side(a), None if b is None else self.side(b), tuple(prompts), rounds,
-                          max_tokens or self.state.run_settings.max_tokens)
-            self.runs.options(plan.max_tokens)
-        except (PresetNotFound, ValueError) as exc:
-            self.state.report(str(exc))
-            return False
-        self.state.report("")
-        self.draw = ABDraw(rng)
-        self.state.begin_ab(plan)
+        self.chooser.draw = ABDraw(rng)
+        plan = self.session.plan
+        assert plan is not None, "a test begun without its plan"
         if plan.matched_baseline:
             self._calibrate(plan)
         else:
@@ -110,14 +65,14 @@ class ABActions:
     def _calibrate(self, plan: ABPlan) -> None:
         """A and the temperature baseline from every prompt, then match_entropy as an engine task."""
         base = self.presets.get(BASELINE_PRESET).settings.replace(temp=plan.a.settings.temp)
-        seed = self.draw.seed()
+        seed = self.chooser.draw.seed()
         prompts = list({p.id: p for p in plan.prompts}.values())
         lanes = []
         for j, p in enumerate(prompts):
             lanes.append(LaneConfig(plan.a.settings.replace(seed=seed), "A", key=2 * j, prompt=p.text))
             lanes.append(LaneConfig(base.replace(seed=seed), "baseline", key=2 * j + 1, prompt=p.text))
         self._base = base
-        self._records = {key: [] for key in range(len(lanes))}  # the lanes' keys (2j: A, 2j + 1: baseline)
+        self._records = {key: [] for key in range(len(lanes))}  # keys 2j (A) and 2j + 1 (baseline)
         self._calibration = {}
         self._phase(ABPhase.CALIBRATING, f"Finding the temperature that matches {plan.a.name}'s entropy "
                                          f"on {len(prompts)} prompt{'s' if len(prompts) > 1 else ''} ...")
@@ -130,7 +85,7 @@ class ABActions:
 
     def _calibration_ended(self, e: ev.RunEnded) -> None:
         del self._calibration[e.run_id]
-        problem = _failed(e)
+        problem = failed(e)
         if problem:
             if self._calibration:  # the other calibration runs are no use now
                 self.engine.stop()
@@ -145,8 +100,13 @@ class ABActions:
         if not target or not baseline:
             self._phase(ABPhase.SETUP, "Finding the matched baseline: a side wrote nothing to measure.")
             return
+        self._submit_match(tuple(target), tuple(baseline))
+
+    def _submit_match(self, target: tuple, baseline: tuple) -> None:
+        """The engine finds the baseline's temperature whose entropy over ``baseline``'s steps matches ``target``'s,
+        as job ``self._task_id`` (its end: :meth:`_on_task`)."""
         self._task_id = self.engine.next_id()
-        fn = partial(match_entropy_task, tuple(target), tuple(baseline), self._base)
+        fn = partial(match_entropy_task, target, baseline, self._base)
         self.engine.submit(cmd.RunTask(self._task_id, fn, "matched baseline"))
 
     def _on_task(self, e: ev.TaskEnded) -> None:
@@ -162,7 +122,7 @@ class ABActions:
         assert plan is not None, "a matched baseline without its test"
         how = "matched to" if e.result.reached else "the nearest reachable to"
         b = ABSide(f"temperature {temp:g} ({how} {plan.a.name}'s entropy)", self._base.replace(temp=temp))
-        self.state.set_ab_baseline(b)
+        self.part.set_baseline(b)
         self._busy()
         self.next_round()
 
@@ -170,63 +130,22 @@ class ABActions:
 
     def next_round(self) -> bool:
         """Generate the next round (a fresh seed for both sides, a fresh order) when the test waits for
-        one; False if it cannot start."""
-        s = self.session
-        plan = s.plan
-        if plan is None or plan.b is None or s.phase is not ABPhase.WAITING:
-            return False  # nothing to go on with, or a round is being written or is on show
-        if s.remaining == 0:
-            self._phase(ABPhase.DONE)
-            return False
-        if self.state.busy or self.state.model is None or self.state.load_id is not None:
-            self._phase(ABPhase.WAITING, "The engine is busy: press Next round when it is done.")
-            return False
-        number = len(s.rounds) + 1
-        prompt, seed, order = plan.prompt_for(number - 1), self.draw.seed(), self.draw.order()
-        a = dataclasses.replace(plan.a, settings=plan.a.settings.replace(seed=seed))
-        b = dataclasses.replace(plan.b, settings=plan.b.settings.replace(seed=seed))
-        self.state.begin_ab_round(ABRound(number, prompt.id, prompt.text, seed, plan.max_tokens, a, b, order, "", ""))
-        self._busy()
-        self._run_id = self.engine.next_id()
-        lanes = (LaneConfig(a.settings, "A", key=0), LaneConfig(b.settings, "B", key=1))
-        self.engine.submit(cmd.Generate(self._run_id, prompt.text, lanes, self.runs.options(plan.max_tokens)))
-        return True
+        one and its side B is known; False if it cannot start."""
+        plan = self.session.plan
+        return plan is not None and plan.b is not None and super().next_round()
 
     def _on_steps(self, e: ev.StepsProduced) -> None:
         if e.run_id in self._calibration:
             for rec in e.records:
                 self._records[rec.lane].append(rec)
-        elif e.run_id == self._run_id:
-            self.state.count_ab_tokens(len(e.records))
+        else:
+            super()._on_steps(e)
 
     def _on_run_ended(self, e: ev.RunEnded) -> None:
         if e.run_id in self._calibration:
             self._calibration_ended(e)
-            return
-        if e.run_id != self._run_id:
-            return
-        self._run_id = None
-        problem = _failed(e)
-        s = self.session
-        if problem:
-            self._phase(ABPhase.WAITING, f"Round {len(s.rounds) + 1} stopped: {problem}. "
-                                         "Next round starts it again with a new seed.", drop=True)
-            return
-        texts = {r.lane: r.text for r in e.results}
-        self.state.ab_round_written(texts.get(0, ""), texts.get(1, ""))
-        self._busy()
-
-    def choose(self, pick: Pick | str) -> bool:
-        """The writer's pick for the round on show; the next round starts (or the test ends)."""
-        s = self.session
-        if s.phase is not ABPhase.CHOOSING or s.shown is None:
-            return False
-        self.state.decide_ab_round(pick, self.clock())
-        if self.session.remaining == 0:
-            self._phase(ABPhase.DONE, "")
         else:
-            self.next_round()
-        return True
+            super()._on_run_ended(e)
 
     def stop(self) -> None:
         """Stop the round being generated (the test then waits), or the search for the matched
@@ -242,8 +161,7 @@ class ABActions:
 
     def finish(self) -> None:
         """End the test now: the tally of the rounds decided so far."""
-        s = self.session
-        if s.plan is None:
+        if self.session.plan is None:
             return
         self.stop()
         self._run_id, self._task_id = None, None
@@ -253,7 +171,7 @@ class ABActions:
     def reset(self) -> None:
         """Back to choosing the sides (the rounds of the last test are dropped)."""
         self.finish()
-        self.state.reset_ab()
+        self.part.reset()
         self._busy()
 
     def export_csv(self, path) -> bool:

@@ -1,131 +1,44 @@
-"""The taste tuner: each round one ``Generate`` of two lanes at the most informative pair of settings.
+"""The taste tuner: a :class:`app.actions.pairs.PairsRunner` whose pairs come from the taste model, its state
+``state.taste`` (:class:`app.core.ab.taste.state.TastePart`).
 
-Like the blind A/B (:mod:`app.actions.ab`): the same prompt and a fresh shared
-seed for both sides, the sides unlabelled (the pair comes in a random order).
-After each vote the posterior (:mod:`app.core.ab.taste.model`) is rebuilt from the
-votes; the tuning ends when the best region is known to the plan's confidence,
-when the rounds run out, or when the writer ends it.  It can stop at any
-moment and go on later: the votes live in ``state.taste`` (changed only through
-the state's methods, :mod:`app.core.ab.taste.state`) and in the session file
-(:mod:`app.core.session.parts`), the round on show is simply written again.
+Like the blind A/B: the same prompt and a fresh shared seed for both sides, the
+sides unlabelled (the pair comes in a random order).  After each vote the
+posterior (:mod:`app.core.ab.taste.model`) is rebuilt from the votes; the tuning
+ends when the best region is known to the plan's confidence, when the rounds run
+out, or when the writer ends it.  It can stop at any moment and go on later: the
+votes live in ``state.taste`` and in the session file (:mod:`app.core.session.parts`),
+the round on show is simply written again.
 """
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-import numpy as np
-
-from app.actions.ab import _failed, _now
-from app.core.ab import ABDraw, ABPhase, Pick, PromptChoice
-from app.core.ab.taste import Knob, TastePlan, TasteRound, TasteSession
-from app.core.ab.taste.choose import next_pair
+from app.core.ab import ABPhase, PromptChoice
+from app.core.ab.taste import Knob, TastePlan
 from app.core.ab.taste.knobs import MAX_TUNING_ROUNDS
-from app.core.presets import PresetNotFound
 from app.core.presets.preset import PresetFileError
-from app.engine.face import commands as cmd
-from app.engine.face import events as ev
-from app.engine.face.options import LaneConfig
+
+from .choosers import TasteModelChooser
+from .pairs import PairsRunner, Words, now
 
 BUSY = "taste"
+WORDS = Words(start="start tuning", go_on="Go on", again="Go on writes it again.")
 
 
-class TasteActions:
-    def __init__(self, state, engine, runs, presets, *, clock: Callable[[], str] = _now, seed: int | None = None):
-        self.state, self.engine, self.runs, self.presets = state, engine, runs, presets
-        self.clock = clock
-        self.draw = ABDraw(seed)
-        self.rng = np.random.default_rng(seed)
-        self._run_id: int | None = None
-        self.handlers = {ev.StepsProduced: self._on_steps, ev.RunEnded: self._on_run_ended}
-
-    @property
-    def session(self) -> TasteSession:
-        return self.state.taste
-
-    def _busy(self) -> None:
-        """The engine is busy with the tuning while it writes a round, and free otherwise."""
-        writing = self.session.phase is ABPhase.GENERATING
-        if writing or self.state.busy == BUSY:
-            self.state.set_busy(BUSY if writing else "")
-
-    def _phase(self, phase: ABPhase, message: str | None = None, *, drop: bool = False) -> None:
-        """The tuning's phase and message (``drop``: the round on show goes too), and the engine's busy."""
-        if drop:
-            self.state.drop_taste_round(phase, message)
-        else:
-            self.state.set_taste_phase(phase, message)
-        self._busy()
+class TasteActions(PairsRunner):
+    def __init__(self, state, engine, runs, presets, *, clock: Callable[[], str] = now, seed: int | None = None):
+        super().__init__(state.taste, TasteModelChooser(seed), BUSY, WORDS, state, engine, runs, presets, clock=clock)
 
     def start(self, base: str, knobs: Sequence[tuple[str, float, float]], prompts: Sequence[PromptChoice],
               max_tokens: int | None = None, *, confidence: float = 0.9, precision: float = 0.1,
               max_rounds: int = 60) -> bool:
         """A new tuning of ``knobs`` (field, low, high) on top of preset ``base``; False (reported) if not."""
-        if not self.runs.ready():
-            if self.state.busy:
-                self.state.report("The engine is busy; start tuning when it is done.")
-            return False
-        try:
+        def plan() -> TastePlan:
             preset = self.presets.get(base)
-            plan = TastePlan(preset.name, preset.settings, tuple(Knob(*k) for k in knobs), tuple(prompts),
+            return TastePlan(preset.name, preset.settings, tuple(Knob(*k) for k in knobs), tuple(prompts),
                              max_tokens or self.state.run_settings.max_tokens, confidence, precision, max_rounds)
-            self.runs.options(plan.max_tokens)
-        except (PresetNotFound, ValueError) as exc:
-            self.state.report(str(exc))
+        if not self._begin(plan):
             return False
-        self.state.report("")
-        self.state.begin_taste(plan)
-        self.next_round()
-        return True
-
-    def next_round(self) -> bool:
-        """Write the next round when the tuning waits for one (also: go on with a resumed tuning)."""
-        s = self.session
-        if s.plan is None or s.phase is not ABPhase.WAITING:
-            return False
-        if s.settled:
-            self._phase(ABPhase.DONE, "")
-            return False
-        if self.state.busy or self.state.model is None or self.state.load_id is not None:
-            self._phase(ABPhase.WAITING, "The engine is busy: press Go on when it is done.")
-            return False
-        plan, number = s.plan, len(s.rounds) + 1
-        pair = next_pair(s.model(), self.rng)
-        if self.draw.order()[0] == "B":
-            pair = pair[::-1]
-        prompt, seed = plan.prompt_for(number - 1), self.draw.seed()
-        left, right = plan.values(pair[0]), plan.values(pair[1])
-        self.state.begin_taste_round(TasteRound(number, prompt.id, seed, left, right))
-        self._busy()
-        lanes = tuple(LaneConfig(plan.settings(v, seed), side, key=i)
-                      for i, (side, v) in enumerate((("left", left), ("right", right))))
-        self._run_id = self.engine.next_id()
-        self.engine.submit(cmd.Generate(self._run_id, prompt.text, lanes, self.runs.options(plan.max_tokens)))
-        return True
-
-    def _on_steps(self, e: ev.StepsProduced) -> None:
-        if e.run_id == self._run_id:
-            self.state.count_taste_tokens(len(e.records))
-
-    def _on_run_ended(self, e: ev.RunEnded) -> None:
-        if e.run_id != self._run_id:
-            return
-        self._run_id = None
-        s = self.session
-        problem = _failed(e)
-        if problem:
-            self._phase(ABPhase.WAITING, f"Round {len(s.rounds) + 1} stopped: {problem}. Go on writes it again.",
-                        drop=True)
-            return
-        texts = {r.lane: r.text for r in e.results}
-        self.state.taste_round_written(texts.get(0, ""), texts.get(1, ""))
-        self._busy()
-
-    def choose(self, pick: Pick | str) -> bool:
-        """The writer's vote on the round on show (ties too); then the next round, or the result."""
-        s = self.session
-        if s.phase is not ABPhase.CHOOSING or s.shown is None:
-            return False
-        self.state.decide_taste_round(pick, self.clock())
         self.next_round()
         return True
 
@@ -154,14 +67,14 @@ class TasteActions:
         if s.plan is None or s.phase is not ABPhase.DONE:
             return
         plan = s.plan
-        self.state.extend_taste(round(min(0.99, plan.confidence + (1 - plan.confidence) / 2), 4),
-                                min(max(plan.max_rounds, len(s.rounds)) + 20, MAX_TUNING_ROUNDS))
+        self.part.extend(round(min(0.99, plan.confidence + (1 - plan.confidence) / 2), 4),
+                         min(max(plan.max_rounds, len(s.rounds)) + 20, MAX_TUNING_ROUNDS))
         self.next_round()
 
     def reset(self) -> None:
         """Back to choosing knobs (the votes of this tuning are dropped)."""
         self.pause()
-        self.state.reset_taste()
+        self.part.reset()
         self._busy()
 
     def save_preset(self, name: str) -> bool:

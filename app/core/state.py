@@ -8,14 +8,13 @@ load.  Its parts are objects on it, each the only writer of its own fields
 (:class:`app.core.changes.StatePart`): ``chat``, chat mode and special tokens
 (app/core/chat.py); ``text``, every change of a lane's text (app/core/lane_text.py);
 ``jobs``, the fan and the sweep on show (app/core/jobs.py); ``radar``, the fork radar
-(app/core/forks.py).  The blind A/B test ``ab`` and its set-up ``ab_setup``
-(app/core/ab/state.py) and the taste tuner ``taste`` and its set-up ``taste_setup``
-(app/core/ab/taste/state.py) are mixed in.  Every change, the parts' included, is
+(app/core/forks.py); ``ab``, the blind A/B test and its set-up (app/core/ab/state.py);
+``taste``, the taste tuner and its set-up (app/core/ab/taste/state.py); ``session_file``,
+the session's file, dirty flag and autosave failure (app/core/session_file.py).  Every change, the parts' included, is
 announced on the state's one bus to subscribers as a
 :class:`app.core.changes.Change` of a :class:`app.core.changes.Changed` kind; widgets
 redraw from the state and hold nothing of their own.  Methods that take user
 values check them and raise ValueError (naming the value) before anything changes.
-The part ``session_file`` (app/core/session_file.py): the session's file, dirty flag and autosave failure.
 """
 from __future__ import annotations
 
@@ -25,8 +24,8 @@ from dataclasses import dataclass
 from types import EllipsisType
 
 from app.core.ab.setup_choices import same_preset
-from app.core.ab.state import ABState
-from app.core.ab.taste.state import TasteState
+from app.core.ab.state import ABPart
+from app.core.ab.taste.state import TastePart
 from app.core.changes import Change, Changed
 from app.core.chat import ChatPart
 from app.core.forks import RadarPart
@@ -54,7 +53,7 @@ class ModelForm:
     recent: tuple[str, ...] = ()
 
 
-class PlaygroundState(ABState, TasteState):
+class PlaygroundState:
     """Prompt, lanes, run options, selection, model and engine status; emits a Change per edit."""
 
     def __init__(self, prompt: str = "", first_lane: SamplerSettings | None = None, preset: str | None = None):
@@ -83,8 +82,8 @@ class PlaygroundState(ABState, TasteState):
         self.tokens_per_s = 0.0
         self.chat = ChatPart(self)  # token kinds, special tokens shown, chat mode (app/core/chat.py)
         self.text = LaneTextPart(self)  # every change of a lane's text (app/core/lane_text.py)
-        self._init_ab()  # the blind A/B test, a frozen session only the state replaces (app/core/ab/state.py)
-        self._init_taste()  # the taste tuner, likewise (app/core/ab/taste/state.py)
+        self.ab = ABPart(self)  # the blind A/B test and its set-up (app/core/ab/state.py)
+        self.taste = TastePart(self)  # the taste tuner and its set-up (app/core/ab/taste/state.py)
         self.jobs = JobsPart(self)  # the fan on show and the sweep on show (app/core/jobs.py)
         self.radar = RadarPart(self)  # fork radar, the lookahead on show, manual mode (app/core/forks.py)
         self.session_file = SessionFile(self)  # the session's file, dirty flag, autosave failure
@@ -215,8 +214,8 @@ class PlaygroundState(ABState, TasteState):
                 lane.preset = new
                 self.emit(Changed.LANE_SETTINGS, index)
         if new is not None:
-            self._ab_setup_preset_renamed(old, new)
-            self._taste_setup_preset_renamed(old, new)
+            self.ab.preset_renamed(old, new)
+            self.taste.preset_renamed(old, new)
 
     # -- model and engine status ----------------------------------------------------------
 

@@ -43,8 +43,8 @@ def pg(tmp_path):
 
 def settled(pg: Playground) -> ABPhase:
     """Wait until the test waits for the writer (or ended); its phase."""
-    pump(pg, lambda: pg.state.ab.phase not in (ABPhase.GENERATING, ABPhase.CALIBRATING))
-    return pg.state.ab.phase
+    pump(pg, lambda: pg.state.ab.session.phase not in (ABPhase.GENERATING, ABPhase.CALIBRATING))
+    return pg.state.ab.session.phase
 
 
 def play(pg: Playground, picks) -> None:
@@ -57,7 +57,7 @@ def play(pg: Playground, picks) -> None:
 def test_each_round_has_a_fresh_seed_shared_by_both_sides_and_the_engine_used_those_settings(pg):
     assert pg.ab.start(CREATIVE.name, OFF.name, PROMPTS, 6, TOKENS, rng=3)
     play(pg, [Pick.LEFT, Pick.RIGHT, Pick.BOTH_FINE, Pick.BOTH_BAD, Pick.LEFT, Pick.RIGHT])
-    ab = pg.state.ab
+    ab = pg.state.ab.session
     assert ab.phase is ABPhase.DONE and len(ab.rounds) == 6 and not pg.state.busy
     seeds = [r.seed for r in ab.rounds]
     assert len(set(seeds)) == 6, "every round needs a fresh seed"
@@ -93,14 +93,14 @@ def test_a_pick_of_the_left_text_credits_the_side_shown_there(pg):
     shown = []
     for _ in range(12):
         assert settled(pg) is ABPhase.CHOOSING
-        shown.append(pg.state.ab.shown.order)
+        shown.append(pg.state.ab.session.shown.order)
         pg.ab.choose(Pick.LEFT)
     settled(pg)
-    rounds = pg.state.ab.rounds
+    rounds = pg.state.ab.session.rounds
     assert [r.order for r in rounds] == shown, "the order shown is the order recorded"
     assert ("B", "A") in shown and ("A", "B") in shown, "this seed should show B on the left at least once"
     assert [r.winner for r in rounds] == [order[0] for order in shown]
-    t = pg.state.ab.tally()
+    t = pg.state.ab.session.tally()
     assert t.b_wins == sum(order[0] == "B" for order in shown) and t.a_wins == sum(order[0] == "A" for order in shown)
 
 
@@ -109,7 +109,7 @@ def test_the_same_draw_seed_gives_the_same_rounds(pg):
         pg.ab.reset()
         assert pg.ab.start(CREATIVE.name, OFF.name, PROMPTS, 3, TOKENS, rng=rng)
         play(pg, [Pick.LEFT] * 3)
-        return [(r.seed, r.order, r.text_a) for r in pg.state.ab.rounds]
+        return [(r.seed, r.order, r.text_a) for r in pg.state.ab.session.rounds]
 
     assert seeds_and_orders(99) == seeds_and_orders(99)
     assert seeds_and_orders(99) != seeds_and_orders(100)
@@ -118,21 +118,21 @@ def test_the_same_draw_seed_gives_the_same_rounds(pg):
 def test_nothing_moves_on_before_a_pick(pg):
     assert pg.ab.start(CREATIVE.name, OFF.name, PROMPTS, 3, TOKENS, rng=1)
     assert settled(pg) is ABPhase.CHOOSING
-    shown = pg.state.ab.shown
+    shown = pg.state.ab.session.shown
     assert shown.text_a and shown.text_b and pg.state.busy == ""
     for _ in range(20):
         pg.handle_all()
-    assert pg.state.ab.phase is ABPhase.CHOOSING and pg.state.ab.shown is shown and not pg.state.ab.rounds
+    assert pg.state.ab.session.phase is ABPhase.CHOOSING and pg.state.ab.session.shown is shown and not pg.state.ab.session.rounds
     assert pg.ab.next_round() is False, "a round on show is not replaced"
     pg.ab.choose(Pick.BOTH_BAD)
-    assert pg.state.ab.phase is ABPhase.GENERATING
+    assert pg.state.ab.session.phase is ABPhase.GENERATING
     assert pg.ab.choose(Pick.LEFT) is False, "no pick while the texts are being written"
-    assert len(pg.state.ab.rounds) == 1
+    assert len(pg.state.ab.session.rounds) == 1
 
 
 def test_the_matched_baseline_uses_match_entropy_on_the_calibration_steps(pg):
     assert pg.ab.start(CREATIVE.name, None, PROMPTS, 2, TOKENS, rng=4)
-    assert pg.state.ab.phase is ABPhase.CALIBRATING and pg.state.busy == "ab"
+    assert pg.state.ab.session.phase is ABPhase.CALIBRATING and pg.state.busy == "ab"
     assert settled(pg) is ABPhase.CHOOSING
     # the calibration: one run of A and the baseline from each prompt, one seed for all
     calibration = [rec for e in pg.steps for rec in e.records if e.run_id != pg.steps[-1].run_id]
@@ -142,24 +142,24 @@ def test_the_matched_baseline_uses_match_entropy_on_the_calibration_steps(pg):
     assert {rec.settings.scatter.enabled for rec in base_steps} == {False}
     assert len({rec.settings.seed for rec in calibration}) == 1
     found = match_entropy(a_steps, base_steps, base_steps[0].settings)
-    plan = pg.state.ab.plan
+    plan = pg.state.ab.session.plan
     assert plan.b.settings.replace(seed=0) == OFF.settings.replace(temp=round(found.temperature, 4), seed=0)
     assert "matched to Creative writing" in plan.b.name or "nearest" in plan.b.name
     play(pg, [Pick.LEFT, Pick.RIGHT])
-    assert all(r.b.settings.temp == plan.b.settings.temp for r in pg.state.ab.rounds)
+    assert all(r.b.settings.temp == plan.b.settings.temp for r in pg.state.ab.session.rounds)
 
 
 def test_a_stopped_round_waits_and_starts_again_with_a_new_seed(pg):
     pg.engine.model.step_delay_s = 0.01
     assert pg.ab.start(CREATIVE.name, OFF.name, PROMPTS, 2, 400, rng=8)
-    seed = pg.state.ab.shown.seed
-    pump(pg, lambda: pg.state.ab.tokens >= 4)
+    seed = pg.state.ab.session.shown.seed
+    pump(pg, lambda: pg.state.ab.session.tokens >= 4)
     pg.ab.stop()
-    assert settled(pg) is ABPhase.WAITING and "stopped" in pg.state.ab.message
-    assert pg.state.ab.shown is None and not pg.state.ab.rounds and pg.state.busy == ""
+    assert settled(pg) is ABPhase.WAITING and "stopped" in pg.state.ab.session.message
+    assert pg.state.ab.session.shown is None and not pg.state.ab.session.rounds and pg.state.busy == ""
     pg.engine.model.step_delay_s = 0.0
     assert pg.ab.next_round()
-    assert pg.state.ab.shown.seed != seed and pg.state.ab.shown.number == 1
+    assert pg.state.ab.session.shown.seed != seed and pg.state.ab.session.shown.number == 1
     assert settled(pg) is ABPhase.CHOOSING
 
 
@@ -167,11 +167,11 @@ def test_ending_early_keeps_the_decided_rounds(pg):
     assert pg.ab.start(CREATIVE.name, OFF.name, PROMPTS, 5, TOKENS, rng=2)
     play(pg, [Pick.LEFT, Pick.LEFT])
     pg.ab.finish()
-    assert pg.state.ab.phase is ABPhase.DONE and len(pg.state.ab.rounds) == 2
-    assert pg.state.ab.tally().decisive == 2
+    assert pg.state.ab.session.phase is ABPhase.DONE and len(pg.state.ab.session.rounds) == 2
+    assert pg.state.ab.session.tally().decisive == 2
     pump(pg, lambda: not pg.state.busy)
     pg.ab.reset()
-    assert pg.state.ab.phase is ABPhase.SETUP and pg.state.ab.rounds == ()
+    assert pg.state.ab.session.phase is ABPhase.SETUP and pg.state.ab.session.rounds == ()
 
 
 @pytest.mark.parametrize("a, b, prompts, rounds, problem", [
@@ -184,7 +184,7 @@ def test_ending_early_keeps_the_decided_rounds(pg):
 def test_a_bad_start_changes_nothing_and_says_why(pg, a, b, prompts, rounds, problem):
     assert not pg.ab.start(a, b, prompts, rounds, TOKENS)
     assert problem in pg.state.problem
-    assert pg.state.ab.phase is ABPhase.SETUP and pg.state.ab.plan is None and not pg.state.busy
+    assert pg.state.ab.session.phase is ABPhase.SETUP and pg.state.ab.session.plan is None and not pg.state.busy
 
 
 def test_no_test_starts_while_the_engine_is_busy(pg):
@@ -192,7 +192,7 @@ def test_no_test_starts_while_the_engine_is_busy(pg):
     pg.state.set_run_settings(max_tokens=400)
     pg.runs.generate()
     assert not pg.ab.start(CREATIVE.name, OFF.name, PROMPTS, 3, TOKENS)
-    assert "busy" in pg.state.problem and pg.state.ab.plan is None
+    assert "busy" in pg.state.problem and pg.state.ab.session.plan is None
     pg.runs.stop()
     pump(pg, lambda: not pg.state.busy)
 
@@ -213,13 +213,13 @@ def test_stopping_the_search_for_the_baseline_goes_back_to_the_set_up(pg, steps_
     assert pg.ab.start(CREATIVE.name, None, PROMPTS, 2, 400, rng=6)
     pump(pg, lambda: sum(len(e.records) for e in pg.steps) >= steps_before_stop)
     pg.ab.stop()
-    assert pg.state.ab.phase is ABPhase.SETUP and "stopped" in pg.state.ab.message
+    assert pg.state.ab.session.phase is ABPhase.SETUP and "stopped" in pg.state.ab.session.message
     assert pg.state.busy == ""
     pg.engine.model.step_delay_s = 0.0
     for _ in range(50):  # whatever the engine still says about the stopped work changes nothing
         pg.handle_all()
         time.sleep(0.002)
-    assert pg.state.ab.phase is ABPhase.SETUP and pg.state.ab.shown is None
+    assert pg.state.ab.session.phase is ABPhase.SETUP and pg.state.ab.session.shown is None
     assert pg.ab.start(CREATIVE.name, OFF.name, PROMPTS, 1, TOKENS, rng=6)
     play(pg, [Pick.LEFT])
-    assert pg.state.ab.phase is ABPhase.DONE and pg.state.ab.rounds[0].b.name == OFF.name
+    assert pg.state.ab.session.phase is ABPhase.DONE and pg.state.ab.session.rounds[0].b.name == OFF.name

@@ -1,4 +1,4 @@
-"""The blind A/B test's set-up as the state holds it (``state.ab_setup``): the page's old defaults, checked
+"""The blind A/B test's set-up as the state holds it (``state.ab.setup``): the page's old defaults, checked
 choices, one change per edit (none for an equal one), frozen, and kept through a test and its reset."""
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from sampler import SamplerSettings
 
 
 def test_the_defaults_are_the_pages_as_it_always_opened(state):
-    choice = state.ab_setup
+    choice = state.ab.setup
     assert (choice.a, choice.b, choice.prompts, choice.rounds, choice.tokens) == (
         "Creative writing", None, "playground", 10, None)
     state.set_run_settings(max_tokens=300)
@@ -25,10 +25,10 @@ def test_the_defaults_are_the_pages_as_it_always_opened(state):
 
 
 def test_an_edit_is_kept_and_announced_once_and_an_equal_one_not_at_all(state, seen):
-    state.set_ab_setup(a="Off (llama.cpp defaults)", b="Creative writing", rounds=3, tokens=12, prompts="every")
-    state.set_ab_setup(rounds=3)
-    state.set_ab_setup(b=None)
-    assert state.ab_setup == ABSetupChoices("Off (llama.cpp defaults)", None, "every", 3, 12)
+    state.ab.set_setup(a="Off (llama.cpp defaults)", b="Creative writing", rounds=3, tokens=12, prompts="every")
+    state.ab.set_setup(rounds=3)
+    state.ab.set_setup(b=None)
+    assert state.ab.setup == ABSetupChoices("Off (llama.cpp defaults)", None, "every", 3, 12)
     assert seen == [Change(Changed.AB_SETUP)] * 2
 
 
@@ -40,24 +40,24 @@ def test_an_edit_is_kept_and_announced_once_and_an_equal_one_not_at_all(state, s
     ({"tokens": 2049}, "2049"), ({"tokens": "12"}, "tokens per text"),
 ])
 def test_a_bad_choice_names_itself_and_changes_nothing(state, seen, changes, words):
-    state.set_ab_setup(rounds=4)
-    before, seen[:] = state.ab_setup, []
+    state.ab.set_setup(rounds=4)
+    before, seen[:] = state.ab.setup, []
     with pytest.raises(ValueError, match=words):
-        state.set_ab_setup(**{"rounds": 5, **changes})  # a good edit beside the bad one is not kept either
-    assert state.ab_setup is before and not seen
+        state.ab.set_setup(**{"rounds": 5, **changes})  # a good edit beside the bad one is not kept either
+    assert state.ab.setup is before and not seen
 
 
 def test_the_choices_cannot_be_changed_in_place(state):
     with pytest.raises(dataclasses.FrozenInstanceError):
-        state.ab_setup.rounds = 3  # type: ignore[misc]
+        state.ab.setup.rounds = 3  # type: ignore[misc]
 
 
 def test_the_choices_outlive_a_test_and_its_reset_and_a_test_does_not_announce_them(state, seen):
-    state.set_ab_setup(rounds=7)
+    state.ab.set_setup(rounds=7)
     side = ABSide("A", SamplerSettings())
-    state.begin_ab(ABPlan(side, side, (PromptChoice("playground", "p", "text"),), 2, 8))
-    state.reset_ab()
-    assert state.ab_setup.rounds == 7
+    state.ab.begin(ABPlan(side, side, (PromptChoice("playground", "p", "text"),), 2, 8))
+    state.ab.reset()
+    assert state.ab.setup.rounds == 7
     assert [c.what for c in seen] == [Changed.AB_SETUP, Changed.AB, Changed.AB]
 
 
@@ -72,13 +72,13 @@ def test_a_prompt_list_is_chosen_by_its_key_and_a_gone_one_is_named():
 
 
 def test_a_renamed_preset_is_followed_and_a_deleted_one_stays_chosen(state, seen):
-    state.set_ab_setup(a="Mine", b=" mine")
-    state.set_taste_setup(base="MINE")
+    state.ab.set_setup(a="Mine", b=" mine")
+    state.taste.set_setup(base="MINE")
     seen[:] = []
     state.rename_preset("mine", "Yours")
-    assert (state.ab_setup.a, state.ab_setup.b, state.taste_setup.base) == ("Yours", "Yours", "Yours")
+    assert (state.ab.setup.a, state.ab.setup.b, state.taste.setup.base) == ("Yours", "Yours", "Yours")
     assert [c.what for c in seen] == [Changed.AB_SETUP, Changed.TASTE_SETUP]
     seen[:] = []
     state.rename_preset("Yours", None)
     state.rename_preset("someone else's", "Theirs")
-    assert (state.ab_setup.a, state.taste_setup.base) == ("Yours", "Yours") and not seen
+    assert (state.ab.setup.a, state.taste.setup.base) == ("Yours", "Yours") and not seen

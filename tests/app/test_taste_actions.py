@@ -32,8 +32,8 @@ def pg(tmp_path):
 
 
 def wait(pg) -> ABPhase:
-    pump(pg, lambda: pg.state.taste.phase is not ABPhase.GENERATING)
-    return pg.state.taste.phase
+    pump(pg, lambda: pg.state.taste.session.phase is not ABPhase.GENERATING)
+    return pg.state.taste.session.phase
 
 
 def vote(pg, picks) -> None:
@@ -46,7 +46,7 @@ def vote(pg, picks) -> None:
 def test_rounds_share_a_fresh_seed_and_run_the_knobs_values_on_the_base_preset(pg):
     assert pg.taste.start(CREATIVE.name, KNOBS, PROMPTS, 8, max_rounds=10)
     vote(pg, [Pick.LEFT, Pick.RIGHT, Pick.BOTH_FINE, Pick.BOTH_BAD])
-    t = pg.state.taste
+    t = pg.state.taste.session
     assert len(t.rounds) == 4 and len({r.seed for r in t.rounds}) == 4
     runs: dict[int, list] = {}
     for e in pg.steps:
@@ -65,7 +65,7 @@ def test_rounds_share_a_fresh_seed_and_run_the_knobs_values_on_the_base_preset(p
 def test_it_ends_by_itself_with_a_result_and_keeps_it_as_a_preset(pg, tmp_path):
     assert pg.taste.start(CREATIVE.name, KNOBS[:1], PROMPTS[:1], 4, max_rounds=5)
     vote(pg, [Pick.LEFT] * 5)
-    t = pg.state.taste
+    t = pg.state.taste.session
     assert t.phase is ABPhase.DONE and len(t.rounds) == 5 and not pg.state.busy
     result = t.result()
     (lo, hi), = result.intervals
@@ -73,13 +73,13 @@ def test_it_ends_by_itself_with_a_result_and_keeps_it_as_a_preset(pg, tmp_path):
     first = list(t.rounds)
     pg.taste.reopen()  # More rounds: surer, and 20 more rounds allowed
     assert wait(pg) is ABPhase.CHOOSING
-    t = pg.state.taste
+    t = pg.state.taste.session
     assert t.plan.confidence == 0.95 and t.plan.max_rounds == 25
     vote(pg, [Pick.RIGHT])
-    t = pg.state.taste
+    t = pg.state.taste.session
     assert len(t.rounds) == 6 and list(t.rounds[:5]) == first
     pg.taste.finish()
-    t = pg.state.taste
+    t = pg.state.taste.session
     assert t.phase is ABPhase.DONE and not pg.state.busy
     result = t.result()
     assert pg.taste.save_preset("my taste")
@@ -92,19 +92,19 @@ def test_pause_keeps_the_votes_and_a_saved_session_goes_on_where_it_stopped(pg, 
     assert pg.taste.start(CREATIVE.name, KNOBS, PROMPTS, 6, max_rounds=20)
     vote(pg, [Pick.LEFT, Pick.BOTH_BAD, Pick.RIGHT])
     pg.taste.pause()
-    assert pg.state.taste.phase is ABPhase.WAITING and pg.state.taste.shown is None and not pg.state.busy
-    before = pg.state.taste.model().theta_post
+    assert pg.state.taste.session.phase is ABPhase.WAITING and pg.state.taste.session.shown is None and not pg.state.busy
+    before = pg.state.taste.session.model().theta_post
     path = tmp_path / "tuned.scatter"
     save_session(pg.state, path)
     other = new_playground(tmp_path)
     try:
         open_session(other.state, path)
-        t = other.state.taste
-        assert t.phase is ABPhase.WAITING and t.rounds == pg.state.taste.rounds and t.plan == pg.state.taste.plan
+        t = other.state.taste.session
+        assert t.phase is ABPhase.WAITING and t.rounds == pg.state.taste.session.rounds and t.plan == pg.state.taste.session.plan
         assert np.allclose(t.model().theta_post, before)
         assert other.taste.next_round()
         vote(other, [Pick.LEFT])
-        assert len(other.state.taste.rounds) == 4
+        assert len(other.state.taste.session.rounds) == 4
     finally:
         assert other.engine.shutdown(10)
 
@@ -115,18 +115,18 @@ def test_an_older_session_file_without_a_tuning_still_opens(pg, tmp_path):
     with zipfile.ZipFile(path) as z:
         assert "taste" not in json.loads(z.read("session.json"))["parts"]
     state = PlaygroundState()
-    state.load_taste(TasteSession(phase=ABPhase.DONE))
+    state.taste.load(TasteSession(phase=ABPhase.DONE))
     open_session(state, path)
-    assert state.taste.plan is None and state.taste.phase is ABPhase.SETUP
+    assert state.taste.session.plan is None and state.taste.session.phase is ABPhase.SETUP
 
 
 def test_bad_input_is_one_line_and_starts_nothing(pg):
     assert not pg.taste.start(CREATIVE.name, (("temp", 1.3, 0.6),), PROMPTS, 6)
-    assert "empty" in pg.state.problem and pg.state.taste.plan is None
+    assert "empty" in pg.state.problem and pg.state.taste.session.plan is None
     assert not pg.taste.start(CREATIVE.name, KNOBS + (("top_p", 0.5, 1.0), ("min_p", 0.0, 0.2)), PROMPTS, 6)
     assert "1 to 3" in pg.state.problem
     assert not pg.taste.start("no such preset", KNOBS, PROMPTS, 6)
-    assert pg.state.taste.plan is None and not pg.state.busy
+    assert pg.state.taste.session.plan is None and not pg.state.busy
 
 
 @pytest.mark.parametrize("damage, words", [
@@ -153,4 +153,4 @@ def test_a_damaged_tuning_in_a_session_file_is_one_line_and_changes_nothing(pg, 
     with pytest.raises(SessionFileError) as info:
         open_session(state, bad)
     assert words in str(info.value) and "\n" not in str(info.value)
-    assert state.prompt == "keep me" and state.taste.plan is None
+    assert state.prompt == "keep me" and state.taste.session.plan is None

@@ -16,7 +16,7 @@ def open_ab(window, qtbot):
 
 
 def wait_for_pick(window, qtbot) -> None:
-    qtbot.waitUntil(lambda: window.state.ab.phase in (ABPhase.CHOOSING, ABPhase.DONE), timeout=30_000)
+    qtbot.waitUntil(lambda: window.state.ab.session.phase in (ABPhase.CHOOSING, ABPhase.DONE), timeout=30_000)
 
 
 def test_three_rounds_by_keyboard_show_the_tally(window, qtbot, tmp_path):
@@ -33,7 +33,7 @@ def test_three_rounds_by_keyboard_show_the_tally(window, qtbot, tmp_path):
     credited = []
     for key, pick in (("1", "left"), ("3", "both fine"), ("2", "right")):
         wait_for_pick(window, qtbot)
-        shown = window.state.ab.shown
+        shown = window.state.ab.session.shown
         assert dialog.pages.currentWidget() is dialog.round
         # unlabelled, in the recorded order: the left pane holds the text of the side shown left
         left, right = (view.toPlainText() for view in dialog.round.texts)
@@ -41,11 +41,11 @@ def test_three_rounds_by_keyboard_show_the_tally(window, qtbot, tmp_path):
         assert "Creative writing" not in dialog.round.heading.text() + dialog.round.status.text()
         credited.append({"left": shown.order[0], "right": shown.order[1]}.get(pick, pick))
         qtbot.keyClick(dialog.round.texts[0], key)  # the keys work with the focus in a text
-        assert len(window.state.ab.rounds) == len(credited)
+        assert len(window.state.ab.session.rounds) == len(credited)
     wait_for_pick(window, qtbot)
-    assert window.state.ab.phase is ABPhase.DONE
+    assert window.state.ab.session.phase is ABPhase.DONE
     assert dialog.pages.currentWidget() is dialog.result
-    assert [r.outcome for r in window.state.ab.rounds] == credited
+    assert [r.outcome for r in window.state.ab.session.rounds] == credited
     a_wins, b_wins = credited.count("A"), credited.count("B")
     shown = dialog.result.view.toPlainText()
     assert "3 of 3 rounds decided: 2 decisive, 1 both fine, 0 both bad." in shown
@@ -71,12 +71,12 @@ def test_keys_do_nothing_before_both_texts_are_shown(window, qtbot):
     dialog.setup.rounds.setValue(2)
     dialog.setup.tokens.setValue(400)
     assert dialog.setup.begin()
-    assert window.state.ab.phase is ABPhase.GENERATING
+    assert window.state.ab.session.phase is ABPhase.GENERATING
     qtbot.keyClick(dialog.round, "1")
-    assert not window.state.ab.rounds and not any(b.isEnabled() for b in dialog.round.buttons.values())
+    assert not window.state.ab.session.rounds and not any(b.isEnabled() for b in dialog.round.buttons.values())
     dialog.close()  # closing stops the round; the test stays in the state
     qtbot.waitUntil(lambda: not window.state.busy, timeout=30_000)
-    assert window.state.ab.phase is ABPhase.WAITING and window.state.ab.plan is not None
+    assert window.state.ab.session.phase is ABPhase.WAITING and window.state.ab.session.plan is not None
     dialog = open_ab(window, qtbot)
-    assert dialog.pages.currentWidget() is dialog.round and dialog.round.next.isVisible()
+    assert dialog.pages.currentWidget() is dialog.round and dialog.round.go_on.isVisible()
     dialog.close()

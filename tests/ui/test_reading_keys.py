@@ -144,10 +144,10 @@ def test_a_decided_ab_round_can_be_read_again(window, qtbot):
     dialog.setup.rounds.setValue(1)
     dialog.setup.tokens.setValue(8)
     assert dialog.setup.begin()
-    qtbot.waitUntil(lambda: window.state.ab.phase is ABPhase.CHOOSING, timeout=30_000)
+    qtbot.waitUntil(lambda: window.state.ab.session.phase is ABPhase.CHOOSING, timeout=30_000)
     qtbot.keyClick(dialog.round.texts[0], "1")
-    qtbot.waitUntil(lambda: window.state.ab.phase is ABPhase.DONE, timeout=30_000)
-    done = window.state.ab.rounds[0]
+    qtbot.waitUntil(lambda: window.state.ab.session.phase is ABPhase.DONE, timeout=30_000)
+    done = window.state.ab.session.rounds[0]
     assert "round:1" in dialog.result.view.toHtml()
     dialog.result.view.anchorClicked.emit(QUrl("round:1"))
     shown = dialog.result.view.toPlainText()

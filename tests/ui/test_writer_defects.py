@@ -40,9 +40,9 @@ def test_ab_export_csv_button_writes_the_rounds(window, qtbot, tmp_path, monkeyp
     dialog.setup.rounds.setValue(1)
     dialog.setup.tokens.setValue(8)
     qtbot.mouseClick(dialog.setup.start, LEFT)
-    qtbot.waitUntil(lambda: window.state.ab.phase is ABPhase.CHOOSING, timeout=30_000)
+    qtbot.waitUntil(lambda: window.state.ab.session.phase is ABPhase.CHOOSING, timeout=30_000)
     qtbot.keyClick(dialog.round.texts[0], "3")
-    qtbot.waitUntil(lambda: window.state.ab.phase is ABPhase.DONE, timeout=30_000)
+    qtbot.waitUntil(lambda: window.state.ab.session.phase is ABPhase.DONE, timeout=30_000)
     qtbot.mouseClick(dialog.result.export, LEFT)
     with open(target, newline="", encoding="utf-8") as f:
         assert len(list(csv.DictReader(f))) == 1

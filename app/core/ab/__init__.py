@@ -2,9 +2,10 @@
 
 ``rounds``: the frozen record of each round; ``draw``: fresh seeds and the
 order shown, from one seeded ``random.Random``; ``plan``: what a test runs;
-``session``: the test in progress (``PlaygroundState.ab``, a frozen value);
-``state``: the state's part that alone replaces it; ``setup_choices``: the
-set-up page's choices (``PlaygroundState.ab_setup``); ``stats``: the
+``session``: the test in progress (``state.ab.session``, a frozen value);
+``part``: a blind-pairs test as a part of the state (the A/B test's and the
+taste tuner's); ``state``: the A/B test's part (``state.ab``), which alone
+replaces its session; ``setup_choices``: the set-up page's choices (``state.ab.setup``); ``stats``: the
 tally and the Wilson interval; ``csv_export``: one CSV row per round;
 ``prompts``: the prompt lists (with keys) of the example prompts in
 ``assets/prompts/<kind>/NN-slug.txt``.

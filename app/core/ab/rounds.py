@@ -9,12 +9,20 @@ that credits follows from ``order`` (:attr:`ABRound.winner`).
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from enum import Enum
 
 from sampler import SamplerSettings
 
 SIDES = ("A", "B")
+
+
+def check_texts(names: tuple[str, str], texts: tuple[str, str]) -> None:
+    """Both texts of a round are text (ValueError names the one that is not)."""
+    for name, text in zip(names, texts):
+        if not isinstance(text, str):
+            raise ValueError(f"{name}: expected text, got {text!r}")
 
 
 class Pick(str, Enum):
@@ -64,6 +72,16 @@ class ABRound:
             if side.settings.seed != self.seed:
                 raise ValueError(
                     f"{side.name}: its settings carry seed {side.settings.seed}, the round's is {self.seed}")
+
+    def with_texts(self, text_a: str, text_b: str) -> ABRound:
+        """This round with both texts written (side A's is lane 0's, side B's lane 1's)."""
+        check_texts(("text A", "text B"), (text_a, text_b))
+        return dataclasses.replace(self, text_a=text_a, text_b=text_b)
+
+    @property
+    def shown_texts(self) -> tuple[str, str]:
+        """The texts as shown: the left one, the right one."""
+        return self.text(self.left), self.text(self.right)
 
     def side(self, key: str) -> ABSide:
         return self.a if key == "A" else self.b

@@ -1,6 +1,6 @@
-"""The blind A/B test in progress: ``PlaygroundState.ab``.
+"""The blind A/B test in progress: ``state.ab.session``.
 
-A frozen value: only the state changes it (:class:`app.core.ab.state.ABState`
+A frozen value: only the state changes it (:class:`app.core.ab.state.ABPart`
 puts a new one in its place and announces it as ``Changed.AB``); the actions
 ask the state, and the A/B view redraws from it and keeps nothing of its own.
 """

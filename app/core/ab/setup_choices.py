@@ -1,7 +1,7 @@
-"""The blind A/B test's set-up as the writer leaves it: :class:`ABSetupChoices` (``PlaygroundState.ab_setup``).
+"""The blind A/B test's set-up as the writer leaves it: :class:`ABSetupChoices` (``state.ab.setup``).
 
 The set-up page binds to it and holds nothing: each pick goes to
-``PlaygroundState.set_ab_setup``, announced as ``Changed.AB_SETUP``, and Start
+``state.ab.set_setup``, announced as ``Changed.AB_SETUP``, and Start
 reads the choices from here.  The sides are preset *names*: the page's lists
 come from the preset store, and a chosen preset that has since gone stays
 chosen here (Start then reports it in one line).  The checks of the shared
@@ -65,6 +65,10 @@ class ABSetupChoices:
         check_setup_prompts(self.prompts)
         check_whole("rounds", self.rounds, 1, MAX_ROUNDS)
         check_setup_tokens(self.tokens)
+
+    def renamed(self, old: str, new: str) -> dict[str, str]:
+        """The changes that make a side naming preset ``old`` name ``new`` (none: no side names it)."""
+        return {side: new for side in ("a", "b") if same_preset(getattr(self, side), old)}
 
     def max_tokens(self, run_tokens: int) -> int:
         """The tokens per text the test runs (``run_tokens``: the run options' ``max_tokens``)."""

@@ -34,12 +34,12 @@ class SessionPart:
 
 
 def _apply_taste(state: PlaygroundState, taste: object) -> None:
-    state.load_taste(taste if isinstance(taste, TasteSession) else None)  # None: the file has none
+    state.taste.load(taste if isinstance(taste, TasteSession) else None)  # None: the file has none
 
 
 #: Every part a session saves and loads, in order.
 PARTS: list[SessionPart] = [
     # the taste tuner's plan and votes (app.core.ab.taste.session): a loaded tuning waits for "Go on"
-    SessionPart("taste", to_json=lambda state: state.taste.to_json(), from_json=TasteSession.from_json,
+    SessionPart("taste", to_json=lambda state: state.taste.session.to_json(), from_json=TasteSession.from_json,
                 apply=_apply_taste),
 ]

@@ -1,9 +1,16 @@
-"""A round: the prompt, the two continuations unlabelled side by side, and the four picks (keys 1-4).
+"""A round of a blind-pairs test (the A/B test or the taste tuner): the prompt, the two continuations
+unlabelled side by side, the four picks (keys 1-4), what is going on, and the buttons that go on, halt
+and end the test.  It draws the test's session and keeps nothing of its own.
 
-Nothing moves on before a pick: the writer can scroll and read both texts in
-full.  The picks work only while both texts are shown.
+Nothing moves on before a pick: the writer can scroll and read both texts in full.  The picks work
+only while both texts are shown.  Where the two tests differ (the round count's words, what the
+halt button does and when, the tuner's best-so-far line) a :class:`RoundSpec` says.
 """
 from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont, QKeySequence, QShortcut
@@ -28,10 +35,46 @@ PICKS = (
 )
 
 
-class ABRoundPage(QWidget):
-    def __init__(self, state, ab, parent=None):
+@dataclass(frozen=True)
+class Button:
+    """A button of the page: its label, its tool tip, and the runner's method it calls (``action(runner)``)."""
+
+    label: str
+    tip: str
+    action: Callable[[Any], Any]
+
+
+@dataclass(frozen=True)
+class RoundSpec:
+    """Where one test's round page differs from the other's.
+
+    ``most``: the plan's most rounds, said as ``limit`` ("of {}", "(at most {})"); ``verb``: what the
+    writer does with a round ("pick", "vote"); ``go_on`` (shown while the test waits), ``halt`` (enabled in
+    ``halt_phases``) and ``finish``: the buttons; ``best``: a line under the picks (None: none)."""
+
+    most: Callable[[Any], int]
+    limit: str
+    verb: str
+    go_on: Button
+    halt: Button
+    halt_phases: tuple[ABPhase, ...]
+    finish: Button
+    best: Callable[[Any], str] | None = None
+
+
+def text_view() -> QTextBrowser:
+    """A pane for one continuation, in a slightly larger font."""
+    view = QTextBrowser()
+    font = QFont(view.font())
+    font.setPointSizeF(font.pointSizeF() * 1.15)
+    view.setFont(font)
+    return view
+
+
+class RoundPage(QWidget):
+    def __init__(self, runner, spec: RoundSpec, parent=None):
         super().__init__(parent)
-        self.state, self.ab = state, ab
+        self.runner, self.spec = runner, spec
         self.heading = QLabel()
         font = self.heading.font()
         font.setPointSizeF(font.pointSizeF() * 1.2)
@@ -40,31 +83,27 @@ class ABRoundPage(QWidget):
         self.prompt = QPlainTextEdit()
         self.prompt.setReadOnly(True)
         self.prompt.setMaximumHeight(70)
-        self.texts = (self._text_view(), self._text_view())
-        self.status = QLabel()
-        self.status.setWordWrap(True)
-        self.buttons = {}
-        self.shortcuts = []  # enabled only while both texts are shown
+        self.texts = (text_view(), text_view())
+        self.best, self.status = QLabel(), QLabel()
+        for label in (self.best, self.status):
+            label.setWordWrap(True)
+        self.best.setVisible(spec.best is not None)
+        self.buttons: dict[Pick, QPushButton] = {}
+        self.shortcuts: list[QShortcut] = []  # enabled only while both texts are shown
         picks = QHBoxLayout()
         for key, pick, label in PICKS:
             button = QPushButton(f"{key}   {label}")
             button.setToolTip(f"{label} (key {key})")
-            button.clicked.connect(lambda _checked=False, p=pick: self.ab.choose(p))
+            button.clicked.connect(lambda _checked=False, p=pick: self.runner.choose(p))
             shortcut = QShortcut(QKeySequence(key), self, context=Qt.ShortcutContext.WindowShortcut)
-            shortcut.activated.connect(lambda p=pick: self.ab.choose(p))
+            shortcut.activated.connect(lambda p=pick: self.runner.choose(p))
             self.buttons[pick] = button
             self.shortcuts.append(shortcut)
             picks.addWidget(button)
-        self.next = QPushButton("Next round")
-        self.next.clicked.connect(self.ab.next_round)
-        self.stop = QPushButton("Stop")
-        self.stop.clicked.connect(self.ab.stop)
-        self.finish = QPushButton("End the test now")
-        self.finish.setToolTip("Show the tally of the rounds decided so far")
-        self.finish.clicked.connect(self.ab.finish)
+        self.go_on, self.halt, self.finish = (self._button(b) for b in (spec.go_on, spec.halt, spec.finish))
         controls = QHBoxLayout()
         controls.addWidget(self.status, 1)
-        for button in (self.next, self.stop, self.finish):
+        for button in (self.go_on, self.halt, self.finish):
             controls.addWidget(button)
         grid = QGridLayout()
         for column, (view, title) in enumerate(zip(self.texts, ("1 \u00b7 Left", "2 \u00b7 Right"))):
@@ -75,47 +114,39 @@ class ABRoundPage(QWidget):
         lay.addWidget(self.prompt)
         lay.addLayout(grid, 1)
         lay.addLayout(picks)
+        lay.addWidget(self.best)
         lay.addLayout(controls)
 
-    @staticmethod
-    def _text_view() -> QTextBrowser:
-        view = QTextBrowser()
-        font = QFont(view.font())
-        font.setPointSizeF(font.pointSizeF() * 1.15)
-        view.setFont(font)
-        return view
+    def _button(self, spec: Button) -> QPushButton:
+        button = QPushButton(spec.label)
+        if spec.tip:
+            button.setToolTip(spec.tip)
+        button.clicked.connect(lambda _checked=False: spec.action(self.runner))
+        return button
 
     def render(self) -> None:
-        s = self.state.ab
-        plan, shown, phase = s.plan, s.shown, s.phase
-        if plan is None:
+        s, spec = self.runner.session, self.spec
+        if s.plan is None:
             return
-        number = len(s.rounds) + (1 if phase is not ABPhase.DONE else 0)
-        number = min(number, plan.rounds)
-        self.heading.setText(f"Round {number} of {plan.rounds} \u00b7 {plan.prompt_for(number - 1).title}")
-        choosing = phase is ABPhase.CHOOSING and shown is not None
-        if shown is not None:
-            if self.prompt.toPlainText() != shown.prompt:
-                self.prompt.setPlainText(shown.prompt)
-            for view, side in zip(self.texts, shown.order):
-                text = shown.text(side) if choosing else ""
-                if view.toPlainText() != text:
-                    view.setPlainText(text)
-        else:
-            for view in self.texts:
-                view.clear()
+        most = spec.most(s.plan)
+        number = min(len(s.rounds) + 1, most)
+        prompt = s.plan.prompt_for(number - 1)
+        self.heading.setText(f"Round {number} {spec.limit.format(most)} \u00b7 {prompt.title}")
+        if self.prompt.toPlainText() != prompt.text:
+            self.prompt.setPlainText(prompt.text)
+        choosing = s.phase is ABPhase.CHOOSING and s.shown is not None
+        for view, text in zip(self.texts, s.shown.shown_texts if choosing else ("", "")):
+            if view.toPlainText() != text:
+                view.setPlainText(text)
         for item in (*self.buttons.values(), *self.shortcuts):
             item.setEnabled(choosing)
-        self.next.setVisible(phase is ABPhase.WAITING)
-        self.stop.setEnabled(phase in (ABPhase.GENERATING, ABPhase.CALIBRATING))
-        self.status.setText(self._status(s, phase))
-
-    @staticmethod
-    def _status(s, phase: ABPhase) -> str:
-        if phase is ABPhase.CALIBRATING:
-            return s.message
-        if phase is ABPhase.GENERATING:
-            return f"writing both continuations \u2026 {s.tokens} tokens"
-        if phase is ABPhase.CHOOSING:
-            return "Read both, then pick: 1 left, 2 right, 3 both fine, 4 both bad."
-        return s.message
+        self.go_on.setVisible(s.phase is ABPhase.WAITING)
+        self.halt.setEnabled(s.phase in spec.halt_phases)
+        if spec.best is not None:
+            self.best.setText(spec.best(s))
+        if s.phase is ABPhase.GENERATING:
+            self.status.setText(f"writing both continuations \u2026 {s.tokens} tokens")
+        elif choosing:
+            self.status.setText(f"Read both, then {spec.verb}: 1 left, 2 right, 3 both fine, 4 both bad.")
+        else:
+            self.status.setText(s.message)

@@ -49,7 +49,7 @@ class ABTallyView(QWidget):
     def show_round(self, number: int) -> None:
         """A decided round read again: its prompt and both texts, side by side as they were shown, now
         named (which side each was, and the pick)."""
-        r = next((r for r in self.state.ab.rounds if r.number == number), None)
+        r = next((r for r in self.ab.session.rounds if r.number == number), None)
         if r is None:
             return
         cells = []
@@ -64,7 +64,7 @@ class ABTallyView(QWidget):
             f"<table cellpadding=6 cellspacing=0 width='100%'><tr>{''.join(cells)}</tr></table>")
 
     def render(self) -> None:
-        s = self.state.ab
+        s = self.ab.session
         t = s.tally()
         plan = s.plan
         flags = {} if plan is None or plan.b is None else {

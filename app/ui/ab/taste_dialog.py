@@ -1,51 +1,40 @@
-"""The taste tuner's window: set-up, rounds, result; it shows ``state.taste`` and keeps nothing.
+"""The taste tuner's window (:class:`app.ui.ab.pairs_dialog.PairsDialog`): set-up, rounds, result.
 
 Closing it pauses the tuning (every vote kept); opening it again goes on from there.
 """
 from __future__ import annotations
 
-from PySide6.QtWidgets import QDialog, QStackedWidget, QVBoxLayout
-
+from app.actions.taste import TasteActions
 from app.core.ab import ABPhase
-from app.core.changes import Change, Changed
 
+from .pairs_dialog import PairsDialog
+from .round_page import Button, RoundSpec
 from .taste_result import TasteResultPage
-from .taste_round import TasteRoundPage
 from .taste_setup import TasteSetupPage
 
 
-class TasteDialog(QDialog):
-    def __init__(self, state, taste, parent=None):
-        super().__init__(parent)
-        self.setWindowTitle("Tune by taste")
-        self.resize(1180, 720)
-        self.state, self.taste = state, taste
-        self.setup = TasteSetupPage(state, taste)
-        self.round = TasteRoundPage(state, taste)
-        self.result = TasteResultPage(state, taste)
-        self.pages = QStackedWidget()
-        for page in (self.setup, self.round, self.result):
-            self.pages.addWidget(page)
-        QVBoxLayout(self).addWidget(self.pages)
-        self._unsubscribe = state.subscribe(self._on_change)
-        self.finished.connect(self._closed)
-        self.render()
+def best_so_far(session) -> str:
+    """The estimate, its interval and the certainty, in words."""
+    if not session.rounds:
+        return "No votes yet."
+    result, plan = session.result(), session.plan
+    parts = [f"{k.label} {v:g} ({lo:g}\u2013{hi:g})" for k, v, (lo, hi) in zip(plan.knobs, result.values,
+                                                                              result.intervals)]
+    return (f"Best so far: {', '.join(parts)} \u00b7 {result.certainty:.0%} sure it is within "
+            f"{plan.precision:.0%} of each range (stops at {plan.confidence:.0%})")
 
-    def _on_change(self, change: Change) -> None:
-        if change.what == Changed.TASTE:
-            self.render()
-        elif change.what in (Changed.PROMPT, Changed.PRESETS) and self.pages.currentWidget() is self.setup:
-            self.setup.refresh()
 
-    def render(self) -> None:
-        phase = self.state.taste.phase
-        page = {ABPhase.SETUP: self.setup, ABPhase.DONE: self.result}.get(phase, self.round)
-        if page is self.setup and self.pages.currentWidget() is not self.setup:
-            self.setup.refresh()
-        self.pages.setCurrentWidget(page)
-        if page is not self.setup:
-            page.render()
+class TasteDialog(PairsDialog):
+    TITLE = "Tune by taste"
+    ROUND = RoundSpec(
+        most=lambda plan: plan.max_rounds, limit="(at most {})", verb="vote",
+        go_on=Button("Go on", "", TasteActions.next_round),
+        halt=Button("Pause", "Stop now; every vote is kept (with the session too). Go on resumes.", TasteActions.pause),
+        halt_phases=(ABPhase.GENERATING, ABPhase.CHOOSING),
+        finish=Button("Show the result now", "", TasteActions.finish), best=best_so_far)
 
-    def _closed(self, _result) -> None:
-        self._unsubscribe()
-        self.taste.pause()
+    def _setup_page(self) -> TasteSetupPage:
+        return TasteSetupPage(self.state, self.runner)
+
+    def _result_page(self) -> TasteResultPage:
+        return TasteResultPage(self.state, self.runner)

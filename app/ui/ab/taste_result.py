@@ -39,7 +39,7 @@ class TasteResultPage(QWidget):
         lay.addWidget(self.message)
 
     def render(self) -> None:
-        s = self.state.taste
+        s = self.taste.session
         if s.plan is None:
             return
         plan, result = s.plan, s.result()

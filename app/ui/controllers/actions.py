@@ -166,25 +166,23 @@ class ActionsController:
 
     def open_ab(self) -> None:
         """The blind A/B window (one at a time; it shows the test kept in the state)."""
-        if self.ab_dialog is not None and self.ab_dialog.isVisible():
-            self.ab_dialog.raise_()
-            self.ab_dialog.activateWindow()
-            return
-        if self.ab_dialog is not None:
-            self.ab_dialog.deleteLater()
-        self.ab_dialog = ABDialog(self.state, self.playground.ab, self.window)
-        self.ab_dialog.show()
+        self.ab_dialog = self._open_pairs(self.ab_dialog, ABDialog, self.playground.ab)
 
     def open_taste(self) -> None:
         """The taste tuner's window (one at a time; it shows the tuning kept in the state)."""
-        if self.taste_dialog is not None and self.taste_dialog.isVisible():
-            self.taste_dialog.raise_()
-            self.taste_dialog.activateWindow()
-            return
-        if self.taste_dialog is not None:
-            self.taste_dialog.deleteLater()
-        self.taste_dialog = TasteDialog(self.state, self.playground.taste, self.window)
-        self.taste_dialog.show()
+        self.taste_dialog = self._open_pairs(self.taste_dialog, TasteDialog, self.playground.taste)
+
+    def _open_pairs(self, shown, make, runner):
+        """A blind-pairs window: ``shown`` raised if it is open, else a new one (``make``) of ``runner``'s test."""
+        if shown is not None and shown.isVisible():
+            shown.raise_()
+            shown.activateWindow()
+            return shown
+        if shown is not None:
+            shown.deleteLater()
+        dialog = make(self.state, runner, self.window)
+        dialog.show()
+        return dialog
 
     def toggle_manual(self) -> None:
         """Manual mode on (a run starts when none is going: from the text so far) or off."""

@@ -23,7 +23,7 @@ class SlopDialog(QDialog):
         super().__init__(parent)
         self.setWindowTitle("Find slop")
         self.state, self.playground = state, playground
-        samples = session_samples(state.lanes, getattr(state.ab, "rounds", ()))
+        samples = session_samples(state.lanes, state.ab.session.rounds)
         self.proposals = propose(samples)
         self.note = QLabel(f"{len(samples)} independent samples (branches, fans, A/B texts); phrases of 2 to 6 words "
                            f"in at least {MIN_SAMPLES} of them, at least {MIN_RATIO:g}x what the model's probability "

@@ -5,7 +5,7 @@ Bradley–Terry posterior on a grid (why this model: its docstring); ``choose``:
 the next pair by expected information gain; ``votes``: the rounds as frozen
 data; ``session``: the tuning in progress (a frozen value) and its JSON (kept
 with the session file); ``state``: the state's part that alone replaces it;
-``setup_choices``: the set-up page's choices and knob rows (``PlaygroundState.taste_setup``);
+``setup_choices``: the set-up page's choices and knob rows (``state.taste.setup``);
 ``simulate``: simulated writers, the evidence in ``docs/taste-tuner.md``.
 """
 from .knobs import Knob, TastePlan, apply_knobs

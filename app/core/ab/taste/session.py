@@ -1,6 +1,6 @@
-"""A taste tuning in progress (``PlaygroundState.taste``) and how a session file keeps it.
+"""A taste tuning in progress (``state.taste.session``) and how a session file keeps it.
 
-A frozen value: only the state changes it (:class:`app.core.ab.taste.state.TasteState`
+A frozen value: only the state changes it (:class:`app.core.ab.taste.state.TastePart`
 puts a new one in its place and announces it as ``Changed.TASTE``).  The
 posterior is never stored: it is rebuilt from the votes (:meth:`TasteSession.model`),
 so a tuning saved with a session goes on where it stopped, and a file from

@@ -1,7 +1,7 @@
-"""The taste tuner's set-up as the writer leaves it: :class:`TasteSetupChoices` (``PlaygroundState.taste_setup``).
+"""The taste tuner's set-up as the writer leaves it: :class:`TasteSetupChoices` (``state.taste.setup``).
 
 The set-up page binds to it and holds nothing: each edit goes to
-``PlaygroundState.set_taste_setup`` or ``set_taste_knob``, announced as
+``state.taste.set_setup`` or ``set_knob``, announced as
 ``Changed.TASTE_SETUP``, and Start reads the choices from here.  The base is a
 preset's *name* (the page's list comes from the preset store; a gone one stays
 chosen and Start reports it).  A knob row is a :class:`KnobChoice`: on or off,
@@ -19,7 +19,7 @@ from app.engine.face.options import check_whole
 from sampler.flagtable import ROWS
 
 from ..plan import PLAYGROUND_PROMPT
-from ..setup_choices import FIRST_PRESET, check_name, check_setup_prompts, check_setup_tokens, setup_tokens
+from ..setup_choices import FIRST_PRESET, check_name, check_setup_prompts, check_setup_tokens, same_preset, setup_tokens
 from .knobs import MAX_KNOBS, MAX_TUNING_ROUNDS
 
 #: The settings a knob can be: every numeric flag with a GUI slider (the slider's range bounds the knob's).
@@ -91,6 +91,10 @@ class TasteSetupChoices:
         if not isinstance(self.knobs, tuple) or len(self.knobs) != MAX_KNOBS \
                 or not all(isinstance(k, KnobChoice) for k in self.knobs):
             raise ValueError(f"knobs: expected {MAX_KNOBS} knob rows, got {self.knobs!r}")
+
+    def renamed(self, old: str, new: str) -> dict[str, str]:
+        """The changes that make a base naming preset ``old`` name ``new`` (none: it names another)."""
+        return {"base": new} if same_preset(self.base, old) else {}
 
     def max_tokens(self, run_tokens: int) -> int:
         """The tokens per text the tuning runs (``run_tokens``: the run options' ``max_tokens``)."""

@@ -6,9 +6,10 @@ version uses.  Ties ("both fine", "both bad") are votes like the others.
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
-from ..rounds import Pick
+from ..rounds import Pick, check_texts
 
 
 @dataclass(frozen=True)
@@ -25,6 +26,16 @@ class TasteRound:
     text_right: str = ""
     pick: Pick | None = None
     decided_at: str = ""
+
+    def with_texts(self, text_left: str, text_right: str) -> TasteRound:
+        """This round with both texts written (the left one is lane 0's, the right one lane 1's)."""
+        check_texts(("left text", "right text"), (text_left, text_right))
+        return dataclasses.replace(self, text_left=text_left, text_right=text_right)
+
+    @property
+    def shown_texts(self) -> tuple[str, str]:
+        """The texts as shown: the left one, the right one."""
+        return self.text_left, self.text_right
 
     def to_json(self) -> dict:
         return {"number": self.number, "prompt_id": self.prompt_id, "seed": self.seed,
