@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import Enum
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from app.core.forks import ForkRule
 from app.engine.face.records import StepRecord
@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from PySide6.QtWidgets import QWidget
 
 
+@runtime_checkable
 class Panel(Protocol):
     """Every panel: a QWidget made in the current theme that restyles itself on ``apply_theme``."""
 
@@ -31,12 +32,14 @@ class Panel(Protocol):
     def apply_theme(self, theme: Theme) -> None: ...
 
 
+@runtime_checkable
 class StepPanel(Panel, Protocol):
     """A panel of one step: it draws the selected step (None: nothing selected)."""
 
     def show_record(self, rec: StepRecord | None) -> None: ...
 
 
+@runtime_checkable
 class RunPanel(Panel, Protocol):
     """A panel over the run: the edited lane's records with the selected step marked.  In a live frame
     (``live``: a run is going on) it draws only the records it has not drawn yet

@@ -2,6 +2,8 @@
 built, laid out, themed, fed and listed in View > Panels (pytest-qt, offscreen, the fake backend)."""
 from __future__ import annotations
 
+import inspect
+
 import pytest
 from PySide6.QtWidgets import QSplitter, QWidget
 
@@ -10,7 +12,7 @@ from app.engine.fake import fake_loader
 from app.ui import panels
 from app.ui import theme as themes
 from app.ui.main_window import on_screen
-from app.ui.panel import Area, Feed, PanelSpec
+from app.ui.panel import Area, Feed, Panel, PanelSpec, RunPanel, StepPanel
 from app.ui.window_layout import TEXT_SHARE
 
 
@@ -139,3 +141,15 @@ def test_every_panel_of_the_list_is_built_placed_and_listed_once(window):
     assert placed == keys
     listed = [panels_action(window, key).text() for key in keys]
     assert listed == [spec.title for spec in panels.PANELS]
+
+
+def test_every_panel_is_what_its_feed_asks_for(window):
+    for spec in panels.PANELS:
+        panel = window.panels[spec.key]
+        assert isinstance(panel, QWidget) and isinstance(panel, Panel) and panel.theme is themes.current()
+        if spec.feed is Feed.STEP:
+            assert isinstance(panel, StepPanel), spec.key
+        else:
+            assert isinstance(panel, RunPanel), spec.key
+            keywords = inspect.signature(panel.show_run).parameters
+            assert {"live", "forks"} <= set(keywords), (spec.key, list(keywords))

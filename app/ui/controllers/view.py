@@ -1,4 +1,5 @@
-"""The View menu's preferences: theme (following the OS by default), text size, splitter sizes, strips.
+"""The View menu's preferences: theme (following the OS by default), text size, splitter sizes, strips,
+and the panels shown (View > Panels, kept as the splitters' sizes: :mod:`.panel_toggles`).
 
 The preferences are the truth (:class:`app.ui.prefs.ViewPrefs`, kept in the
 user's config folder); this controller applies them to the window and writes
