@@ -60,8 +60,8 @@ class Area(Enum):
     """The splitters a panel can sit in; each value is the splitter's name, its sizes kept in view.json."""
 
     LEFT = "left"  # the left column, under the controls
-    STEP_LEFT = "panels_left"  # the middle band's left half (under the lanes)
-    STEP_RIGHT = "panels_right"  # the middle band's right half
+    MIDDLE_LEFT = "panels_left"  # the middle band's left half (under the lanes)
+    MIDDLE_RIGHT = "panels_right"  # the middle band's right half
     BOTTOM = "right"  # the right column's foot, the width of the lanes
 
 
@@ -70,7 +70,7 @@ class PanelSpec:
     """One panel: ``key`` names it (the window's attribute, its View menu entry's object name);
     ``title`` is its View menu entry; ``make(window)`` builds it and connects its signals; it sits in
     ``area`` after the panels listed before it there, with ``share`` of the area's height beside theirs
-    (the share of the whole column in ``Area.BOTTOM``, where the lanes have 32 and the middle band 40);
+    (in ``Area.BOTTOM`` beside the lanes' and the middle band's too: ``window_layout.TEXT_SHARE``, ``MIDDLE_SHARE``);
     ``min_px``: the least height the splitter leaves it (None: its own minimum)."""
 
     key: str

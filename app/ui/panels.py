@@ -42,10 +42,10 @@ def _bans(window) -> BansPanel:
 PANELS: tuple[PanelSpec, ...] = (
     PanelSpec("funnel", "Stage funnel", lambda w: FunnelPanel(w.state.token_text), Feed.STEP, Area.LEFT, 2),
     PanelSpec("bans", "Bans", _bans, Feed.RUN, Area.LEFT, 1),
-    PanelSpec("pre_post", "Pre vs post scatter", _pre_post, Feed.STEP, Area.STEP_LEFT, 3),
-    PanelSpec("collision", "Collision gate", lambda w: CollisionPanel(), Feed.RUN, Area.STEP_LEFT, 2),
-    PanelSpec("entropy", "Entropy", lambda w: EntropyPanel(), Feed.RUN, Area.STEP_RIGHT, 1, PANEL_MIN_PX),
+    PanelSpec("pre_post", "Pre vs post scatter", _pre_post, Feed.STEP, Area.MIDDLE_LEFT, 3),
+    PanelSpec("collision", "Collision gate", lambda w: CollisionPanel(), Feed.RUN, Area.MIDDLE_LEFT, 2),
+    PanelSpec("entropy", "Entropy", lambda w: EntropyPanel(), Feed.RUN, Area.MIDDLE_RIGHT, 1, PANEL_MIN_PX),
     PanelSpec("absorption", "Absorption", lambda w: AbsorptionPanel(w.state.token_text), Feed.STEP,
-              Area.STEP_RIGHT, 1, PANEL_MIN_PX),
+              Area.MIDDLE_RIGHT, 1, PANEL_MIN_PX),
     PanelSpec("strips", "Metric strips", _strips, Feed.RUN, Area.BOTTOM, 28, STRIPS_MIN_PX),
 )

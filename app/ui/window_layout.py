@@ -3,7 +3,7 @@
     main (left | right)
     left:   the controls, scrolling, above the panels of ``Area.LEFT`` (the controls' spare height goes to them)
     right:  text (prompt | lanes | their statistics) above the middle band above the panels of ``Area.BOTTOM``
-    panels (the middle band): (``Area.STEP_LEFT``'s panels) beside (``Area.STEP_RIGHT``'s)
+    panels (the middle band): (``Area.MIDDLE_LEFT``'s panels) beside (``Area.MIDDLE_RIGHT``'s)
 
 Which panel sits where is its row's (:data:`app.ui.panels.PANELS`).
 The view controller restores and saves the sizes (``app.ui.prefs``).
@@ -94,8 +94,8 @@ def build_layout(window) -> tuple[QWidget, dict[str, QSplitter]]:
     left.setStretchFactor(0, 0)  # a taller window gives its height to the funnel, not to empty controls
     left.setStretchFactor(1, 1)
     text = _splitter(v, [w.prompt_area, w.lanes_view, w.lanes_view.stats_table], [50, 260, 110], "text", s)
-    pre = _splitter(v, panels(Area.STEP_LEFT), shares(Area.STEP_LEFT), Area.STEP_LEFT.value, s)
-    ent = _splitter(v, panels(Area.STEP_RIGHT), shares(Area.STEP_RIGHT), Area.STEP_RIGHT.value, s)
+    pre = _splitter(v, panels(Area.MIDDLE_LEFT), shares(Area.MIDDLE_LEFT), Area.MIDDLE_LEFT.value, s)
+    ent = _splitter(v, panels(Area.MIDDLE_RIGHT), shares(Area.MIDDLE_RIGHT), Area.MIDDLE_RIGHT.value, s)
     middle = _splitter(h, [pre, ent], [55, 45], "panels", s)
     column = [TEXT_SHARE, MIDDLE_SHARE, *shares(Area.BOTTOM)]  # shares of the right column's height
     right = _splitter(v, [text, middle, *panels(Area.BOTTOM)], [height * c // sum(column) for c in column],

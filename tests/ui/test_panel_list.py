@@ -50,7 +50,7 @@ class StepDummy(QWidget):
         self.steps.append(rec)
 
 
-DUMMIES = (PanelSpec("dummy_run", "Dummy over the run", lambda w: RunDummy(), Feed.RUN, Area.STEP_RIGHT, 1),
+DUMMIES = (PanelSpec("dummy_run", "Dummy over the run", lambda w: RunDummy(), Feed.RUN, Area.MIDDLE_RIGHT, 1),
            PanelSpec("dummy_step", "Dummy of one step", lambda w: StepDummy(), Feed.STEP, Area.BOTTOM, 10))
 
 
