@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import QEvent
-from PySide6.QtWidgets import QFileDialog, QMainWindow, QPlainTextEdit, QStatusBar, QToolBar
+from PySide6.QtWidgets import QFileDialog, QMainWindow, QPlainTextEdit, QStatusBar, QToolBar, QWidget
 
 from app.core.changes import Change, Changed
 from app.core.presets import PresetStore, default_prompt, find_builtin
@@ -19,6 +19,7 @@ from app.core.state import PlaygroundState
 from app.engine.process import EngineProcess
 from app.playground import Playground
 
+from . import panels
 from .chat_box import PromptArea
 from .controllers.actions import ActionsController
 from .controllers.desk import ChatTokensController
@@ -34,13 +35,7 @@ from .engine_bridge import EngineBridge
 from .focus_keys import tab_moves_focus
 from .gui_gc import GuiGarbageCollection
 from .lanes_view import LanesView
-from .plots.absorption import AbsorptionPanel
-from .plots.bans import BansPanel
-from .plots.collision import CollisionPanel
-from .plots.entropy import EntropyPanel
-from .plots.funnel import FunnelPanel
-from .plots.metric_strips import MetricStrips
-from .plots.pre_post import PrePostPanel
+from .panel import Feed
 from .window_layout import build_layout, opening_size
 
 FIRST_PRESET = "creative-writing"
@@ -112,17 +107,7 @@ class MainWindow(QMainWindow):
         self.prompt.textChanged.connect(lambda: state.set_prompt(self.prompt.toPlainText()))
         self.prompt_area = PromptArea(self.prompt, state, playground)  # the prompt, or chat's two fields
         self.lanes_view = LanesView(state, playground)
-        self.pre_post = PrePostPanel(state.token_text)
-        self.pre_post.tokenChosen.connect(self._branch_with)
-        self.entropy = EntropyPanel()
-        self.collision = CollisionPanel()
-        self.absorption = AbsorptionPanel(state.token_text)
-        self.strips = MetricStrips()
-        self.strips.stepClicked.connect(state.select)
-        self.bans = BansPanel()
-        self.bans.stepClicked.connect(state.select)
-        self.funnel = FunnelPanel(state.token_text)
-        self._shown_steps: dict = {}  # panel of one step -> the record it shows
+        self._build_panels()
         central, self.splitters = build_layout(self)
         self.setCentralWidget(central)
         self.setStatusBar(QStatusBar())
@@ -133,6 +118,16 @@ class MainWindow(QMainWindow):
         bar.addSeparator()
         bar.addAction(self.reading.toggle)
         self._unsubscribe = state.subscribe(self._on_change)
+
+    def _build_panels(self) -> None:
+        """Every panel of the list (:data:`app.ui.panels.PANELS`), each also the window's attribute of its
+        key (``window.funnel``)."""
+        self.panel_specs = panels.PANELS
+        self.panels: dict[str, QWidget] = {}
+        for spec in self.panel_specs:
+            self.panels[spec.key] = spec.make(self)
+            setattr(self, spec.key, self.panels[spec.key])
+        self._shown_steps: dict[str, object] = {}  # key of a panel of one step -> the record it shows
 
     # -- views -----------------------------------------------------------------------
 
@@ -146,19 +141,17 @@ class MainWindow(QMainWindow):
         panel of one step that shows the same step as in the last frame is left as it is."""
         records = self.state.lane().records
         rec = self.state.current_record()
-        one_step = ((self.pre_post, self.pre_post.show_record), (self.absorption, self.absorption.show_record),
-                    (self.funnel, self.funnel.show_record))
-        for panel, draw in one_step:
-            if on_screen(panel) and not (live and self._shown_steps.get(panel) is rec):
-                draw(rec)
-                self._shown_steps[panel] = rec
-        if on_screen(self.strips):
-            self.strips.show_run(records, rec, self.state.radar.forks, live=live)
-        for panel in (self.entropy, self.collision, self.bans):
-            if on_screen(panel):
-                panel.show_run(records, rec, live=live)
+        for spec in self.panel_specs:
+            panel = self.panels[spec.key]
+            if not on_screen(panel):
+                continue
+            if spec.feed is Feed.RUN:
+                panel.show_run(records, rec, live=live, forks=self.state.radar.forks)
+            elif not (live and self._shown_steps.get(spec.key) is rec):
+                panel.show_record(rec)
+                self._shown_steps[spec.key] = rec
 
-    def _branch_with(self, token: int) -> None:
+    def branch_with(self, token: int) -> None:
         """The edited lane goes on from the shown step with ``token`` instead (a new branch)."""
         rec = self.state.current_record()
         if rec is not None:

@@ -1,10 +1,11 @@
 """Where the window's parts go: splitters between every group, each with a name its sizes are kept under.
 
     main (left | right)
-    left:   the controls, scrolling, above the stage funnel (the controls' spare height goes to it)
-    right:  text (prompt | lanes | their statistics) above the panels above the metric strips
-    panels: (pre vs post | collision gate) beside (entropy | absorption)
+    left:   the controls, scrolling, above the panels of ``Area.LEFT`` (the controls' spare height goes to them)
+    right:  text (prompt | lanes | their statistics) above the middle band above the panels of ``Area.BOTTOM``
+    panels (the middle band): (``Area.MIDDLE_LEFT``'s panels) beside (``Area.MIDDLE_RIGHT``'s)
 
+Which panel sits where is its row's (:data:`app.ui.panels.PANELS`).
 The view controller restores and saves the sizes (``app.ui.prefs``).
 """
 from __future__ import annotations
@@ -12,11 +13,16 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QScrollArea, QSplitter, QVBoxLayout, QWidget
 
+from .panel import Area
+
 LEFT_MIN_PX = 360
 #: The size a new window opens at when the screen has room for it.
 OPEN_SIZE = (1500, 940)
 #: What a window manager adds around the window's own area (frame and title bar), about.
 FRAME_PX = (16, 40)
+#: The right column's shares of its height: the lanes' text, the middle band of panels (the panels at
+#: its foot, ``Area.BOTTOM``, add theirs).
+TEXT_SHARE, MIDDLE_SHARE = 32, 40
 
 
 def opening_size(screen) -> tuple[int, int]:
@@ -56,33 +62,45 @@ def controls_column(window) -> QScrollArea:
     return scroll
 
 
-#: The least height of the entropy and absorption panels and of the metric strips: what their own hints
-#: ask for added up to a window too tall for a 1280 x 720 screen (691 px with 4 lanes; now 627).  Only a
-#: floor: they open larger.  Pre vs post and the collision gate keep theirs (they need it at 720 px).
-PANEL_MIN_PX, STRIPS_MIN_PX = 56, 80
+def _area_sizes(total: int, fixed: list[int], shares: list[int]) -> list[int]:
+    """Pixels for a splitter's parts: ``fixed`` take theirs first, the panels share the rest."""
+    rest, whole = total - sum(fixed), sum(shares) or 1
+    return fixed + [rest * share // whole for share in shares]
 
 
 def build_layout(window) -> tuple[QWidget, dict[str, QSplitter]]:
-    """The central widget, and the splitters by name."""
+    """The central widget, and the splitters by name.  The panels go where their rows say
+    (``window.panel_specs``, :data:`app.ui.panels.PANELS`), in the order listed."""
     w, s = window, {}
-    for panel in (w.entropy, w.absorption):
-        panel.setMinimumHeight(PANEL_MIN_PX)
-    w.strips.setMinimumHeight(STRIPS_MIN_PX)
+    placed: dict[Area, list] = {area: [] for area in Area}
+    for spec in w.panel_specs:
+        panel = w.panels[spec.key]
+        if spec.min_px is not None:
+            panel.setMinimumHeight(spec.min_px)
+        placed[spec.area].append((panel, spec.share))
+
+    def panels(area: Area) -> list:
+        return [panel for panel, _share in placed[area]]
+
+    def shares(area: Area) -> list[int]:
+        return [share for _panel, share in placed[area]]
+
     v, h = Qt.Orientation.Vertical, Qt.Orientation.Horizontal
     height = max(w.height(), 600)
     controls = controls_column(w)
     controls_px = min(controls.widget().sizeHint().height() + 4, int(height * 0.6))
-    left = _splitter(v, [controls, w.funnel, w.bans], [controls_px, (height - controls_px) * 2 // 3,
-                                                  (height - controls_px) // 3], "left", s)
+    left = _splitter(v, [controls, *panels(Area.LEFT)], _area_sizes(height, [controls_px], shares(Area.LEFT)),
+                     Area.LEFT.value, s)
     left.setStretchFactor(0, 0)  # a taller window gives its height to the funnel, not to empty controls
     left.setStretchFactor(1, 1)
     text = _splitter(v, [w.prompt_area, w.lanes_view, w.lanes_view.stats_table], [50, 260, 110], "text", s)
-    pre = _splitter(v, [w.pre_post, w.collision], [3, 2], "panels_left", s)
-    ent = _splitter(v, [w.entropy, w.absorption], [1, 1], "panels_right", s)
-    panels = _splitter(h, [pre, ent], [55, 45], "panels", s)
-    right = _splitter(v, [text, panels, w.strips], [int(height * 0.32), int(height * 0.40), int(height * 0.28)],
-                      "right", s)
-    for split in (right, panels, pre, ent, left):  # a panel shown again (or grown) is drawn at once
+    pre = _splitter(v, panels(Area.MIDDLE_LEFT), shares(Area.MIDDLE_LEFT), Area.MIDDLE_LEFT.value, s)
+    ent = _splitter(v, panels(Area.MIDDLE_RIGHT), shares(Area.MIDDLE_RIGHT), Area.MIDDLE_RIGHT.value, s)
+    middle = _splitter(h, [pre, ent], [55, 45], "panels", s)
+    column = [TEXT_SHARE, MIDDLE_SHARE, *shares(Area.BOTTOM)]  # shares of the right column's height
+    right = _splitter(v, [text, middle, *panels(Area.BOTTOM)], [height * c // sum(column) for c in column],
+                      Area.BOTTOM.value, s)
+    for split in (right, middle, pre, ent, left):  # a panel shown again (or grown) is drawn at once
         split.splitterMoved.connect(lambda *_: w.redraws.schedule(live=bool(w.state.busy)))
     main = _splitter(h, [left, right], [LEFT_MIN_PX + 40, max(w.width() - LEFT_MIN_PX - 40, 600)], "main", s)
     main.setStretchFactor(0, 0)  # a window grown (maximised, say) gives the width to the lanes and panels

@@ -1,4 +1,5 @@
-"""The View menu's preferences: theme (following the OS by default), text size, splitter sizes, strips.
+"""The View menu's preferences: theme (following the OS by default), text size, splitter sizes, strips,
+and the panels shown (View > Panels, kept as the splitters' sizes: :mod:`.panel_toggles`).
 
 The preferences are the truth (:class:`app.ui.prefs.ViewPrefs`, kept in the
 user's config folder); this controller applies them to the window and writes
@@ -15,6 +16,7 @@ from app.core.changes import Change, Changed
 
 from .. import theme as themes
 from ..prefs import MAX_PT, MIN_PT, ViewPrefs, load_prefs, save_prefs
+from .panel_toggles import PanelToggles
 
 THEME_CHOICES = (("system", "Follow the system"), ("light", "Light"), ("dark", "Dark"))
 
@@ -49,6 +51,7 @@ class ViewController:
         self._unsubscribe = state.subscribe(self._on_change)
         self.apply_theme(redraw=False)
         self.apply_text_size()
+        self.panel_toggles.sync()  # the panels as the restored sizes left them
 
     # -- menu --------------------------------------------------------------------
 
@@ -66,6 +69,8 @@ class ViewController:
         self.larger = self._action(menu, "Larger text", ("Ctrl++", "Ctrl+="), lambda: self.step_text_size(+1))
         self.smaller = self._action(menu, "Smaller text", ("Ctrl+-",), lambda: self.step_text_size(-1))
         self.default_size = self._action(menu, "Default text size", ("Ctrl+0",), lambda: self.set_text_pt(0))
+        menu.addSeparator()
+        self.panel_toggles = PanelToggles(self.window, menu.addMenu("Panels"), lambda name: self.moved.add(name))
         menu.addSeparator()
         menu.addAction("Reset panel sizes", self.reset_layout)
 
@@ -105,7 +110,7 @@ class ViewController:
             app.setPalette(themes.palette(theme, app.style().standardPalette()))
         pg.setConfigOptions(background=theme.q("background"), foreground=theme.q("foreground"))
         w = self.window
-        for panel in (w.pre_post, w.entropy, w.collision, w.absorption, w.bans, w.strips, w.funnel):
+        for panel in w.panels.values():
             if getattr(panel, "theme", None) != theme:  # (a new window's panels are made in it already)
                 panel.apply_theme(theme)
         for col in w.lanes_view.columns:

@@ -73,10 +73,10 @@ class BansPanel(QWidget):
         self.header.setText(title_row("<b>Bans</b>", [(t.chosen, "back"), (t.damped, "kept")],
                                       self._note))
 
-    def show_run(self, records: Sequence, rec=None, *, live: bool = False) -> None:
+    def show_run(self, records: Sequence, rec=None, *, live: bool = False, forks=None) -> None:
         """The run's hits; an item is set again only when what it shows changed (a live frame of a run
         without hits sets nothing: new data, ticks or a y range each repainted the strip, its axis
-        regenerated, 1 to 2 ms a frame)."""
+        regenerated, 1 to 2 ms a frame).  (``forks``, the fork radar's rule, is the metric strips' to draw.)"""
         steps, hits, rewound = per_step(records)
         events = ban_events(records)
         bars = (tuple(steps), tuple(rewound))

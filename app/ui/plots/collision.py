@@ -70,9 +70,11 @@ class CollisionPanel(QWidget):
         steps = np.asarray(steps, dtype=float)
         return np.repeat(steps, 2), np.tile([-0.5, 0.5], len(steps))
 
-    def show_run(self, records: Sequence[StepRecord], rec: StepRecord | None = None, *, live: bool = False) -> None:
+    def show_run(self, records: Sequence[StepRecord], rec: StepRecord | None = None, *, live: bool = False,
+                 forks=None) -> None:
         """Open and closed gates; steps where scatter was off have no tick.  ``rec``: the shown step.
-        Only the records not drawn yet add ticks (all again after a new run or branch)."""
+        Only the records not drawn yet add ticks (all again after a new run or branch).  (``forks``, the
+        fork radar's rule, is the metric strips' to draw.)"""
         whole, fresh = self.feed.take(records)
         if whole:
             self._opened = self._decided = 0

@@ -109,9 +109,11 @@ class EntropyPanel(QWidget):
         parts.append(legend_html([(t.cursor, where)], "\u2502") if where else "")
         self.header.setText("<b>Entropy</b> &nbsp;" + " &nbsp;".join(p for p in parts if p))
 
-    def show_run(self, records: Sequence[StepRecord], rec: StepRecord | None, *, live: bool = False) -> None:
+    def show_run(self, records: Sequence[StepRecord], rec: StepRecord | None, *, live: bool = False,
+                 forks=None) -> None:
         """The run's curves (only the records not drawn yet are added), and the gauge for ``rec``
-        with the settings that step was made with; items change only where a value did."""
+        with the settings that step was made with; items change only where a value did.  (``forks``, the
+        fork radar's rule, is the metric strips' to draw.)"""
         whole, fresh = self.feed.take(records)
         fired = [(r.step, r.scatter.entropy, r.scatter.strength) for r in fresh if r.scatter is not None and r.scatter.fired]
         steps, hs, ss = (np.asarray(v, dtype=float) for v in zip(*fired)) if fired else (np.empty(0),) * 3
