@@ -14,8 +14,8 @@ from sampler.stagetable import ORDERABLE
 
 from .report import Report
 from .webui import DEFAULT_PRIORITY, DEFAULTS, FORMAT, INT32_MAX, PLAIN, STAGE_OF
-from .writer import FieldWriter
 from .webui_yaml import dump
+from .writer import FieldWriter
 
 _NAMES = {"penalties": ("repetition_penalty", "presence_penalty", "frequency_penalty"),
           "temperature": ("temperature", "dynamic_temperature")}
