@@ -98,7 +98,7 @@ def test_a_row_in_the_list_is_all_a_new_panel_needs(qtbot, dummy_window, run_and
     run_and_wait(w)
     records, rec = list(w.state.lane().records), w.state.current_record()
     assert records and rec is not None
-    assert run_panel.runs[-1] == (records, rec, False, w.state.forks)
+    assert run_panel.runs[-1] == (records, rec, False, w.state.radar.forks)
     assert step_panel.steps[-1] is rec
     w.state.select(records[3].step)
     qtbot.waitUntil(lambda: step_panel.steps[-1] is records[3], timeout=2_000)
