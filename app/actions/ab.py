@@ -15,12 +15,10 @@ import dataclasses
 import random
 from collections.abc import Callable, Sequence
 from datetime import datetime, timezone
-from functools import partial
 
 from app.actions.lanes import BASELINE_PRESET
 from app.core.ab import ABDraw, ABPhase, ABPlan, ABRound, ABSession, ABSide, Pick, PromptChoice
 from app.core.ab.csv_export import write_csv
-from app.core.analysis import match_entropy_task
 from app.core.presets import PresetNotFound
 from app.engine.face import commands as cmd
 from app.engine.face import events as ev
@@ -147,8 +145,8 @@ class ABActions:
             self._phase(ABPhase.SETUP, "Finding the matched baseline: a side wrote nothing to measure.")
             return
         self._task_id = self.engine.next_id()
-        fn = partial(match_entropy_task, tuple(target), tuple(baseline), self._base)
-        self.engine.submit(cmd.RunTask(self._task_id, fn, "matched baseline"))
+        self.engine.submit(cmd.MatchEntropy(self._task_id, tuple(target), tuple(baseline), self._base,
+                                            label="matched baseline"))
 
     def _on_task(self, e: ev.TaskEnded) -> None:
         if e.task_id != self._task_id:

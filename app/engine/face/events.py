@@ -119,11 +119,13 @@ class FanEnded:
 
 @dataclass(frozen=True)
 class TaskEnded:
-    """A task's ``result``, or the ``error`` it raised."""
+    """A task's ``result`` (what its command says it gives), or the ``error`` that ended it; ``cancelled``
+    when a stop ended it (``error`` then says so too)."""
 
     task_id: int
     result: Any = None
     error: str = ""
+    cancelled: bool = False
 
 
 class EngineStopped:
