@@ -125,14 +125,17 @@ def test_stop_lands_between_prompt_batches():
     try:
         load(engine)
         model = engine.model
-        long_prompt = " the cat" * 200  # 400 tokens: 50 fake batches of 8
-        engine.submit(cmd.Generate(1, long_prompt, (LaneConfig(BASE, key=0),), options(5)))
-        collect(engine, lambda e: isinstance(e, ev.RunStarted))
+        long_prompt = " the cat" * 200  # 401 tokens with <bos>: 51 batches of 8
+        engine.submit(cmd.Generate(1, long_prompt, (LaneConfig(BASE, key=0),), options(5).replace(n_batch=8)))
+        started = collect(engine, lambda e: isinstance(e, ev.RunStarted))[-1]
         time.sleep(0.1)
         engine.stop()
         events = collect(engine, lambda e: isinstance(e, ev.RunEnded))
         assert records_of(events) == []
         assert model.counters.decodes < 30, "the prompt decode ran on after the stop"
+        # the batches begun before the stop, each decoded whole (what generate's Ctrl-C line says)
+        prompt = len(started.starts[0][1])
+        assert events[-1].prompt_decoded == 8 * model.counters.decodes < prompt
     finally:
         engine.shutdown()
 

@@ -73,6 +73,10 @@ class RunEnded:
     wall_s: float = 0.0
     error: str = ""
     details: str = ""  # the traceback of an error inside a step
+    #: how much of the (first lane's) prompt was decoded when the run ended: all of it once a step came; when a
+    #: stop came during its decode, the batches of ``RunOptions.n_batch`` tokens begun (the command line's
+    #: Ctrl-C line says it), not counting what the engine's cache already held
+    prompt_decoded: int = 0
 
 
 @dataclass(frozen=True)
