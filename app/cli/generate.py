@@ -94,7 +94,7 @@ def _run(parsed: GenerateArgs) -> int:
 
 
 class _LoadFailed(Exception):
-    pass
+    """The engine could not load the model (its line), or Ctrl-C came first."""
 
 
 def _load(pump: EnginePump, parsed: GenerateArgs, path: str, interrupt: Interrupt, say):
@@ -156,7 +156,7 @@ def _run_model(pump: EnginePump, parsed: GenerateArgs, path: str, options, inter
         stream.finish()
         trace.close()
         if interrupt.requested:
-            _interrupted(stream, interrupt, trace)
+            _interrupted(stream, trace)
             return EXIT_INTERRUPTED
         return 0
     except BrokenPipeError:  # stdout's reader went away (| head)
@@ -229,7 +229,7 @@ class _Stream:
         self.say(f"{total} tokens in {elapsed:.2f} s: {total / elapsed if elapsed else 0:.1f} tokens/s")
 
 
-def _interrupted(stream: _Stream, interrupt: Interrupt, trace: TraceFile) -> None:
+def _interrupted(stream: _Stream, trace: TraceFile) -> None:
     """The one line Ctrl-C leaves on stderr (printed with --quiet too)."""
     if stream.steps == 0:
         n = stream.prompt_tokens
