@@ -13,12 +13,10 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
-from functools import partial
 
 from app.actions.lanes import BASELINE_PRESET
 from app.core.ab import ABDraw, ABPhase, ABPlan, ABSide, PromptChoice
 from app.core.ab.csv_export import write_csv
-from app.core.analysis import match_entropy_task
 from app.engine.face import commands as cmd
 from app.engine.face import events as ev
 from app.engine.face.options import MAX_LANES, LaneConfig
@@ -106,8 +104,7 @@ class ABActions(PairsRunner):
         """The engine finds the baseline's temperature whose entropy over ``baseline``'s steps matches ``target``'s,
         as job ``self._task_id`` (its end: :meth:`_on_task`)."""
         self._task_id = self.engine.next_id()
-        fn = partial(match_entropy_task, target, baseline, self._base)
-        self.engine.submit(cmd.RunTask(self._task_id, fn, "matched baseline"))
+        self.engine.submit(cmd.MatchEntropy(self._task_id, target, baseline, self._base, label="matched baseline"))
 
     def _on_task(self, e: ev.TaskEnded) -> None:
         if e.task_id != self._task_id:

@@ -1,7 +1,7 @@
 """Work beyond a plain run: a fan of continuations, and matching a baseline's entropy.
 
-Both run on the engine thread (the fan as a command, the bisection as a task),
-never on the window's.
+Both run on the engine thread (a Fan command, a MatchEntropy command), never on
+the window's.
 """
 from __future__ import annotations
 
@@ -10,7 +10,6 @@ from functools import partial
 from typing import Any
 
 from app.actions.runs import start_parts
-from app.core.analysis import match_entropy_task
 from app.core.jobs import FanState
 from app.core.state import PlaygroundState
 from app.engine.face import commands as cmd
@@ -102,11 +101,11 @@ class AnalysisActions:
         if self.state.busy:
             return
         task_id = self.engine.next_id()
-        fn = partial(match_entropy_task, tuple(lanes[target].records), tuple(lanes[base].records), lanes[base].settings)
         self._tasks[task_id] = partial(self._matched, target, base)
         self.state.set_busy("task")
         self.state.set_status("matching entropy ...")
-        self.engine.submit(cmd.RunTask(task_id, fn, "match entropy"))
+        self.engine.submit(cmd.MatchEntropy(task_id, tuple(lanes[target].records), tuple(lanes[base].records),
+                                            lanes[base].settings))
 
     def _matched(self, target: int, base: int, result) -> None:
         lane = self.state.lanes[base]

@@ -2,21 +2,15 @@
 
 The chat prompt is formatted on the engine thread only: a Generate in chat mode
 carries the request (see ``RunActions._start``), and for the export the current
-messages are formatted by a small engine task each time they change (one at a
+messages are formatted by a FormatChat command each time they change (one at a
 time; a newer request follows when the last one returns).
 """
 from __future__ import annotations
-
-from functools import partial
 
 from app.core.state import PlaygroundState
 from app.engine.face import commands as cmd
 from app.engine.face import events as ev
 from app.engine.face.chat import ChatRequest
-
-
-def _format_task(request: ChatRequest, model) -> str:
-    return model.format_chat(request)
 
 
 class ChatActions:
@@ -60,7 +54,7 @@ class ChatActions:
         request = state.chat.settings.request()
         task_id = self.engine.next_id()
         self._formatting = (task_id, request)
-        self.engine.submit(cmd.RunTask(task_id, partial(_format_task, request), "format the chat"))
+        self.engine.submit(cmd.FormatChat(task_id, request))
 
     def _on_task(self, e: ev.TaskEnded) -> None:
         if self._formatting is None or e.task_id != self._formatting[0]:

@@ -8,10 +8,10 @@ from app.core.state import PlaygroundState
 from app.core.text_tree import TextTree
 from app.engine.face import commands as cmd
 from app.engine.face import events as ev
+from app.engine.face.endpoints import parse_endpoints, parse_tensor_split, tensor_split_problem
 from app.engine.face.model_info import LoadRequest
 from app.engine.face.options import LaneConfig, PromptText, RunOptions
 from app.engine.face.records import StepRecord
-from app.engine.rpc.endpoints import parse_endpoints, parse_tensor_split, tensor_split_problem
 
 
 def start_parts(tree: TextTree, pieces) -> tuple[int | str | PromptText, ...]:

@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 
 from app.core.llamacpp import process_escapes, strip_off_values
 from app.core.presets import builtin_presets, find_builtin
+from app.engine.face.endpoints import parse_endpoints, parse_tensor_split, tensor_split_problem
 from app.engine.face.options import MAX_LANES
-from app.engine.rpc.endpoints import parse_endpoints, parse_tensor_split, tensor_split_problem
 from app.fileio import read_prompt_file
 from sampler import FlagError, SamplerSettings, parse_flags
 from sampler.flags import FLAG_BY_NAME, UNSUPPORTED

@@ -7,8 +7,6 @@ import os
 import re
 import signal
 import sys
-import threading
-import time
 
 EXIT_USAGE, EXIT_FAILED, EXIT_INTERRUPTED = 2, 1, 130
 
@@ -68,7 +66,6 @@ class Interrupt:
 
     def __init__(self):
         self.requested = False
-        self.checks_passed = 0  # prompt batches begun (and steps), counted by should_stop
 
     def handler(self, signum, frame) -> None:
         if self.requested:
@@ -78,14 +75,6 @@ class Interrupt:
                 pass
             os._exit(EXIT_INTERRUPTED)
         self.requested = True
-
-    def should_stop(self) -> bool:
-        if not self.requested:
-            self.checks_passed += 1
-        return self.requested
-
-    def keep_loading(self, fraction: float) -> bool:
-        return not self.requested
 
     @contextlib.contextmanager
     def installed(self):
@@ -141,35 +130,13 @@ def read_command_line(argv: list[str], help_parser, parse, hint: str):
 STUCK_AFTER_CTRL_C_S = 1.0
 
 
-def run_interruptible(work, interrupt: Interrupt):
-    """``work()`` on a thread of its own while this (the main) thread waits, so that Ctrl-C is seen at
-    once even while llama.cpp is stuck inside a call: Python runs signal handlers on the main thread
-    only, between two bytecodes.  ``work`` stops by itself at its next step after Ctrl-C (the
-    Interrupt's should_stop); if it is still inside llama.cpp a second later, the command ends here
-    with one line and exit 130."""
-    outcome: dict = {}
-
-    def run() -> None:
-        try:
-            outcome["value"] = work()
-        except BaseException as exc:  # handed to the main thread below
-            outcome["error"] = exc
-
-    worker = threading.Thread(target=run, name="generate", daemon=True)
-    worker.start()
-    asked_at = None
-    while worker.is_alive():
-        worker.join(0.05)
-        if interrupt.requested and asked_at is None:
-            asked_at = time.monotonic()
-        if asked_at is not None and worker.is_alive() and time.monotonic() - asked_at > STUCK_AFTER_CTRL_C_S:
-            try:
-                sys.stdout.flush()
-                os.write(2, b"\ninterrupted while llama.cpp waited inside a call (an RPC server not answering?): "
-                            b"stopped at once\n")
-            except (OSError, ValueError):
-                pass
-            os._exit(EXIT_INTERRUPTED)
-    if "error" in outcome:
-        raise outcome["error"]
-    return outcome["value"]
+def exit_stuck() -> None:
+    """End the command at once, with one line, when its run did not stop after Ctrl-C (llama.cpp stuck
+    inside a call): exit 130."""
+    try:
+        sys.stdout.flush()
+        os.write(2, b"\ninterrupted while llama.cpp waited inside a call (an RPC server not answering?): "
+                    b"stopped at once\n")
+    except (OSError, ValueError):
+        pass
+    os._exit(EXIT_INTERRUPTED)

@@ -15,9 +15,9 @@ from contextlib import contextmanager
 EXIT_FAILED = 1
 
 
-def server_lines(model) -> list[str]:
-    """One line per RPC server: its devices and the memory the model took there."""
-    return [f"RPC server {s.label()}" for s in model.info.servers]
+def server_lines(info) -> list[str]:
+    """One line per RPC server (``info``: the loaded model's ModelInfo): its devices and the memory the model took there."""
+    return [f"RPC server {s.label()}" for s in info.servers]
 
 
 def _exit_lost(message: str) -> bool:  # pragma: no cover - runs in a subprocess, on llama.cpp's thread
@@ -38,7 +38,7 @@ def exit_if_lost(servers: bool):
     if not servers:
         yield
         return
-    from app.engine.rpc import abort as rpc_abort
+    from app.engine.host import abort_rescue
 
-    with rpc_abort.rescue(_exit_lost):
+    with abort_rescue(_exit_lost):
         yield

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import sys
-import threading
 import time
 
 from app.core.sweep import output
@@ -33,6 +32,7 @@ from .common import (
     route_llama_logs,
     silence_stdout,
 )
+from .pump import EnginePump
 from .sweep_args import HELP_HINT, SweepArgs, parse_sweep_args, sweep_parser
 
 PROGRESS_INTERVAL_S = 0.5
@@ -53,36 +53,13 @@ def main(argv: list[str], *, loader=None) -> int:
             return EXIT_INTERRUPTED
 
 
-class _Pump:
-    """The engine's events, delivered on this thread."""
-
-    def __init__(self, loader):
-        self.wake = threading.Event()
-        from app.engine.engine import Engine
-
-        self.engine = Engine(loader, notify=self.wake.set).start()
-
-    def until(self, done, handle, interrupt: Interrupt, on_interrupt) -> None:
-        asked = False
-        while not done():
-            if not self.engine.alive:  # every wait has an end: an engine thread that died answers nothing
-                raise RuntimeError("the engine stopped before the sweep was done")
-            self.wake.wait(0.2)
-            self.wake.clear()
-            if interrupt.requested and not asked:
-                asked = True
-                on_interrupt()
-            for event in self.engine.drain():
-                handle(event)
-
-
 def _say(quiet: bool):
     return (lambda *_, **__: None) if quiet else (lambda message, end="\n": print(message, end=end, file=sys.stderr, flush=True))
 
 
 def _run(parsed: SweepArgs, loader, interrupt: Interrupt) -> int:
     say = _say(parsed.options.quiet)
-    pump = _Pump(loader)
+    pump = EnginePump(loader)
     try:
         return _load_and_sweep(pump, parsed, interrupt, say)
     except RuntimeError as exc:
@@ -91,7 +68,7 @@ def _run(parsed: SweepArgs, loader, interrupt: Interrupt) -> int:
         pump.engine.shutdown(30)
 
 
-def _load_and_sweep(pump: _Pump, parsed: SweepArgs, interrupt: Interrupt, say) -> int:
+def _load_and_sweep(pump: EnginePump, parsed: SweepArgs, interrupt: Interrupt, say) -> int:
     args, plan = parsed.options, parsed.plan
     info = _load(pump, args, interrupt, say)
     if isinstance(info, int):
@@ -108,25 +85,18 @@ def _load_and_sweep(pump: _Pump, parsed: SweepArgs, interrupt: Interrupt, say) -
     except (OSError, ValueError) as exc:
         return fail(str(exc) if isinstance(exc, ValueError) else f"-o {args.output}: {exc.strerror or exc}",
                     EXIT_FAILED)
-    from app.engine.llama.model_file import sigbus_says
+    from app.engine.host import sigbus_says
 
     # the model file cut short under a decode: one line naming it
     with sigbus_says(info.path, f"the samples written so far are in {args.output}"):
         return _sweep(pump, parsed, out, done, interrupt, say)
 
 
-def _load(pump: _Pump, args, interrupt: Interrupt, say):
+def _load(pump: EnginePump, args, interrupt: Interrupt, say):
     """The model's info once the engine has loaded it, or the exit status."""
     say(f"loading {args.model or 'the bundled model'} ...")
-    box: dict = {}
-
-    def handle(e):
-        if isinstance(e, (ev.ModelLoaded, ev.ModelLoadFailed)):
-            box["event"] = e
-
-    pump.engine.submit(cmd.LoadModel(pump.engine.next_id(), LoadRequest(args.model, args.gpu_layers)))
-    pump.until(lambda: "event" in box, handle, interrupt, pump.engine.stop)
-    e = box["event"]
+    e = pump.ask(cmd.LoadModel(pump.engine.next_id(), LoadRequest(args.model, args.gpu_layers, labels=False)),
+                 lambda e: isinstance(e, (ev.ModelLoaded, ev.ModelLoadFailed)), interrupt, what="the sweep")
     if interrupt.requested:
         print("interrupted while loading the model", file=sys.stderr, flush=True)
         return EXIT_INTERRUPTED
@@ -136,7 +106,7 @@ def _load(pump: _Pump, args, interrupt: Interrupt, say):
     return e.info
 
 
-def _sweep(pump: _Pump, parsed: SweepArgs, out, done, interrupt: Interrupt, say) -> int:
+def _sweep(pump: EnginePump, parsed: SweepArgs, out, done, interrupt: Interrupt, say) -> int:
     args, plan = parsed.options, parsed.plan
     tty = sys.stderr.isatty()
     last = [0.0, None]
@@ -157,7 +127,7 @@ def _sweep(pump: _Pump, parsed: SweepArgs, out, done, interrupt: Interrupt, say)
     say(f"{runner.progress.total} samples: {len(plan.points())} points x {len(plan.prompts)} prompts x "
         f"{len(plan.seeds)} seeds, {plan.tokens} tokens each -> {args.output}")
     runner.start()
-    pump.until(lambda: runner.finished, runner.handle, interrupt, runner.cancel)
+    pump.until(lambda: runner.finished, runner.handle, interrupt, runner.cancel, what="the sweep")
     if runner.error:
         return fail(runner.error, EXIT_FAILED)
     if runner.cancelled:

@@ -113,7 +113,7 @@ def parse_sweep_args(argv: list[str]) -> SweepArgs:
 
 def _check_output(args) -> None:
     """``-o``: never an input (the model, bundled or given, a --prompts file), and not overwritten by chance."""
-    from app.engine.llama.bundled import expected_path
+    from app.engine.host import expected_path
 
     out = args.output
     model = ("-m", args.model) if args.model else ("the bundled model", expected_path())

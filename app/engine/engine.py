@@ -20,9 +20,19 @@ from collections import deque
 from collections.abc import Callable
 
 from app.engine.face import queues
-from app.engine.face.commands import Fan, Generate, LoadModel, Lookahead, RunTask, SetPaused, Shutdown, UpdateLaneSettings
-from app.engine.face.events import EngineStopped, ModelLost, TaskEnded
-from app.engine.run import jobs, lookahead
+from app.engine.face.commands import (
+    Fan,
+    FormatChat,
+    Generate,
+    LoadModel,
+    Lookahead,
+    MatchEntropy,
+    SetPaused,
+    Shutdown,
+    UpdateLaneSettings,
+)
+from app.engine.face.events import EngineStopped, ModelLost
+from app.engine.run import jobs, lookahead, tasks
 from app.engine.run.workspace import Workspace
 
 Notify = Callable[[], None]
@@ -170,18 +180,12 @@ class Engine:
             jobs.fan(self, cmd)
         elif isinstance(cmd, Lookahead):
             lookahead.run_lookahead(self, cmd)
-        elif isinstance(cmd, RunTask):
-            self._task(cmd)
+        elif isinstance(cmd, MatchEntropy):
+            tasks.match(self, cmd)
+        elif isinstance(cmd, FormatChat):
+            tasks.format_chat(self, cmd)
         else:
             raise TypeError(f"unknown engine command {cmd!r}")
-
-    def _task(self, cmd: RunTask) -> None:
-        try:
-            result = cmd.fn(self.model)
-        except Exception as exc:  # reported, never raised on the engine thread
-            self.emit(TaskEnded(cmd.task_id, error=f"{cmd.label or 'task'}: {type(exc).__name__}: {exc}"))
-            return
-        self.emit(TaskEnded(cmd.task_id, result))
 
     def replace_model(self, model) -> None:
         self._close_model()

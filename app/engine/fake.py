@@ -112,12 +112,14 @@ class FakeCounters:
 
 
 class FakeContext:
-    """``n_seq`` sequences of tokens; ``decode_*`` append, ``logits(i)`` reads the last outputs."""
+    """``n_seq`` sequences of tokens; ``decode_*`` append, ``logits(i)`` reads the last outputs.  A prompt is
+    decoded in batches of ``n_batch`` tokens, as llama.cpp's context does (``RunOptions.n_batch``)."""
 
-    def __init__(self, model: FakeModel, n_seq: int, n_ctx: int):
+    def __init__(self, model: FakeModel, n_seq: int, n_ctx: int, n_batch: int = 8):
         self.model = model
         self.n_seq = n_seq
         self.n_ctx = n_ctx
+        self.n_batch = n_batch
         self.n_vocab = model.vocab.n_tokens
         self.seqs: list[list[int]] = [[] for _ in range(n_seq)]
         self._out: list[np.ndarray] = []
@@ -139,11 +141,11 @@ class FakeContext:
         """Append ``tokens`` to sequence ``seq`` from ``start``; False if ``should_stop()`` cut it short."""
         if start != len(self.seqs[seq]):
             raise ValueError(f"fake context: position {start} does not follow sequence {seq} ({len(self.seqs[seq])})")
-        for first in range(0, len(tokens), 8):  # "batches" of 8, so a stop can land between them
+        for first in range(0, len(tokens), self.n_batch):  # a stop can land between two batches
             if should_stop is not None and should_stop():
                 return False
-            self._count(len(tokens[first:first + 8]))
-            self.seqs[seq].extend(tokens[first:first + 8])
+            self._count(len(tokens[first:first + self.n_batch]))
+            self.seqs[seq].extend(tokens[first:first + self.n_batch])
         self._prompt_out = self._logits(seq)
         return True
 
@@ -204,7 +206,7 @@ class FakeModel:
         return "".join(f"{role}: {content}\n" for role, content in request.messages()) + "assistant:"
 
     def new_context(self, n_seq: int, options) -> FakeContext:
-        return FakeContext(self, n_seq, int(options.n_ctx))
+        return FakeContext(self, n_seq, int(options.n_ctx), int(options.n_batch))
 
     def close(self) -> None:
         self.closed = True

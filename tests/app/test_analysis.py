@@ -348,3 +348,35 @@ def test_the_configured_collision_is_the_records_own():
     records = [gate_record(collision=0.3), gate_record(collision=0.6)]
     assert configured_collision(records) == (0.3, 0.6)
     assert configured_collision([]) == (1.0, 1.0)
+
+
+def test_a_match_asked_to_stop_ends_before_its_next_replay():
+    """``should_stop`` is asked before each replay of the baseline (one bisection step): the stop ends the
+    search there, however far it had to go."""
+    from sampler.entropy import MatchStopped
+
+    rows = random_rows(seed=2)
+    target = make_records(BASE.replace(scatter=ScatterParams(strength=0.3)), rows)
+    baseline = make_records(BASE, random_rows(seed=9))
+    asked: list[int] = []
+    replays = [0]
+    real = baseline_entropy
+
+    def counted(*args, **kwargs):
+        replays[0] += 1
+        return real(*args, **kwargs)
+
+    def stop_on_the_fifth() -> bool:
+        asked.append(replays[0])
+        return len(asked) == 5
+
+    import sampler.entropy
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(sampler.entropy, "baseline_entropy", counted)
+        with pytest.raises(MatchStopped):
+            match_entropy(target, baseline, BASE, tol=1e-9, should_stop=stop_on_the_fifth)
+        assert asked == [0, 1, 2, 3, 4] and replays[0] == 4
+        replays[0] = 0
+        match_entropy(target, baseline, BASE, tol=1e-9, should_stop=lambda: False)
+        assert replays[0] > 5  # unstopped, the same search goes on past the fifth replay

@@ -2,7 +2,7 @@
 
 Loading (progress, failure, cancel), runs (records then RunEnded), stop
 within one step and between prompt batches, pause and resume, settings sent
-mid-run, a crash mid-run kept in RunEnded with what was made, tasks, fans,
+mid-run, a crash mid-run kept in RunEnded with what was made, entropy matches and chat formats, fans,
 and a clean shutdown.
 """
 from __future__ import annotations
@@ -12,14 +12,17 @@ import time
 import pytest
 from engine_events import collect
 
+from app.core.presets import find_builtin
 from app.engine.engine import Engine
 from app.engine.face import commands as cmd
 from app.engine.face import events as ev
+from app.engine.face.chat import ChatRequest
 from app.engine.face.model_info import LoadRequest
 from app.engine.face.options import LaneConfig, RunOptions
 from app.engine.face.records import StopReason
 from app.engine.fake import FakeModel, fake_loader
 from sampler import SamplerSettings
+from sampler.entropy import match_entropy
 
 CTX = RunOptions(n_ctx=512, n_threads=1)
 BASE = SamplerSettings(seed=7)
@@ -122,14 +125,17 @@ def test_stop_lands_between_prompt_batches():
     try:
         load(engine)
         model = engine.model
-        long_prompt = " the cat" * 200  # 400 tokens: 50 fake batches of 8
-        engine.submit(cmd.Generate(1, long_prompt, (LaneConfig(BASE, key=0),), options(5)))
-        collect(engine, lambda e: isinstance(e, ev.RunStarted))
+        long_prompt = " the cat" * 200  # 401 tokens with <bos>: 51 batches of 8
+        engine.submit(cmd.Generate(1, long_prompt, (LaneConfig(BASE, key=0),), options(5).replace(n_batch=8)))
+        started = collect(engine, lambda e: isinstance(e, ev.RunStarted))[-1]
         time.sleep(0.1)
         engine.stop()
         events = collect(engine, lambda e: isinstance(e, ev.RunEnded))
         assert records_of(events) == []
         assert model.counters.decodes < 30, "the prompt decode ran on after the stop"
+        # the batches begun before the stop, each decoded whole (what generate's Ctrl-C line says)
+        prompt = len(started.starts[0][1])
+        assert events[-1].prompt_decoded == 8 * model.counters.decodes < prompt
     finally:
         engine.shutdown()
 
@@ -217,16 +223,43 @@ def test_a_prompt_longer_than_the_context_is_a_failed_run(engine):
     assert "512" in failed.error and "prompt" in failed.error
 
 
-def test_tasks_run_on_the_engine_thread_with_the_model(engine):
-    load(engine)
-    import threading
+def run_records(engine: Engine, run_id: int, settings: SamplerSettings, n: int) -> tuple:
+    engine.submit(cmd.Generate(run_id, "once upon a time", (LaneConfig(settings, key=0),), options(n)))
+    events = collect(engine, lambda e: isinstance(e, ev.RunEnded) and e.run_id == run_id)
+    return tuple(r for e in events if isinstance(e, ev.StepsProduced) for r in e.records)
 
-    engine.submit(cmd.RunTask(5, lambda model: (threading.current_thread().name, model.info.name)))
+
+def test_an_entropy_match_is_a_command_the_engine_answers(engine):
+    load(engine)
+    scattered = find_builtin("creative-writing").settings.replace(seed=3)
+    target, baseline = run_records(engine, 2, scattered, 24), run_records(engine, 3, BASE, 24)
+    engine.submit(cmd.MatchEntropy(5, target, baseline, BASE, tol=1e-3))
     done = collect(engine, lambda e: isinstance(e, ev.TaskEnded))[-1]
-    assert done == ev.TaskEnded(5, ("engine", "fake"))
-    engine.submit(cmd.RunTask(6, lambda model: 1 / 0, "divide"))
+    assert done == ev.TaskEnded(5, match_entropy(target, baseline, BASE, tol=1e-3))
+    engine.submit(cmd.MatchEntropy(6, (), baseline, BASE, label="sweep: match entropy"))
     failed = collect(engine, lambda e: isinstance(e, ev.TaskEnded))[-1]
-    assert failed.result is None and "ZeroDivisionError" in failed.error
+    assert failed.task_id == 6 and failed.result is None and not failed.cancelled
+    assert failed.error.startswith("sweep: match entropy: ValueError: target_records")
+
+
+def test_a_stop_ends_an_entropy_match_between_two_bisection_steps(engine):
+    load(engine)
+    records = run_records(engine, 2, find_builtin("creative-writing").settings.replace(seed=3), 40) * 200
+    engine.submit(cmd.MatchEntropy(5, records, records, BASE, tol=1e-9))
+    time.sleep(0.3)  # the match is under way: each of its bisection steps replays 8,000 steps
+    engine.stop()
+    stopped = collect(engine, lambda e: isinstance(e, ev.TaskEnded))[-1]
+    assert stopped.cancelled and stopped.result is None and "stopped" in stopped.error
+    assert len(run_records(engine, 3, BASE, 4)) == 4  # the engine goes on after the stop
+
+
+def test_a_chat_format_is_a_command_the_engine_answers(engine):
+    request = ChatRequest("be brief", "hello")
+    engine.submit(cmd.FormatChat(4, request))
+    assert "no model" in collect(engine, lambda e: isinstance(e, ev.TaskEnded))[-1].error
+    load(engine)
+    engine.submit(cmd.FormatChat(5, request))
+    assert collect(engine, lambda e: isinstance(e, ev.TaskEnded))[-1] == ev.TaskEnded(5, FakeModel().format_chat(request))
 
 
 def test_a_fan_gives_count_continuations_per_lane(engine):

@@ -121,24 +121,28 @@ def test_a_killed_engine_is_one_event_the_work_ends_and_a_new_engine_works(engin
     assert [r.token for r in records(again)] == [r.token for r in records(fresh)]
 
 
-def test_ggml_abort_sends_its_message_before_the_process_ends(engine_process):
-    from crash_tasks import ggml_abort
+@pytest.fixture
+def crashing_process():
+    """An engine process whose loader crashes it on the paths of crash_tasks.CRASHES."""
+    engine = EngineProcess(LoaderSpec("crash_tasks:crash_loader", {})).start()
+    yield engine
+    assert engine.shutdown(20)
 
-    load(engine_process)
-    engine_process.submit(cmd.RunTask(5, ggml_abort, "abort"))
-    events = collect(engine_process, lambda e: isinstance(e, ev.TaskEnded))
+
+def test_ggml_abort_sends_its_message_before_the_process_ends(crashing_process):
+    load(crashing_process)
+    crashing_process.submit(cmd.LoadModel(5, LoadRequest("abort.gguf")))
+    events = collect(crashing_process, lambda e: isinstance(e, ev.ModelLoadFailed))
     crash = next(e for e in events if isinstance(e, ev.EngineCrashed))
     assert crash.exit_code == -signal.SIGABRT
     assert "a test asked for an abort" in crash.last_log and "a test asked for an abort" in crash.message
-    assert events[-1].task_id == 5 and events[-1].error == crash.message
+    assert events[-1].load_id == 5 and events[-1].message == crash.message
 
 
-def test_a_load_in_flight_when_the_engine_dies_ends_as_a_failed_load(engine_process):
-    from crash_tasks import segfault
-
-    engine_process.submit(cmd.RunTask(1, segfault))
-    engine_process.submit(cmd.LoadModel(2, LoadRequest()))
-    events = collect(engine_process, lambda e: isinstance(e, (ev.ModelLoadFailed, ev.ModelLoaded)))
+def test_a_load_in_flight_when_the_engine_dies_ends_as_a_failed_load(crashing_process):
+    crashing_process.submit(cmd.LoadModel(1, LoadRequest("segfault.gguf")))
+    crashing_process.submit(cmd.LoadModel(2, LoadRequest()))
+    events = collect(crashing_process, lambda e: isinstance(e, (ev.ModelLoadFailed, ev.ModelLoaded)) and e.load_id == 2)
     assert any(isinstance(e, ev.EngineCrashed) for e in events)
     assert isinstance(events[-1], ev.ModelLoadFailed) and "SIGSEGV" in events[-1].message
 

@@ -11,15 +11,9 @@ import pytest
 from rpc_servers import port_is_free, unused_port
 
 from app.cli import rpc_server
+from app.engine.face.endpoints import parse_endpoints, parse_tensor_split
 from app.engine.face.model_info import ServerUsage
-from app.engine.rpc.endpoints import (
-    PROTOCOL,
-    RpcUnreachable,
-    RpcVersionMismatch,
-    parse_endpoints,
-    parse_tensor_split,
-    probe,
-)
+from app.engine.rpc.endpoints import PROTOCOL, RpcUnreachable, RpcVersionMismatch, probe
 from app.engine.rpc.usage import BufferSizes
 from app.engine.rpc.watch import RpcServerLost, ServerWatch, connections_to
 

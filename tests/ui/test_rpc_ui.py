@@ -63,7 +63,7 @@ def test_a_loaded_model_is_remembered_in_the_recent_file(qtbot, window, tmp_path
 
 
 def test_a_tensor_split_without_servers_on_one_gpu_is_the_clis_line_and_stops_nothing(window, monkeypatch):
-    """The CLI's -ts check (app.engine.rpc.endpoints.tensor_split_problem), asked before the load stops a run."""
+    """The CLI's -ts check (app.engine.face.endpoints.tensor_split_problem), asked before the load stops a run."""
     from app.cli.args import UsageError, check_tensor_split, run_parser
 
     page = window.controls.model_page

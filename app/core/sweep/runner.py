@@ -6,24 +6,22 @@ playground hands each event to :attr:`SweepRunner.handlers`).  It keeps
 :data:`IN_FLIGHT` Generate commands queued (up to four samples each, one per
 lane, each with its own settings and seed), so the engine never waits for it;
 after each run it measures the samples (:mod:`app.core.sweep.metrics`) on the
-caller's thread and, for the sweep series, queues one engine task that finds
-each sample's entropy-matched temperature (``app.core.analysis.match_entropy``: the
-baseline chain replayed on the sample's own records).  Rows are written a whole
+caller's thread and, for the sweep series, queues a MatchEntropy command per sample
+that finds its entropy-matched temperature on the engine thread (``sampler.entropy.match_entropy``:
+the baseline chain replayed on the sample's own records).  Rows are written a whole
 group at a time, in plan order, once the group's samples and matches are in.
 
 :meth:`SweepRunner.cancel` (or a stop of the engine from elsewhere) stops after
-the current step; what was written stays a valid, partial CSV.
+the current step (an entropy match: after its current bisection step); what was written
+stays a valid, partial CSV.
 """
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from functools import partial
 from typing import Any
 
-from app.core.analysis import match_entropy
 from app.engine.face import commands as cmd
 from app.engine.face import events as ev
 from app.engine.face.options import LaneConfig, RunOptions
@@ -67,17 +65,6 @@ class _Result:
     records: tuple = field(default=(), repr=False)
 
 
-def _match_task(items, cancelled: threading.Event, model):
-    """On the engine thread: each (records, baseline settings) pair's EntropyMatch (None once cancelled)."""
-    vocab = getattr(model, "vocab", None)
-    out = []
-    for records, settings in items:
-        if cancelled.is_set():
-            return None
-        out.append(match_entropy(records, records, settings, tol=MATCH_TOL, vocab=vocab))
-    return out
-
-
 class SweepRunner:
     """Runs ``plan``'s samples (those whose key is not in ``done``) and hands each finished group's rows
     to ``write(rows)``; ``on_change()`` is called after every event that moved it on."""
@@ -100,9 +87,9 @@ class SweepRunner:
         self._next_group = 0
         self._runs: dict[int, list[Sample]] = {}
         self._records: dict[int, dict[int, list]] = {}
-        self._tasks: dict[int, list[Sample]] = {}
+        self._tasks: dict[int, Sample] = {}  # entropy matches in flight, by task id
         self._results: dict[int, _Result] = {}  # sample index -> result
-        self._cancelled = threading.Event()
+        self._cancelled = False
         self._t0: float | None = None
         self.started = self.finished = False
         self.error = ""
@@ -112,7 +99,7 @@ class SweepRunner:
 
     @property
     def cancelled(self) -> bool:
-        return self._cancelled.is_set()
+        return self._cancelled
 
     # -- control -------------------------------------------------------------------------------
 
@@ -125,9 +112,9 @@ class SweepRunner:
 
     def cancel(self) -> None:
         """Stop the engine's work (this sweep's and anything else queued); the rows written stay."""
-        if not self.finished and not self._cancelled.is_set():
-            self._cancelled.set()
-            self.engine.stop()
+        if not self.finished and not self._cancelled:
+            self._cancelled = True
+            self.engine.stop()  # the engine's own stop: ends a run within a step, a match within a bisection step
             self._check_finished()
 
     def handle(self, event) -> None:
@@ -138,7 +125,7 @@ class SweepRunner:
     # -- events --------------------------------------------------------------------------------
 
     def _submit_next(self) -> None:
-        if self._cancelled.is_set() or self._next_batch >= len(self._batches):
+        if self._cancelled or self._next_batch >= len(self._batches):
             return
         batch = self._batches[self._next_batch]
         self._next_batch += 1
@@ -171,7 +158,6 @@ class SweepRunner:
         self._advance()
 
     def _measure(self, batch: list[Sample], records: dict, results: dict) -> None:
-        to_match = []
         for i, sample in enumerate(batch):
             recs = tuple(records[i])
             r = results[i]
@@ -180,26 +166,25 @@ class SweepRunner:
                                                   r.stop_reason.name.lower(), r.text, records=keep)
             self.progress.done += 1
             if keep:
-                to_match.append(sample)
-        if to_match:
-            task_id = self.engine.next_id()
-            self._tasks[task_id] = to_match
-            items = tuple((self._results[s.index].records, self.plan.base.replace(seed=s.seed)) for s in to_match)
-            self.engine.submit(cmd.RunTask(task_id, partial(_match_task, items, self._cancelled), "sweep: match entropy"))
+                task_id = self.engine.next_id()
+                self._tasks[task_id] = sample
+                self.engine.submit(cmd.MatchEntropy(task_id, keep, keep, self.plan.base.replace(seed=sample.seed),
+                                                    tol=MATCH_TOL, label="sweep: match entropy"))
 
     def _needs_match(self, sample: Sample) -> bool:
         return self.plan.match and sample.point.series == SWEEP
 
     def _on_task(self, e: ev.TaskEnded) -> None:
-        samples = self._tasks.pop(e.task_id, None)
-        if samples is None:
+        sample = self._tasks.pop(e.task_id, None)
+        if sample is None:
             return
-        if e.error and not self.cancelled:
+        if e.cancelled or self.cancelled:
+            self.cancel()  # stopped from here or from elsewhere: nothing more starts
+        elif e.error:
             self._fail(e.error)
-        elif e.result is not None:
-            for sample, match in zip(samples, e.result):
-                result = self._results[sample.index]
-                result.match, result.records = match, ()
+        else:
+            result = self._results[sample.index]
+            result.match, result.records = e.result, ()
         self._advance()
 
     def _advance(self) -> None:

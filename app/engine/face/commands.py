@@ -1,19 +1,23 @@
 """What the engine thread can be asked to do: one frozen dataclass per command.
 
-Work commands (load, generate, fan, task) wait in the queue and run one after
-another; control commands (stop, pause, resume, new lane settings) act on the
-run in progress between two of its steps.
+Work commands (load, generate, fan, lookahead, entropy match, chat format) wait in
+the queue and run one after another; control commands (stop, pause, resume, new
+lane settings) act on the run in progress between two of its steps.
+
+Every command is plain data (no callable, no lock): it crosses the pipe to the
+engine's process as it is (tests/engine/test_commands.py checks each field's type).
 """
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from app.engine.face.chat import ChatRequest
 from app.engine.face.model_info import LoadRequest
 from app.engine.face.options import LaneConfig, RunOptions
+from app.engine.face.records import StepRecord
 from sampler import SamplerSettings
+from sampler.entropy import MATCH_TOL
 
 
 @dataclass(frozen=True)
@@ -64,12 +68,30 @@ class Lookahead:
 
 
 @dataclass(frozen=True)
-class RunTask:
-    """Run ``fn(model)`` on the engine thread (analysis work such as matching entropy)."""
+class MatchEntropy:
+    """The temperature at which ``baseline``'s records, replayed with ``settings`` (scatter off), have the
+    mean post-chain entropy of ``target``'s (``sampler.entropy.match_entropy`` within ``tol``, with the
+    loaded model's vocabulary for DRY; without a model, none).
+
+    Ends with ``TaskEnded(task_id, EntropyMatch)``, or its error prefixed with ``label``.  A stop
+    (``Engine.stop``) ends it between two bisection steps: ``TaskEnded(cancelled=True)``, with a line.
+    """
 
     task_id: int
-    fn: Callable[[Any], Any]
-    label: str = ""
+    target: tuple[StepRecord, ...]
+    baseline: tuple[StepRecord, ...]
+    settings: SamplerSettings
+    tol: float = MATCH_TOL
+    label: str = "match entropy"
+
+
+@dataclass(frozen=True)
+class FormatChat:
+    """``request`` in the loaded model's chat template: ``TaskEnded(task_id, the text)``, or the error
+    (no model, a model without a template)."""
+
+    task_id: int
+    request: ChatRequest
 
 
 class UpdateLaneSettings(NamedTuple):
@@ -89,5 +111,7 @@ class Shutdown:
     """End the engine thread once the work in progress has stopped."""
 
 
-WorkCommand = LoadModel | Generate | Fan | Lookahead | RunTask
+#: The work commands that end with a TaskEnded of their ``task_id``.
+TaskCommand = MatchEntropy | FormatChat
+WorkCommand = LoadModel | Generate | Fan | Lookahead | TaskCommand
 ControlCommand = UpdateLaneSettings | SetPaused

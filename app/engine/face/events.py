@@ -73,6 +73,10 @@ class RunEnded:
     wall_s: float = 0.0
     error: str = ""
     details: str = ""  # the traceback of an error inside a step
+    #: how much of the (first lane's) prompt was decoded when the run ended: all of it once a step came; when a
+    #: stop came during its decode, the batches of ``RunOptions.n_batch`` tokens begun (the command line's
+    #: Ctrl-C line says it), not counting what the engine's cache already held
+    prompt_decoded: int = 0
 
 
 @dataclass(frozen=True)
@@ -119,11 +123,13 @@ class FanEnded:
 
 @dataclass(frozen=True)
 class TaskEnded:
-    """A task's ``result``, or the ``error`` it raised."""
+    """A task's ``result`` (what its command says it gives), or the ``error`` that ended it; ``cancelled``
+    when a stop ended it (``error`` then says so too)."""
 
     task_id: int
     result: Any = None
     error: str = ""
+    cancelled: bool = False
 
 
 class EngineStopped:

@@ -51,3 +51,6 @@ class LoadRequest:
     gpu_layers: int | None = None  # None: all layers when the build can offload
     rpc: tuple[str, ...] = ()  # RPC servers (host:port), llama-cli's --rpc; none: this machine only
     tensor_split: tuple[float, ...] = ()  # share of the offloaded layers per device (--tensor-split)
+    #: False: ModelLoaded comes without the token texts and kinds (a client that shows no labels, such as
+    #: ``generate``: their decoding costs about 0.3 s for Gemma's 262,144 tokens)
+    labels: bool = True

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import llama_cpp as ll
 
+from app.engine.face.endpoints import tensor_split_problem
 from app.engine.face.model_info import ModelInfo, ModelLoadError
 from app.engine.llama import backend, llama_log
 from app.engine.llama.chat_template import choose_template, file_template, format_chat
@@ -19,7 +20,6 @@ from app.engine.llama.memory import check_context_fits
 from app.engine.llama.metadata import meta_value
 from app.engine.llama.model_file import FileWatch
 from app.engine.llama.vocab import ModelVocabulary
-from app.engine.rpc.endpoints import tensor_split_problem
 from app.engine.rpc.link import RpcLink
 
 GGUF_MAGIC = b"GGUF"

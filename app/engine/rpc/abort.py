@@ -37,7 +37,7 @@ import threading
 from collections.abc import Callable
 from contextlib import contextmanager
 
-from app.engine.rpc.endpoints import split_endpoint
+from app.engine.face.endpoints import split_endpoint
 
 Handler = Callable[[str], bool]
 _ABORT_CALLBACK = ctypes.CFUNCTYPE(None, ctypes.c_char_p)

@@ -85,6 +85,11 @@ class Generation:
     # -- running ---------------------------------------------------------------
 
     @property
+    def prompt_ready(self) -> bool:
+        """Whether every lane's start is decoded (a stop during the prompt's decode leaves it False)."""
+        return self._first is not None
+
+    @property
     def finished(self) -> bool:
         return all(not lane.active and not lane.held for lane in self.lanes)
 

@@ -55,13 +55,17 @@ def load_model(engine, cmd: LoadModel) -> None:
         engine.emit(ModelLoadFailed(cmd.load_id, str(path), f"{path}: {type(exc).__name__}: {exc}"))
         return
     engine.replace_model(model)
-    announce_model(engine, cmd.load_id)
+    announce_model(engine, cmd.load_id, cmd.request.labels)
 
 
-def announce_model(engine, load_id: int) -> None:
-    """Tell the views about the engine's model (its token texts and kinds included, for labels and chips)."""
+def announce_model(engine, load_id: int, labels: bool = True) -> None:
+    """Tell the views about the engine's model (its token texts and kinds included, for labels and chips,
+    unless ``labels`` is False)."""
     model = engine.model
     vocab = model.vocab
+    if not labels:
+        engine.emit(ModelLoaded(load_id, model.info, (), b"", model.chat_template))
+        return
     if hasattr(vocab, "token_strs"):  # llama.cpp's vocabulary: decoded once, cached on disk per model file
         texts = tuple(vocab.token_strs())
     else:
@@ -85,8 +89,8 @@ def generate(engine, cmd: Generate) -> None:
         prompt, chat_prompt = run_prompt(engine.model, cmd)
         keys = [c.key for c in cmd.lanes if c.key is not None]
         workspace = engine.workspace_for(max([len(cmd.lanes)] + [k + 1 for k in keys]), cmd.options)
-        gen = Generation(engine.model, prompt, cmd.lanes, cmd.options, workspace=workspace,
-                         should_stop=engine.cancelled)
+        checks = _CountedStop(engine.cancelled)
+        gen = Generation(engine.model, prompt, cmd.lanes, cmd.options, workspace=workspace, should_stop=checks)
     # no chat template, a prompt too long, no memory ...
     except (ValueError, DecodeError, RpcServerLost, ModelFileChanged) as exc:
         engine.emit(RunEnded(cmd.run_id, error=str(exc)))
@@ -110,7 +114,23 @@ def generate(engine, cmd: Generate) -> None:
         gen.close()
     tokens = sum(len(lane.tokens) for lane in gen.lanes)
     tps = tokens / gen.wall_s if gen.wall_s else 0.0
-    engine.emit(RunEnded(cmd.run_id, tuple(gen.results()), tps, gen.wall_s))
+    decoded = len(gen.prompt_tokens) if gen.prompt_ready else min(len(gen.prompt_tokens), checks.passed * cmd.options.n_batch)
+    engine.emit(RunEnded(cmd.run_id, tuple(gen.results()), tps, gen.wall_s, prompt_decoded=decoded))
+
+
+class _CountedStop:
+    """The engine's stop as a run's ``should_stop``, counting the checks that said go on: one before each
+    prompt batch, so while the prompt is decoded, the batches begun (each finishes before the next check)."""
+
+    def __init__(self, cancelled):
+        self.cancelled = cancelled
+        self.passed = 0
+
+    def __call__(self) -> bool:
+        if self.cancelled():
+            return True
+        self.passed += 1
+        return False
 
 
 def run_prompt(model, cmd: Generate) -> tuple[str, str]:

@@ -1,0 +1,47 @@
+"""The engine's tasks: work on the loaded model that is not a run (an entropy match, a chat format).
+
+Each ends with a :class:`~app.engine.face.events.TaskEnded` of its ``task_id`` and never raises: a
+failure is the event's ``error``.  A stop of the engine ends an entropy match between two of its
+bisection steps (``cancelled``); a chat format is one quick call and always finishes.
+"""
+from __future__ import annotations
+
+from app.engine.face.commands import FormatChat, MatchEntropy
+from app.engine.face.events import TaskEnded
+from sampler.entropy import MatchStopped, match_entropy
+
+#: The error of an entropy match a stop ended.
+STOPPED = "stopped before the temperature was found"
+
+
+def _failed(label: str, exc: Exception) -> str:
+    return f"{label}: {type(exc).__name__}: {exc}"
+
+
+def match(engine, cmd: MatchEntropy) -> None:
+    vocab = getattr(engine.model, "vocab", None)
+    try:
+        if engine.cancelled():
+            raise MatchStopped
+        result = match_entropy(cmd.target, cmd.baseline, cmd.settings, tol=cmd.tol, vocab=vocab,
+                               should_stop=engine.cancelled)
+    except MatchStopped:
+        engine.emit(TaskEnded(cmd.task_id, error=f"{cmd.label}: {STOPPED}", cancelled=True))
+        return
+    except Exception as exc:  # reported, never raised on the engine thread
+        engine.emit(TaskEnded(cmd.task_id, error=_failed(cmd.label, exc)))
+        return
+    engine.emit(TaskEnded(cmd.task_id, result))
+
+
+def format_chat(engine, cmd: FormatChat) -> None:
+    label = "format the chat"
+    if engine.model is None:
+        engine.emit(TaskEnded(cmd.task_id, error=f"{label}: no model is loaded"))
+        return
+    try:
+        text = engine.model.format_chat(cmd.request)
+    except Exception as exc:
+        engine.emit(TaskEnded(cmd.task_id, error=_failed(label, exc)))
+        return
+    engine.emit(TaskEnded(cmd.task_id, text))
