@@ -13,20 +13,15 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Protocol
 
-from app.core.changes import Changed
-
-
-class _Announcer(Protocol):
-    def emit(self, what: Changed, lane: int | None = None) -> None: ...
+from app.core.changes import Announcer, Changed, StatePart
 
 
-class SessionFile:
+class SessionFile(StatePart):
     """Path, dirty flag and autosave failure of the session on show (``PlaygroundState.session_file``)."""
 
-    def __init__(self, state: _Announcer):
-        self._state = state
+    def __init__(self, state: Announcer):
+        super().__init__(state)
         self.path: Path | None = None  # the session file on show (None: not saved to one yet)
         self.dirty = False  # changed since it was opened from or saved to ``path``
         self.autosave_behind = False  # changed since the last session was kept for the next window
@@ -37,7 +32,7 @@ class SessionFile:
         if any(getattr(self, name) != value for name, value in values.items()):
             for name, value in values.items():
                 setattr(self, name, value)
-            self._state.emit(Changed.SESSION_FILE)
+            self.emit(Changed.SESSION_FILE)
 
     def changed(self) -> None:
         """Something a session holds changed: neither file holds it yet."""

@@ -1,16 +1,21 @@
-"""The state's parts (``state.chat``, ``state.text``, ``state.jobs``, ``state.radar``): objects on the state's one
+"""The state's parts (``state.chat``, ``state.text``, ``state.jobs``, ``state.radar``, ``state.ab``, ``state.taste``,
+``state.session_file``): objects on the state's one
 change bus, each the only door to its own fields, refusing a bad value before anything changes or is announced."""
 import pytest
 
-from app.core.changes import Changed
+from app.core.ab.state import ABPart
+from app.core.ab.taste.state import TastePart
+from app.core.changes import Changed, StatePart
 from app.core.chat import ChatPart
 from app.core.forks import RadarPart
 from app.core.jobs import JobsPart
 from app.core.lane_text import LaneTextPart
+from app.core.session_file import SessionFile
 from app.core.state import PlaygroundState
 from app.core.text_tree import Written
 
-PARTS = {"chat": ChatPart, "text": LaneTextPart, "jobs": JobsPart, "radar": RadarPart}
+PARTS = {"chat": ChatPart, "text": LaneTextPart, "jobs": JobsPart, "radar": RadarPart, "ab": ABPart, "taste": TastePart,
+         "session_file": SessionFile}
 
 
 def _heard(state: PlaygroundState) -> list[Changed]:
@@ -22,6 +27,7 @@ def _heard(state: PlaygroundState) -> list[Changed]:
 def test_each_part_is_an_object_of_its_own_class_on_the_state():
     state = PlaygroundState()
     assert {name: type(getattr(state, name)) for name in PARTS} == PARTS
+    assert all(isinstance(getattr(state, name), StatePart) for name in PARTS)
 
 
 def test_one_subscriber_hears_the_state_and_every_part_in_the_order_of_the_changes():
@@ -32,9 +38,12 @@ def test_one_subscriber_hears_the_state_and_every_part_in_the_order_of_the_chang
     state.text.end_runs(7, ())
     state.jobs.set_sweep_form(seeds=2)
     state.radar.set_manual(True)
+    state.ab.set_setup(rounds=3)
+    state.taste.set_setup(confidence=0.8)
+    state.session_file.changed()
     state.set_busy("run", 1)
     assert seen == [Changed.PROMPT, Changed.SHOW_SPECIAL, Changed.RUN_ENDED, Changed.SWEEP_FORM, Changed.MANUAL,
-                    Changed.BUSY]
+                    Changed.AB_SETUP, Changed.TASTE_SETUP, Changed.SESSION_FILE, Changed.BUSY]
 
 
 def test_unsubscribing_from_the_state_silences_the_parts_too():

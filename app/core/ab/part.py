@@ -19,7 +19,7 @@ import dataclasses
 from collections.abc import Callable
 from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
-from app.core.changes import Changed
+from app.core.changes import Changed, StatePart
 
 from .rounds import Pick
 from .session import ABPhase
@@ -92,7 +92,7 @@ SessionT = TypeVar("SessionT", bound=PairsSession)
 SetupT = TypeVar("SetupT", bound=PairsSetup)
 
 
-class PairsPart(Generic[SessionT, SetupT]):
+class PairsPart(StatePart, Generic[SessionT, SetupT]):
     """One blind-pairs test of the state: ``session`` (frozen, replaced whole) and ``setup`` (the set-up's choices).
 
     A subclass gives its empty session and first set-up, and names its types and words: the plan and
@@ -109,7 +109,7 @@ class PairsPart(Generic[SessionT, SetupT]):
     DECIDE: ClassVar[str]  # "decide", "vote on"
 
     def __init__(self, state, empty: Callable[[], SessionT], setup: SetupT):
-        self._state = state  # the owning PlaygroundState: it announces every change (``emit``)
+        super().__init__(state)  # the owning PlaygroundState: it announces every change (``emit``)
         self._empty = empty  # makes the session of no test
         #: The test: its plan, its decided rounds (frozen records) and the round on show.
         self.session: SessionT = empty()
@@ -126,7 +126,7 @@ class PairsPart(Generic[SessionT, SetupT]):
     def _put_setup(self, new: SetupT) -> None:
         if new != self.setup:
             self.setup = new
-            self._state.emit(self.SETUP_CHANGED)
+            self.emit(self.SETUP_CHANGED)
 
     def preset_renamed(self, old: str, new: str) -> None:
         """Preset ``old`` is called ``new`` now (PlaygroundState.rename_preset): a choice that names it follows."""
@@ -136,11 +136,11 @@ class PairsPart(Generic[SessionT, SetupT]):
 
     def _set(self, **changes) -> None:
         self.session = dataclasses.replace(self.session, **changes)
-        self._state.emit(self.CHANGED)
+        self.emit(self.CHANGED)
 
     def _put(self, session: SessionT) -> None:
         self.session = session
-        self._state.emit(self.CHANGED)
+        self.emit(self.CHANGED)
 
     def _plan(self):
         if self.session.plan is None:
