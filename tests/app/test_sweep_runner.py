@@ -2,8 +2,6 @@
 from __future__ import annotations
 
 import math
-import threading
-import time
 
 import pytest
 
@@ -14,41 +12,21 @@ from app.core.sweep.prompts import Prompt
 from app.core.sweep.runner import MATCH_TOL, SweepRunner
 from app.core.sweep.summary import matched_comparison, summarise
 from app.engine.engine import Engine
-from app.engine.face import commands as cmd
-from app.engine.face import events as ev
-from app.engine.face.model_info import LoadRequest
 from app.engine.fake import fake_loader
+from pumped_engine import Pumped
 from sampler.flagtable import FLAG_BY_NAME
 
 CREATIVE = find_builtin("creative-writing").settings
 
 
-class Pumped:
-    """An engine on the fake backend whose events a test pumps by hand (as the command line does)."""
-
-    def __init__(self, **model_kwargs):
-        self.wake = threading.Event()
-        self.engine = Engine(fake_loader(**model_kwargs), notify=self.wake.set).start()
-        self.engine.submit(cmd.LoadModel(self.engine.next_id(), LoadRequest()))
-        self.info = None
-        self.pump(lambda: self.info is not None, lambda e: None)
-
-    def pump(self, until, handle, timeout: float = 60.0) -> None:
-        deadline = time.monotonic() + timeout
-        while not until():
-            if time.monotonic() > deadline:
-                raise AssertionError("timed out")
-            self.wake.wait(0.2)
-            self.wake.clear()
-            for e in self.engine.drain():
-                if isinstance(e, ev.ModelLoaded):
-                    self.info = e.info
-                handle(e)
+def fake_engine(**model_kwargs) -> Pumped:
+    """An engine on the fake backend, loaded."""
+    return Pumped(Engine(fake_loader(**model_kwargs)))
 
 
 @pytest.fixture
 def fake():
-    f = Pumped()
+    f = fake_engine()
     yield f
     assert f.engine.shutdown(10)
 
@@ -168,7 +146,7 @@ def test_a_file_missing_some_seeds_of_a_group_is_refused(fake, tmp_path):
 
 
 def test_a_stop_from_elsewhere_ends_the_sweep_as_cancelled(tmp_path):
-    fake = Pumped(step_delay_s=0.002)
+    fake = fake_engine(step_delay_s=0.002)
     try:
         plan = small_plan()
         header = output.make_header(plan, output.model_description(fake.info))
@@ -185,7 +163,7 @@ def test_a_stop_from_elsewhere_ends_the_sweep_as_cancelled(tmp_path):
 
 
 def test_a_failing_decode_ends_the_sweep_with_an_error(tmp_path):
-    fake = Pumped(fail_after_decodes=12)
+    fake = fake_engine(fail_after_decodes=12)
     try:
         plan = small_plan()
         header = output.make_header(plan, output.model_description(fake.info))

@@ -3,7 +3,6 @@ process): a sweep with entropy matching gives the in-process engine's file, and 
 match within one of its bisection steps.  Commands cross the pipe as plain data (no callable, no lock)."""
 from __future__ import annotations
 
-import threading
 import time
 
 import pytest
@@ -17,40 +16,15 @@ from app.core.sweep.runner import SweepRunner
 from app.engine.engine import Engine
 from app.engine.face import commands as cmd
 from app.engine.face import events as ev
-from app.engine.face.model_info import LoadRequest
 from app.engine.face.options import LaneConfig, RunOptions
 from app.engine.fake import fake_loader
 from app.engine.process import EngineProcess, LoaderSpec
+from pumped_engine import WAIT_S, Pumped
 from sampler import SamplerSettings
 from sampler.entropy import baseline_entropy
 from sampler.flagtable import FLAG_BY_NAME
 
-WAIT_S = 60.0
 CREATIVE = find_builtin("creative-writing").settings
-
-
-class Pumped:
-    """An engine (in-process or behind a pipe) whose events the test hands to a sweep, as the command line does."""
-
-    def __init__(self, engine):
-        self.wake = threading.Event()
-        self.engine = engine
-        engine.notify = self.wake.set
-        engine.start()
-        engine.submit(cmd.LoadModel(engine.next_id(), LoadRequest()))
-        self.info = None
-        self.pump(lambda: self.info is not None, lambda e: None)
-
-    def pump(self, until, handle) -> None:
-        deadline = time.monotonic() + WAIT_S
-        while not until():
-            assert time.monotonic() < deadline, "timed out"
-            self.wake.wait(0.05)
-            self.wake.clear()
-            for e in self.engine.drain():
-                if isinstance(e, ev.ModelLoaded):
-                    self.info = e.info
-                handle(e)
 
 
 @pytest.fixture
