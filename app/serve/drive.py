@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 
@@ -36,14 +37,18 @@ class Outcome:
 
 
 async def _next(job: Job, request: Request | None):
-    """The job's next item; cancels the job (and raises ApiError 499) when the client goes away."""
+    """The job's next item; cancels the job (and raises ApiError 499) when the client goes away (looked at
+    every :data:`WATCH_S`, also while items keep coming)."""
     while True:
+        if request is not None and time.monotonic() - job.watched_at >= WATCH_S:
+            job.watched_at = time.monotonic()
+            if await request.is_disconnected():
+                job.cancel()
+                raise ApiError(499, "the client closed the connection")
         try:
             return await asyncio.wait_for(job.outbox.get(), WATCH_S)
         except asyncio.TimeoutError:
-            if request is not None and await request.is_disconnected():
-                job.cancel()
-                raise ApiError(499, "the client closed the connection") from None
+            continue
 
 
 async def start(job: Job, request: Request | None) -> Started:

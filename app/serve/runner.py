@@ -118,6 +118,7 @@ class Job:
     loop: asyncio.AbstractEventLoop
     number: int = field(default_factory=lambda: next(_numbers))
     queued_at: float = field(default_factory=time.monotonic)
+    watched_at: float = field(default_factory=time.monotonic)  # when the HTTP side last looked for its client
     started_at: float | None = None
     run_id: int = 0
     prompt_tokens: int = 0

@@ -24,7 +24,7 @@ import json
 
 import httpx
 import pytest
-from conftest import TIMEOUT_S
+from serve_helpers import TIMEOUT_S
 
 from app.engine.fake import BOS
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import httpx
 import pytest
-from conftest import TIMEOUT_S
 from openai import BadRequestError, OpenAI
+from serve_helpers import TIMEOUT_S
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -54,7 +54,7 @@ def test_completion_logprobs(oai):
     assert len(lp.tokens) == len(lp.token_logprobs) == len(lp.top_logprobs) == 5
     assert "".join(lp.tokens) == res.choices[0].text
     assert lp.text_offset == [sum(len(t) for t in lp.tokens[:i]) for i in range(5)]
-    for token, logprob, top in zip(lp.tokens, lp.token_logprobs, lp.top_logprobs):
+    for logprob, top in zip(lp.token_logprobs, lp.top_logprobs):
         assert logprob <= 0 and len(top) == 3 and max(top.values()) == pytest.approx(logprob)  # greedy: the top one
 
 
