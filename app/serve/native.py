@@ -77,7 +77,7 @@ async def _bias_by_text(served: Served, doc: dict) -> dict:
     if not isinstance(pairs, list) or not any(isinstance(p, (list, tuple)) and len(p) == 2 and isinstance(p[0], str)
                                               and not p[0].lstrip("-").isdigit() for p in pairs):
         return doc
-    out = []
+    out: list = []
     for pair in pairs:
         if isinstance(pair, (list, tuple)) and len(pair) == 2 and isinstance(pair[0], str) \
                 and not pair[0].lstrip("-").isdigit():
@@ -154,7 +154,7 @@ class Completion:
         if self.n_probs and not streamed:
             body["completion_probabilities"] = probs_json(self.served, outcome.tokens, self.post)
         if self.response_fields:
-            body = {k: _path(body, k) for k in self.response_fields}
+            return {k: _path(body, k) for k in self.response_fields}
         return body
 
 
@@ -171,7 +171,7 @@ def _timings(e: Ended) -> dict:
 
 def _path(body: dict, key: str):
     """``response_fields``' ``a/b`` paths into the body (None where absent), as llama-server does."""
-    value = body
+    value: object = body
     for part in key.split("/"):
         value = value.get(part) if isinstance(value, dict) else None
     return value
@@ -208,18 +208,19 @@ async def _streamed(c: Completion, prompt):
     served = c.served
     job = served.submit(c.run_request(prompt))
     started = await start(job, c.request)
-    state = {"n": 0, "text": ""}
+    sent: list[Chunk] = []
+    predicted = [0]  # tokens so far
 
     def on_chunk(chunk: Chunk) -> list[bytes]:
-        state["n"] += len(chunk.tokens)
-        state["text"] += chunk.text
-        return [sse(c.chunk_json(chunk, state["n"], started.prompt_tokens))]
+        sent.append(chunk)
+        predicted[0] += len(chunk.tokens)
+        return [sse(c.chunk_json(chunk, predicted[0], started.prompt_tokens))]
 
     def on_end(ended: Ended) -> list[bytes]:
         if ended.error and not ended.cancelled:
             return [sse({"error": {"code": 500, "message": ended.error, "type": "server_error"}})]
         report = override_note(c.report) if job.settings is not c.settings else c.report
-        outcome = Outcome(started, ended, state["text"])
+        outcome = Outcome(started, ended, "".join(k.text for k in sent))
         return [sse(c.final_json(outcome, job.settings, report, _prompt_text(served, prompt), streamed=True))]
 
     return StreamingResponse(stream(job, list, on_chunk, on_end), media_type="text/event-stream",
@@ -238,10 +239,9 @@ async def tokenize(served: Served, doc: dict, request: Request):
     for t in ids:
         piece = served.piece(t)
         try:
-            shown = piece.decode("utf-8")
+            out.append({"id": t, "piece": piece.decode("utf-8")})
         except UnicodeDecodeError:  # llama-server gives the bytes of a piece that is not whole UTF-8
-            shown = list(piece)
-        out.append({"id": t, "piece": shown})
+            out.append({"id": t, "piece": list(piece)})
     return JSONResponse({"tokens": out})
 
 

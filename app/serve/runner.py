@@ -297,9 +297,11 @@ class Runner:
         if job._t_first is None:
             job._t_first = time.monotonic()
         self.hooks.request_steps(job, event.records)
+        settler = job._settler
+        assert settler is not None  # made when the run was started
         for record, out in zip(event.records, token_outs(event.records, job.request.n_probs)):
             job.tokens.append(out)
-            job.put(Chunk(job._settler.feed(record.text), [out]))
+            job.put(Chunk(settler.feed(record.text), [out]))
 
     def _ended(self, job: Job, event: ev.RunEnded) -> None:
         self.hooks.request_ended(job, event)

@@ -67,7 +67,7 @@ class ServerThread:
     def __init__(self, served: Served, host: str = "127.0.0.1", port: int = 0):
         self.served = served
         self.server = uvicorn.Server(config(served, host, port))
-        self.server.install_signal_handlers = lambda: None  # type: ignore[method-assign]  # not the main thread
+        # uvicorn takes no signals off the main thread (Server.capture_signals): Ctrl-C stays the caller's
         self.thread = threading.Thread(target=self.server.run, name="serve-http", daemon=True)
         self.host = host
 

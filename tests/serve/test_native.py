@@ -245,3 +245,8 @@ def test_token_outside_the_vocabulary_is_400(client):
     assert r.status_code == 400 and "99999" in r.json()["error"]["message"]
     r = client.post("/detokenize", json={"tokens": [99999]})
     assert r.status_code == 400 and "99999" in r.json()["error"]["message"]
+
+
+def test_samplers_as_sequence_letters(client):
+    body = client.post("/completion", json={"prompt": " once", "n_predict": 2, "samplers": "kt"}).json()
+    assert body["generation_settings"]["samplers"] == ["top_k", "temperature"]

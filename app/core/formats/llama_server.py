@@ -90,7 +90,7 @@ def _samplers(r: FieldReader) -> None:
     raw = r.raw("samplers")
     if isinstance(raw, str):  # llama-server also takes the letters of --sampler-seq as one string
         from sampler.stagetable import STAGE_BY_LETTER
-        names = [STAGE_BY_LETTER[c].name for c in raw if c in STAGE_BY_LETTER]
+        names = [STAGE_BY_LETTER[c] for c in raw if c in STAGE_BY_LETTER]
         skipped = [c for c in raw if c not in STAGE_BY_LETTER]
     elif isinstance(raw, list) and all(isinstance(n, str) for n in raw):
         names = [STAGE_ALIASES[n.lower()] for n in raw if n.lower() in STAGE_ALIASES]
