@@ -10,9 +10,10 @@ Reference: ggml-org/llama.cpp ``tools/server/README.md`` ("POST /completion", "P
 * ``n_predict`` (alias ``max_tokens``): -1 (the default) runs until the context is full.
 * ``n_probs`` > 0 adds ``completion_probabilities``: the raw distribution's ``logprob`` and
   ``top_logprobs``, or with ``post_sampling_probs`` the chain's ``prob`` and ``top_probs``.
-* ``cache_prompt`` is accepted and changes nothing (the engine always reuses what its cache holds
-  and decodes the same logits); the other request fields llama-server has and the playground does not
-  (grammar, json_schema, slots, LoRA, images) are dropped with a note, never silently.
+* ``cache_prompt`` (default true) reuses what the engine's cache holds of the prompt; false decodes the
+  prompt anew, in its own batches, as llama-server does (the last prompt token's logits can differ in
+  the last bits between the two, and a sampled token with them); the other request fields llama-server
+  has and the playground does not (grammar, json_schema, slots, LoRA, images) are dropped with a note, never silently.
 * A stream is one event per token, ``data: {...}``, the last with ``"stop": true`` and the whole
   response's fields; no ``[DONE]`` (llama-server sends it on its OpenAI endpoints only).
 """
@@ -115,12 +116,12 @@ class Completion:
         if not isinstance(fields, list) or not all(isinstance(x, str) for x in fields):
             raise f.bad("response_fields", "a list of strings", fields)
         self.response_fields = fields
-        f.boolean(doc, "cache_prompt", True)
+        self.cache_prompt = f.boolean(doc, "cache_prompt", True)
         self.settings, report = llama_settings(doc, HANDLED + UNSUPPORTED, served.base)
         self.report = dropped(report, _unsupported(doc))
 
     def run_request(self, prompt) -> RunRequest:
-        options = self.served.run_options(self.n_predict, self.stops, self.n_probs)
+        options = self.served.run_options(self.n_predict, self.stops, self.n_probs, fresh=not self.cache_prompt)
         return RunRequest("/completion", prompt, self.settings, options, n_probs=self.n_probs,
                           client=_client(self.request))
 

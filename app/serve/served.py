@@ -49,11 +49,13 @@ class Served:
     def token_text(self, token: int) -> str:
         return self.piece(token).decode("utf-8", "replace")
 
-    def run_options(self, n_predict: int, stops: tuple[str, ...], n_probs: int) -> RunOptions:
+    def run_options(self, n_predict: int, stops: tuple[str, ...], n_probs: int, fresh: bool = False) -> RunOptions:
         """The server's options with a request's tokens (-1: until the context is full) and stop strings;
-        more tokens than the context are capped to it (the run ends when the context is full anyway)."""
+        more tokens than the context are capped to it (the run ends when the context is full anyway); ``fresh``:
+        the prompt decoded anew (llama-server's ``cache_prompt: false``)."""
         tokens = self.n_ctx if n_predict < 0 else min(n_predict, self.n_ctx)
-        return self.options.replace(max_tokens=max(1, tokens), stop_strings=stops, raw_logsumexp=n_probs > 0)
+        return self.options.replace(max_tokens=max(1, tokens), stop_strings=stops, raw_logsumexp=n_probs > 0,
+                                    fresh_prompt=fresh)
 
     async def task(self, make):
         """The result of the task command ``make(task_id)``; an ApiError with the engine's line."""

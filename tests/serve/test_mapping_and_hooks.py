@@ -103,3 +103,29 @@ def test_hooks_hear_each_request_and_may_override_its_settings():
     assert taken["content"] == plain_greedy["content"] != free["content"]
     assert taken["generation_settings"]["temperature"] == 0.0
     assert taken["scatter_report"]["fields"][-1]["field"] == "(override)"
+
+
+def test_fresh_prompt_decodes_the_whole_prompt_again():
+    from app.engine.fake import FakeModel
+
+    model = FakeModel()
+    engine = Engine(model=model, owns_model=False).start()
+    lane = (LaneConfig(SamplerSettings(seed=1), key=0),)
+
+    def run(run_id, fresh):
+        before = model.counters.tokens_decoded
+        engine.submit(cmd.Generate(run_id, " the cat sat on the mat", lane,
+                                   RunOptions(max_tokens=2, n_ctx=128, fresh_prompt=fresh)))
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            if any(isinstance(e, ev.RunEnded) for e in engine.drain()):
+                return model.counters.tokens_decoded - before
+            time.sleep(0.005)
+        raise AssertionError("no RunEnded")
+
+    try:
+        first = run(1, False)
+        assert run(2, False) < first  # the cache kept the prompt
+        assert run(3, True) == first  # decoded anew, as the first time
+    finally:
+        engine.shutdown()
