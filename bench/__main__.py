@@ -36,6 +36,9 @@ TARGETS = {
     "presets_load_10k_s": "<= 1.0",
     "presets_save_10k_s": "<= 1.0",
     "session_apply_ms": "(GUI thread; 4 lanes x 2048 tokens)",
+    "serve_vs_generate_tps_ratio": ">= 0.97",
+    "serve_first_token_ms": "<= 30",
+    "serve_queue_p95_ms": "(4 clients at once)",
 }
 
 
@@ -256,6 +259,9 @@ def _suites():
     from . import bans_bench
 
     yield "bans", bans_bench.run_all
+    from . import serve_bench
+
+    yield "serve", serve_bench.run_all
     try:
         from . import gui_bench
     except ImportError:
@@ -271,7 +277,7 @@ def _suites():
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
-    suites = ["sampler", "presets", "session", "engine", "startup", "sweep", "lookahead", "rpc", "ipc", "bans", "gui",
+    suites = ["sampler", "presets", "session", "engine", "startup", "sweep", "lookahead", "rpc", "ipc", "bans", "serve", "gui",
               "window", "frames"]
     parser.add_argument("--only", choices=suites, help="run one suite")
     parser.add_argument("--no-doc", action="store_true", help="do not rewrite docs/benchmarks.md")

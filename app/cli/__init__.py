@@ -4,6 +4,7 @@
     scatter-playground --new                the same, without the last session
     scatter-playground generate [flags]     a headless run (``generate --help``)
     scatter-playground sweep [flags]        a sweep into a CSV (``sweep --help``)
+    scatter-playground serve [flags]        llama-server's, OpenAI's and KoboldCpp's APIs (``serve --help``)
     scatter-playground --smoke-test         open the window, wait for the model, close (packaged builds)
     scatter-playground rpc-server [flags]   lend this CPU to another computer's run (``rpc-server --help``)
     scatter-playground preset convert IN OUT --to FORMAT
@@ -16,7 +17,7 @@ import signal
 import sys
 
 #: The words that name a headless command, and the options the window itself takes.
-COMMANDS = ("generate", "sweep", "rpc-server")
+COMMANDS = ("generate", "sweep", "serve", "rpc-server")
 WINDOW_OPTIONS = ("--new", "--smoke-test", "-h", "--help")
 
 
@@ -71,6 +72,10 @@ def main(argv: list[str] | None = None) -> int:
         from .sweep import main as sweep
 
         return sweep(argv[1:])
+    if argv and argv[0] == "serve":
+        from .serve import main as serve
+
+        return serve(argv[1:])
     if argv and argv[0] == "preset":
         from .preset import main as preset
 

@@ -21,6 +21,7 @@ from collections.abc import Callable
 
 from app.engine.face import queues
 from app.engine.face.commands import (
+    Detokenize,
     Fan,
     FormatChat,
     Generate,
@@ -29,6 +30,7 @@ from app.engine.face.commands import (
     MatchEntropy,
     SetPaused,
     Shutdown,
+    Tokenize,
     UpdateLaneSettings,
 )
 from app.engine.face.events import EngineStopped, ModelLost
@@ -184,6 +186,10 @@ class Engine:
             tasks.match(self, cmd)
         elif isinstance(cmd, FormatChat):
             tasks.format_chat(self, cmd)
+        elif isinstance(cmd, Tokenize):
+            tasks.tokenize(self, cmd)
+        elif isinstance(cmd, Detokenize):
+            tasks.detokenize(self, cmd)
         else:
             raise TypeError(f"unknown engine command {cmd!r}")
 

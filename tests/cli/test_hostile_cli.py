@@ -100,7 +100,7 @@ def test_a_named_pipe_or_a_device_as_output_is_refused(tmp_path):
     (["--nwe"], ["did you mean '--new'"]),
     (["--temp", "1", "generate"], ["'--temp'", "after its name"]),
     (["-p", "x"], ["'-p'"]),
-    (["zzz"], ["commands are generate, sweep, rpc-server"]),
+    (["zzz"], ["commands are generate, sweep, serve, rpc-server"]),
     (["--new", "genrate"], ["did you mean 'generate'"]),
     (["x" * 500], ["..."]),
 ])

@@ -10,15 +10,20 @@ class ChatTemplateError(ValueError):
 
 @dataclass(frozen=True)
 class ChatRequest:
-    """A system message (may be empty) and a user message; the model's reply comes next."""
+    """A system message (may be empty) and a user message; the model's reply comes next.
+
+    ``turns``: a whole conversation instead of the one user message, as (role, content) pairs in order
+    (a server's multi-turn ``messages``); the system message, if any, still comes first.
+    """
 
     system: str = ""
     user: str = ""
+    turns: tuple[tuple[str, str], ...] = ()
 
     def messages(self) -> tuple[tuple[str, str], ...]:
         """(role, content) pairs in order; an empty system message is left out."""
         out = (("system", self.system),) if self.system.strip() else ()
-        return out + (("user", self.user),)
+        return out + (self.turns or (("user", self.user),))
 
 
 @dataclass(frozen=True)

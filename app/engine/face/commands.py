@@ -94,6 +94,27 @@ class FormatChat:
     request: ChatRequest
 
 
+@dataclass(frozen=True)
+class Tokenize:
+    """``text``'s token ids in the loaded model's vocabulary: ``TaskEnded(task_id, tuple of ints)``.
+    ``add_special``: BOS where the model adds one; ``parse_special``: control tokens written as text
+    (``<start_of_turn>``) become those tokens (llama-server's ``/tokenize`` fields of those names)."""
+
+    task_id: int
+    text: str
+    add_special: bool = False
+    parse_special: bool = True
+
+
+@dataclass(frozen=True)
+class Detokenize:
+    """Each token's bytes (control tokens written out): ``TaskEnded(task_id, tuple of bytes)``; an id
+    outside the vocabulary is the error."""
+
+    task_id: int
+    tokens: tuple[int, ...]
+
+
 class UpdateLaneSettings(NamedTuple):
     """New settings for a lane of the run in progress, from its next step on."""
 
@@ -112,6 +133,6 @@ class Shutdown:
 
 
 #: The work commands that end with a TaskEnded of their ``task_id``.
-TaskCommand = MatchEntropy | FormatChat
+TaskCommand = MatchEntropy | FormatChat | Tokenize | Detokenize
 WorkCommand = LoadModel | Generate | Fan | Lookahead | TaskCommand
 ControlCommand = UpdateLaneSettings | SetPaused

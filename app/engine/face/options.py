@@ -82,7 +82,7 @@ class RunOptions:
 
     ``n_ctx`` is per lane; ``n_threads`` None means llama-cli's default count (the cores
     ``app.engine.face.core_count`` counts as llama.cpp does).  ``raw_logsumexp``: records
-    carry the raw logits' log-sum-exp (a pass over the vocabulary; sweeps ask for it).  Every
+    carry the raw logits' log-sum-exp (a pass over the vocabulary; sweeps ask for it); ``fresh_prompt``: see the field.  Every
     field is checked here, and a bad one is a ValueError that names it.  What a field is to
     sessions and the command line is its :class:`RunOption` (a new run flag is one field here).
     """
@@ -101,6 +101,9 @@ class RunOptions:
                                                flags=("-fa", "--flash-attn"), help="flash attention"))
     n_batch: int = option(512, RunOption("batch size", 1))
     raw_logsumexp: bool = False
+    #: each lane's prompt decoded anew, none of it taken from the cache a run before left (llama-server's
+    #: ``cache_prompt: false``: its logits then come from the prompt's own batches, as llama-server's do)
+    fresh_prompt: bool = False
 
     def __post_init__(self):
         for f, described in run_options_of(type(self)):

@@ -125,6 +125,8 @@ class Generation:
                 ws.share(src, lane.seq)
                 first[lane.seq] = first[src]
                 continue
+            if self.options.fresh_prompt:
+                ws.forget(lane.seq)
             logits = ws.prepare(lane.seq, list(start), should_stop=self._stopped)
             if logits is None:
                 return

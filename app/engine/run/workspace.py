@@ -95,6 +95,11 @@ class Workspace:
         cache.mark(len(tokens), logits)
         return logits
 
+    def forget(self, seq: int) -> None:
+        """Empty sequence ``seq``'s cache (its next prompt is decoded whole)."""
+        self.ctx.seq_rm(seq, 0)
+        self.seqs[seq].cut(0)
+
     def share(self, src: int, dst: int) -> None:
         """Sequence ``dst`` holds what ``src`` holds (no decoding)."""
         self.ctx.seq_rm(dst, 0)
