@@ -1,0 +1,50 @@
+"""Grammars as plain data: what the chain needs from llama.cpp's grammar sampler (:class:`GrammarCheck`, which the
+engine implements over llama.cpp's own), and the checks of a JSON schema's text that need no llama.cpp.
+
+A lane's grammar is its settings' ``grammar`` (GBNF) or ``json_schema`` (converted to GBNF as llama.cpp's
+``json_schema_to_grammar`` does, :mod:`sampler.json_schema`); at most one of them is set.
+"""
+from __future__ import annotations
+
+import json
+from typing import Protocol
+
+import numpy as np
+
+#: The grammar's name in a step's stage counts (the funnel's ``grammar`` row): its count is first when a lane
+#: has a grammar, ``active`` on the steps where the chain's first pick was rejected.
+GRAMMAR = "grammar"
+
+
+class GrammarCheck(Protocol):
+    """A grammar's state at one step, as the chain consults it (``common_sampler_sample``).
+
+    ``allows(token)``: whether the grammar takes ``token`` next (llama.cpp applies it to a one-token array);
+    ``rejected(ids)``: a boolean mask over ``ids``, True where the grammar sets the logit to ``-inf`` (its
+    apply to the whole candidate list); ``accept(token)`` moves it on (only a token it allows).
+    """
+
+    def allows(self, token: int) -> bool: ...
+
+    def rejected(self, ids: np.ndarray) -> np.ndarray: ...
+
+    def accept(self, token: int) -> None: ...
+
+
+def check_schema_text(name: str, text: str) -> None:
+    """ValueError naming ``name`` (the flag) unless ``text`` is one JSON value (llama.cpp's ``json::parse``)."""
+    try:
+        json.loads(text)
+    except ValueError as exc:
+        raise ValueError(f"{name}: expected JSON, got {text!r:.60} ({exc})") from None
+    except RecursionError:
+        raise ValueError(f"{name}: nested too deeply to read: {text!r:.60}") from None
+
+
+def grammar_source(settings) -> tuple[str, str]:
+    """``(kind, text)`` of the settings' grammar: ("gbnf", text), ("json_schema", text) or ("", "") for none."""
+    if settings.grammar:
+        return "gbnf", settings.grammar
+    if settings.json_schema:
+        return "json_schema", settings.json_schema
+    return "", ""
