@@ -10,8 +10,8 @@ from typing import Any
 import numpy as np
 
 from . import cparse
-from .grammar_text import check_schema_text
 from .biasvalues import biases_from_json, biases_to_json, check_biases
+from .grammar_text import check_schema_text
 from .numbers import check_value, effective_range, show
 from .phrases import check_phrases, phrases_from_json, phrases_to_json
 from .stagetable import STAGE_BY_LETTER, stage_name

@@ -65,11 +65,11 @@ from typing import Any
 from .flagrow import (  # noqa: F401  (re-exported: the table's vocabulary)
     DEFAULT_BREAKERS,
     KINDS,
-    SECOND_KINDS,
     MIN_REPEAT_PENALTY,
     MIN_SCALE,
     PY_TYPES,
     REPEATED_KINDS,
+    SECOND_KINDS,
     Flag,
 )
 from .rng import DEFAULT_SEED

@@ -34,11 +34,15 @@ class GrammarCheck(Protocol):
 def check_schema_text(name: str, text: str) -> None:
     """ValueError naming ``name`` (the flag) unless ``text`` is one JSON value (llama.cpp's ``json::parse``)."""
     try:
-        json.loads(text)
+        json.loads(text, parse_constant=_no_constant)
     except ValueError as exc:
         raise ValueError(f"{name}: expected JSON, got {text!r:.60} ({exc})") from None
     except RecursionError:
         raise ValueError(f"{name}: nested too deeply to read: {text!r:.60}") from None
+
+
+def _no_constant(name: str):
+    raise ValueError(f"{name} is not JSON")
 
 
 def grammar_source(settings) -> tuple[str, str]:

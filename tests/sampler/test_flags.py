@@ -555,6 +555,18 @@ def test_the_last_grammar_flag_wins():
     assert (s.grammar, s.json_schema) == ("root ::= [0-9]", "")
 
 
+def test_the_flags_once_unsupported_are_read():
+    """Mirostat, logit bias, --ignore-eos and adaptive-p were refused before issue 13, the grammars before issue
+    43; now they are settings, and only --backend-sampling has no row (parse_flags takes it itself)."""
+    s, rest = parse_flags(["--mirostat=2", "--mirostat-lr", "0.1", "-l", "15043+1", "--ignore-eos",
+                           "--adaptive-target", "0.4", "--adaptive-decay=0.5", "--logit-bias", "7-inf"])
+    assert rest == []
+    assert (s.mirostat, s.mirostat_eta, s.ignore_eos, s.adaptive_target, s.adaptive_decay) == (2, 0.1, True, 0.4, 0.5)
+    assert s.logit_bias == ((15043, 1.0), (7, float("-inf")))
+    assert not set(UNSUPPORTED) & set(FLAG_BY_NAME)
+    assert set(UNSUPPORTED) == set(BACKEND_SAMPLING)
+
+
 def test_unknown_flag_and_bad_value_together():
     with pytest.raises(FlagError) as exc:
         parse_flags("--grammar 2 --nope --temp x")

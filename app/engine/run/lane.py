@@ -19,7 +19,6 @@ from sampler.grammar_text import grammar_source
 from sampler.phrases import vocab_plan
 from sampler.stage import StageState
 
-
 #: ``LaneRun.new_chain``'s default: a grammar made for the settings (None is "no grammar").
 _NEW = object()
 
