@@ -19,6 +19,10 @@ from .stage import Stage, StageState
 from .stages.dry import Vocabulary
 
 
+class GrammarDeadEnd(ValueError):
+    """The grammar leaves the chain nothing to pick at a step (one line; llama.cpp throws and ends there)."""
+
+
 class StageCount(NamedTuple):
     """How many candidates went into and came out of one stage (a NamedTuple: made per stage per step)."""
 
@@ -159,13 +163,19 @@ class SamplerChain:
         if grammar.allows(token):
             return cur, applied._replace(counts=(StageCount(GRAMMAR, n, n, False), *applied.counts)), token
         rejected = grammar.rejected(np.arange(n, dtype=np.int32))
-        if rejected.all():
-            raise ValueError("the grammar allows no token at this step: it cannot go on from here "
-                             "(llama.cpp stops on an assertion there)")
         masked = np.where(rejected, np.float32(-np.inf), logits).astype(logits.dtype, copy=False)
-        cur, applied = self._pass(masked, None)
+        try:
+            if rejected.all():
+                raise ValueError("none")
+            cur, applied = self._pass(masked, None)
+            token = int(cur.ids[cur.selected])
+            if not np.isfinite(masked[token]):
+                raise ValueError("a refused token")
+        except ValueError:
+            raise GrammarDeadEnd(
+                "the grammar allows no token the chain can take at this step (what it allows is banned or cut: "
+                "--ignore-eos at the grammar's end, a logit bias); llama.cpp's own programs abort there") from None
         kept = n - int(np.count_nonzero(rejected))
-        token = int(cur.ids[cur.selected])
         return cur, applied._replace(counts=(StageCount(GRAMMAR, n, kept, True), *applied.counts)), token
 
     def accept(self, token: int) -> None:

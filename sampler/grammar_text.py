@@ -6,6 +6,7 @@ A lane's grammar is its settings' ``grammar`` (GBNF) or ``json_schema`` (convert
 """
 from __future__ import annotations
 
+import functools
 import json
 from typing import Protocol
 
@@ -32,13 +33,30 @@ class GrammarCheck(Protocol):
 
 
 def check_schema_text(name: str, text: str) -> None:
-    """ValueError naming ``name`` (the flag) unless ``text`` is one JSON value (llama.cpp's ``json::parse``)."""
+    """ValueError naming ``name`` (the flag) unless ``text`` is one JSON value (llama.cpp's ``json::parse``)
+    that llama.cpp's converter makes a grammar of (llama.cpp converts when it reads the flag, so a schema it
+    cannot convert is a command-line error there too)."""
     try:
         json.loads(text, parse_constant=_no_constant)
     except ValueError as exc:
         raise ValueError(f"{name}: expected JSON, got {text!r:.60} ({exc})") from None
     except RecursionError:
         raise ValueError(f"{name}: nested too deeply to read: {text!r:.60}") from None
+    problem = _conversion_problem(text)
+    if problem:
+        raise ValueError(f"{name}: {problem}")
+
+
+@functools.lru_cache(maxsize=64)
+def _conversion_problem(text: str) -> str:
+    """Why the schema ``text`` gives no grammar ("" if it gives one); remembered, since settings are checked
+    whenever a copy is made."""
+    from .json_schema import schema_to_grammar
+    try:
+        schema_to_grammar(text)
+    except ValueError as exc:
+        return str(exc)
+    return ""
 
 
 def _no_constant(name: str):
