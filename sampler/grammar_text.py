@@ -59,6 +59,17 @@ def _conversion_problem(text: str) -> str:
     return ""
 
 
+def grammar_count(stages):
+    """The grammar's count among a step's stage counts (first when the lane had a grammar), else None."""
+    return stages[0] if stages and stages[0].name == GRAMMAR else None
+
+
+def pick_refused(stages) -> bool:
+    """Whether the grammar refused the chain's first pick at this step (and cut the list for a second pass)."""
+    count = grammar_count(stages)
+    return count is not None and count.active
+
+
 def _no_constant(name: str):
     raise ValueError(f"{name} is not JSON")
 

@@ -12,6 +12,7 @@ from .plots.bans import BansPanel
 from .plots.collision import CollisionPanel
 from .plots.entropy import EntropyPanel
 from .plots.funnel import FunnelPanel
+from .plots.grammar import GrammarPanel
 from .plots.metric_strips import MetricStrips
 from .plots.pre_post import PrePostPanel
 
@@ -39,9 +40,16 @@ def _bans(window) -> BansPanel:
     return bans
 
 
+def _grammar(window) -> GrammarPanel:
+    panel = GrammarPanel()
+    panel.stepClicked.connect(window.state.select)
+    return panel
+
+
 PANELS: tuple[PanelSpec, ...] = (
     PanelSpec("funnel", "Stage funnel", lambda w: FunnelPanel(w.state.token_text), Feed.STEP, Area.LEFT, 2),
     PanelSpec("bans", "Bans", _bans, Feed.RUN, Area.LEFT, 1),
+    PanelSpec("grammar", "Grammar", _grammar, Feed.RUN, Area.LEFT, 1),
     PanelSpec("pre_post", "Pre vs post scatter", _pre_post, Feed.STEP, Area.MIDDLE_LEFT, 3),
     PanelSpec("collision", "Collision gate", lambda w: CollisionPanel(), Feed.RUN, Area.MIDDLE_LEFT, 2),
     PanelSpec("entropy", "Entropy", lambda w: EntropyPanel(), Feed.RUN, Area.MIDDLE_RIGHT, 1, PANEL_MIN_PX),
