@@ -21,6 +21,7 @@ from collections.abc import Callable
 
 from app.engine.face import queues
 from app.engine.face.commands import (
+    CheckGrammar,
     Fan,
     FormatChat,
     Generate,
@@ -184,6 +185,8 @@ class Engine:
             tasks.match(self, cmd)
         elif isinstance(cmd, FormatChat):
             tasks.format_chat(self, cmd)
+        elif isinstance(cmd, CheckGrammar):
+            tasks.check(self, cmd)
         else:
             raise TypeError(f"unknown engine command {cmd!r}")
 

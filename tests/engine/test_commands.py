@@ -94,6 +94,7 @@ def sample_commands() -> dict[type, object]:
         cmd.Lookahead: cmd.Lookahead(4, lane, (1, 2), 3, options),
         cmd.MatchEntropy: cmd.MatchEntropy(5, records, records, settings, 1e-3, "sweep"),
         cmd.FormatChat: cmd.FormatChat(6, ChatRequest("s", "u")),
+        cmd.CheckGrammar: cmd.CheckGrammar(7, "grammar", 'root ::= "a"'),
         cmd.UpdateLaneSettings: cmd.UpdateLaneSettings(0, settings),
         cmd.SetPaused: cmd.SetPaused(True),
         cmd.Shutdown: cmd.Shutdown(),

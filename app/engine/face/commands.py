@@ -94,6 +94,17 @@ class FormatChat:
     request: ChatRequest
 
 
+@dataclass(frozen=True)
+class CheckGrammar:
+    """Whether llama.cpp takes a grammar (``field`` "grammar": GBNF text) or a JSON schema (``field``
+    "json_schema"), over the loaded model's vocabulary if there is one: ``TaskEnded(task_id, the GBNF)``, or
+    the one-line error llama.cpp's parser or the schema's conversion gives."""
+
+    task_id: int
+    field: str
+    text: str
+
+
 class UpdateLaneSettings(NamedTuple):
     """New settings for a lane of the run in progress, from its next step on."""
 
@@ -112,6 +123,6 @@ class Shutdown:
 
 
 #: The work commands that end with a TaskEnded of their ``task_id``.
-TaskCommand = MatchEntropy | FormatChat
+TaskCommand = MatchEntropy | FormatChat | CheckGrammar
 WorkCommand = LoadModel | Generate | Fan | Lookahead | TaskCommand
 ControlCommand = UpdateLaneSettings | SetPaused
