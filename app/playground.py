@@ -31,7 +31,8 @@ class Playground:
     """``runs`` (model, generate, continue, branch, stop), ``text`` (edits, branches, undo),
     ``lanes`` (settings, presets, seeds), ``analysis`` (fan, match entropy), ``chat`` (chat mode,
     special tokens), ``ab`` (blind A/B tests), ``taste`` (the taste tuner), ``lookahead`` (lookahead at a fork,
-    manual mode), ``sweep`` (sweeps), ``grammar`` (the edited lane's grammar), ``files`` (session files and the last session kept in ``autosave``),
+    manual mode), ``sweep`` (sweeps), ``grammar`` (the edited lane's grammar),
+    ``files`` (session files and the last session kept in ``autosave``),
     ``preset_actions`` (the user's presets and other tools' ones), over one state and one engine."""
 
     def __init__(self, state: PlaygroundState, engine, presets: PresetStore, recent: RecentModels | None = None,

@@ -79,7 +79,8 @@ def exit_description(code: int | None) -> str:
 
 #: Work commands and the events that end them, by the id field they share: (kind, id field) each.
 _WORK = {cmd.Generate: ("run", "run_id"), cmd.Fan: ("fan", "fan_id"), cmd.MatchEntropy: ("task", "task_id"),
-         cmd.FormatChat: ("task", "task_id"), cmd.CheckGrammar: ("task", "task_id"), cmd.LoadModel: ("load", "load_id"), cmd.Lookahead: ("look", "look_id")}
+         cmd.FormatChat: ("task", "task_id"), cmd.CheckGrammar: ("task", "task_id"), cmd.LoadModel: ("load", "load_id"),
+         cmd.Lookahead: ("look", "look_id")}
 _ENDS = {ev.RunEnded: ("run", "run_id"), ev.FanEnded: ("fan", "fan_id"), ev.TaskEnded: ("task", "task_id"),
          ev.ModelLoaded: ("load", "load_id"), ev.ModelLoadFailed: ("load", "load_id"),
          ev.LookaheadEnded: ("look", "look_id")}
