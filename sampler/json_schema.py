@@ -22,6 +22,7 @@ import json
 import math
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 INT_MAX = 2**31 - 1
@@ -120,7 +121,7 @@ class Node:
     values: list = field(default_factory=list)
     properties: list = field(default_factory=list)  # (name, node, required)
     additional: Node | None = None
-    items: object = None  # a node (array) or a list of nodes (tuple)
+    items: Any = None  # a node (array) or a list of nodes (tuple)
     min_items: int = 0
     max_items: int = -1
     pattern: str = ""
@@ -660,7 +661,9 @@ class _Converter:
 
     def object_rule(self, properties: list, required: set, name: str, additional: Node | None) -> str:
         prefix = name + ("-" if name else "")
-        required_props, optional_props, prop_names = [], [], []
+        required_props: list[str] = []
+        optional_props: list[str] = []
+        prop_names: list[str] = []
         kv_rules: dict[str, str] = {}
         for prop_name, prop in properties:
             prop_rule = self.visit(prop, prefix + prop_name)
