@@ -36,6 +36,8 @@ TARGETS = {
     "presets_load_10k_s": "<= 1.0",
     "presets_save_10k_s": "<= 1.0",
     "session_apply_ms": "(GUI thread; 4 lanes x 2048 tokens)",
+    "grammar_json_vs_native_ratio": "<= 1.1",
+    "grammar_step_us": "(a JSON grammar, random logits: most picks refused)",
 }
 
 
@@ -256,6 +258,9 @@ def _suites():
     from . import bans_bench
 
     yield "bans", bans_bench.run_all
+    from . import grammar_bench
+
+    yield "grammar", grammar_bench.run_all
     try:
         from . import gui_bench
     except ImportError:

@@ -95,3 +95,12 @@ def test_a_chosen_token_the_grammar_refuses_is_one_line(default_model):
     bad = default_model.vocab.tokenize(b"X", add_special=False, parse_special=False)[0]
     with pytest.raises(ValueError, match="the grammar does not allow token"):
         run(default_model, SamplerSettings(seed=3, grammar=LIST), n=4, force=(0, bad))
+
+
+def test_the_grammar_bench_runs_and_both_chains_agree(default_model):
+    """``make bench``'s grammar suite, a few steps: it raises if the two chains picked other tokens."""
+    from bench.grammar_bench import compare
+
+    figures = compare(default_model, steps=3)
+    assert set(figures) == {"grammar_step_us", "grammar_native_step_us", "grammar_json_vs_native_ratio"}
+    assert all(v > 0 for v in figures.values())

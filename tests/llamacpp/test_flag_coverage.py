@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 
 from llamacpp_source import source_path
-
 from sampler.flags import BACKEND_SAMPLING, FLAG_BY_NAME, UNSUPPORTED
 
 
