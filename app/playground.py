@@ -12,6 +12,7 @@ from app.actions.ab import ABActions
 from app.actions.analysis import AnalysisActions
 from app.actions.chat import ChatActions
 from app.actions.files import FileActions
+from app.actions.grammar import GrammarActions
 from app.actions.lanes import LaneActions
 from app.actions.lookahead import LookaheadActions
 from app.actions.presets import PresetActions
@@ -30,7 +31,8 @@ class Playground:
     """``runs`` (model, generate, continue, branch, stop), ``text`` (edits, branches, undo),
     ``lanes`` (settings, presets, seeds), ``analysis`` (fan, match entropy), ``chat`` (chat mode,
     special tokens), ``ab`` (blind A/B tests), ``taste`` (the taste tuner), ``lookahead`` (lookahead at a fork,
-    manual mode), ``sweep`` (sweeps), ``files`` (session files and the last session kept in ``autosave``),
+    manual mode), ``sweep`` (sweeps), ``grammar`` (the edited lane's grammar),
+    ``files`` (session files and the last session kept in ``autosave``),
     ``preset_actions`` (the user's presets and other tools' ones), over one state and one engine."""
 
     def __init__(self, state: PlaygroundState, engine, presets: PresetStore, recent: RecentModels | None = None,
@@ -56,6 +58,8 @@ class Playground:
         self.listen(self.taste.handlers)
         self.lookahead = LookaheadActions(state, engine, self.runs, self.history)  # after runs: see its RunEnded
         self.listen(self.lookahead.handlers)
+        self.grammar = GrammarActions(state, engine, self.lanes)
+        self.listen(self.grammar.handlers)
 
     def listen(self, handlers: dict) -> None:
         """Also give these events (type -> handler) to a part that runs work of its own."""

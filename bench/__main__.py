@@ -39,6 +39,8 @@ TARGETS = {
     "serve_vs_generate_tps_ratio": ">= 0.97",
     "serve_first_token_ms": "<= 30",
     "serve_queue_p95_ms": "(4 clients at once)",
+    "grammar_json_vs_native_ratio": "<= 1.1",
+    "grammar_step_us": "(a JSON grammar, random logits: most picks refused)",
 }
 
 
@@ -262,6 +264,9 @@ def _suites():
     from . import serve_bench
 
     yield "serve", serve_bench.run_all
+    from . import grammar_bench
+
+    yield "grammar", grammar_bench.run_all
     try:
         from . import gui_bench
     except ImportError:

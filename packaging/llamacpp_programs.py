@@ -39,7 +39,8 @@ PROGRAMS = ("llama-completion", "llama-cli", "llama-server")
 REQUIRED = ("llama-completion", "llama-server")
 #: llama.cpp's files the suite reads (kept in <key>/source; glob patterns inside vendor/llama.cpp)
 SOURCE_FILES = ("common/common.h", "common/sampling.cpp", "common/arg.cpp", "src/llama-sampler.cpp",
-                "include/llama.h", "tools/server/*.cpp")
+                "include/llama.h", "tools/server/*.cpp", "common/json-schema-to-grammar.cpp",
+                "tests/test-json-schema-to-grammar.cpp")
 PROGRAM_FLAGS = ["-DCMAKE_BUILD_TYPE=Release", "-DLLAMA_CURL=OFF", "-DLLAMA_BUILD_TESTS=OFF",
                  "-DLLAMA_BUILD_EXAMPLES=OFF", "-DLLAMA_BUILD_TOOLS=ON", "-DLLAMA_BUILD_SERVER=ON",
                  "-DBUILD_SHARED_LIBS=OFF"]

@@ -11,11 +11,16 @@ import numpy as np
 
 from .candidates import Candidates
 from .chainbuild import chain_stages
+from .grammar_text import GRAMMAR, GrammarCheck
 from .nonfinite import check_logits, check_probabilities
 from .scatter import ScatterTrace
 from .settings import SamplerSettings
 from .stage import Stage, StageState
 from .stages.dry import Vocabulary
+
+
+class GrammarDeadEnd(ValueError):
+    """The grammar leaves the chain nothing to pick at a step (one line; llama.cpp throws and ends there)."""
 
 
 class StageCount(NamedTuple):
@@ -68,9 +73,12 @@ class SamplerChain:
     :class:`~sampler.stages.MirostatV2`.
     """
 
-    def __init__(self, stages: Iterable[Stage], selector: Stage):
+    def __init__(self, stages: Iterable[Stage], selector: Stage, grammar: GrammarCheck | None = None):
         self.stages = list(stages)
         self.selector = selector
+        #: llama.cpp's grammar sampler at this step, if the lane has a grammar (the engine sets it: see
+        #: :meth:`sample`); it accepts the generated tokens only, never the prompt's.
+        self.grammar = grammar
 
     @classmethod
     def from_settings(cls, settings: SamplerSettings, vocab: Vocabulary | None = None,
@@ -127,25 +135,66 @@ class SamplerChain:
         (top-k then reuses it instead of scanning the vocabulary again).
         """
         check_logits(logits)
+        cur, applied = self._pass(logits, top_hint)
+        token = int(cur.ids[cur.selected])
+        if self.grammar is not None:
+            cur, applied, token = self._grammar_step(logits, cur, applied, token)
+        if accept:
+            self.accept(token)
+        return applied.trace(cur, token, cur.selected)
+
+    def _pass(self, logits: np.ndarray, top_hint: np.ndarray | None) -> tuple[Candidates, Applied]:
+        """One run of the chain over a step's logits; ValueError if it leaves nothing to pick."""
         cur = Candidates.from_logits(logits, top_hint)
         applied = self.apply(cur)  # an overflow is named below, not warned of
         check_probabilities(cur.p, self.stages, applied.temperatures)
         if cur.selected < 0:
             raise ValueError("no candidate left to sample from")
-        token = int(cur.ids[cur.selected])
-        if accept:
-            self.accept(token)
-        return applied.trace(cur, token, cur.selected)
+        return cur, applied
+
+    def _grammar_step(self, logits: np.ndarray, cur: Candidates, applied: Applied, token: int):
+        """``common_sampler_sample``'s grammar: the chain's pick stands if the grammar takes it; otherwise the
+        grammar is applied to the whole vocabulary (its rejects get ``-inf``) and the chain runs again, its
+        random draws going on.  The trace's first count is the grammar's: ``active`` when it was applied
+        to the whole list (the first pick was rejected), ``n_out`` what it left."""
+        grammar = self.grammar
+        assert grammar is not None
+        n = len(logits)
+        if grammar.allows(token):
+            return cur, applied._replace(counts=(StageCount(GRAMMAR, n, n, False), *applied.counts)), token
+        rejected = grammar.rejected(np.arange(n, dtype=np.int32))
+        masked = np.where(rejected, np.float32(-np.inf), logits).astype(logits.dtype, copy=False)
+        try:
+            if rejected.all():
+                raise ValueError("none")
+            cur, applied = self._pass(masked, None)
+            token = int(cur.ids[cur.selected])
+            if not np.isfinite(masked[token]):
+                raise ValueError("a refused token")
+        except ValueError:
+            raise GrammarDeadEnd(
+                "the grammar allows no token the chain can take at this step (what it allows is banned or cut: "
+                "--ignore-eos at the grammar's end, a logit bias); llama.cpp's own programs abort there") from None
+        kept = n - int(np.count_nonzero(rejected))
+        return cur, applied._replace(counts=(StageCount(GRAMMAR, n, kept, True), *applied.counts)), token
 
     def accept(self, token: int) -> None:
+        """Accept a generated token: the grammar (if any) first, as ``common_sampler_accept`` does, then the
+        stages (a token the grammar refuses raises before anything moved)."""
+        if self.grammar is not None:
+            self.grammar.accept(token)
+        self._accept_stages(token)
+
+    def _accept_stages(self, token: int) -> None:
         for stage in self.stages:
             stage.accept(token)
         self.selector.accept(token)
 
     def accept_prompt(self, tokens: Iterable[int]) -> None:
-        """Feed prompt tokens to the history, as llama-cli does."""
+        """Feed prompt tokens to the history, as llama-cli does (the grammar never sees them:
+        ``common_sampler_accept(..., is_generated=false)``)."""
         for t in tokens:
-            self.accept(int(t))
+            self._accept_stages(int(t))
 
     def reset(self) -> None:
         for stage in self.stages:
@@ -153,6 +202,7 @@ class SamplerChain:
         self.selector.reset()
 
     def clone(self) -> SamplerChain:
+        """A copy of the stages and selector; the grammar is not copied (its owner, the engine, sets one)."""
         return SamplerChain([s.clone() for s in self.stages], self.selector.clone())
 
     def position(self) -> StageState:

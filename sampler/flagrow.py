@@ -11,6 +11,7 @@ import numpy as np
 
 from . import cparse
 from .biasvalues import biases_from_json, biases_to_json, check_biases
+from .grammar_text import check_schema_text
 from .numbers import check_value, effective_range, show
 from .phrases import check_phrases, phrases_from_json, phrases_to_json
 from .stagetable import STAGE_BY_LETTER, stage_name
@@ -46,10 +47,16 @@ def _plain(value) -> bool:
         return value.bit_length() <= 64  # repr() refuses ints of thousands of digits
     return kind in _MEMO_TYPES
 
-KINDS = ("float", "int", "uint", "switch", "samplers", "seq", "breaker", "bias", "phrases")
+KINDS = ("float", "int", "uint", "switch", "samplers", "seq", "breaker", "bias", "phrases", "text", "file")
 #: The Python type a field of each kind holds.
 PY_TYPES = {"float": float, "int": int, "uint": int, "switch": bool, "samplers": tuple, "seq": tuple, "breaker": tuple,
-            "bias": tuple, "phrases": tuple}
+            "bias": tuple, "phrases": tuple, "text": str, "file": str}
+#: Kinds of a second row for a field another row owns: ``--sampler-seq`` (the order as letters) and the
+#: ``--grammar-file`` / ``--json-schema-file`` rows (the file's text into the ``text`` field of the first row).
+SECOND_KINDS = ("seq", "file")
+#: The longest grammar or JSON schema taken (characters): llama.cpp has no limit, but a text this long is a
+#: pasted file gone wrong, and every record of a session carries its settings.
+MAX_TEXT_CHARS = 1 << 20
 #: Kinds whose flag may be repeated, each occurrence adding one entry to the list.
 REPEATED_KINDS = ("breaker", "bias")
 
@@ -167,6 +174,11 @@ class Flag:
             return check_biases(name, value)
         if self.kind == "phrases":
             return check_phrases(name, value)
+        if self.kind in ("text", "file"):
+            text = _text(name, value)
+            if self.field == "json_schema" and text:
+                check_schema_text(name, text)
+            return text
         return _breakers(name, value)
 
     def parse(self, raw: str, name: str | None = None):
@@ -185,6 +197,11 @@ class Flag:
             return check_biases(name, (raw,))[0]
         if self.kind == "phrases":
             return check_phrases(name, (raw,))[0]
+        if self.kind in ("text", "file"):
+            text = read_text_file(name, raw) if self.kind == "file" else raw
+            if self.field == "json_schema" and not text:  # json::parse("") throws in llama.cpp (no schema is none)
+                check_schema_text(name, text)
+            return self.check(text, name)
         if self.cparse == "stoul":
             return self.check(cparse.stoul_uint32(name, raw), name)
         if self.cparse == "stoi":
@@ -214,6 +231,9 @@ class Flag:
         if self.kind == "switch":
             ok = isinstance(value, bool)
             expected = "true or false"
+        elif self.kind in ("text", "file"):
+            ok = isinstance(value, str)
+            expected = "a string"
         elif self.numeric:
             ok = isinstance(value, (int, float)) and not isinstance(value, bool)
             expected = "an integer" if self.integer else "a number"
@@ -231,6 +251,31 @@ def _sequence(name: str, value, what: str) -> tuple:
     if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
         raise ValueError(f"{name}: expected {what}, got {show(value)}")
     return tuple(value)
+
+
+def _text(name: str, value) -> str:
+    """A grammar's or a JSON schema's text: a string of at most :data:`MAX_TEXT_CHARS` characters."""
+    if not isinstance(value, str):
+        raise ValueError(f"{name}: expected text, got {show(value)}")
+    if len(value) > MAX_TEXT_CHARS:
+        raise ValueError(f"{name}: {len(value)} characters is too long (at most {MAX_TEXT_CHARS})")
+    if "\0" in value:
+        raise ValueError(f"{name}: the text holds a NUL character (llama.cpp would cut it there): {value!r:.60}")
+    return value
+
+
+def read_text_file(name: str, path: str) -> str:
+    """The text of the file ``path`` names (``--grammar-file``, ``--json-schema-file``), as llama.cpp reads
+    it (every byte, UTF-8); ValueError naming the flag and the file if it cannot be read."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read(MAX_TEXT_CHARS * 4 + 1)
+    except OSError as exc:
+        raise ValueError(f"{name}: cannot read {path!r}: {exc.strerror or exc}") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ValueError(f"{name}: {path!r} is not UTF-8 text") from None
 
 
 def _breakers(name: str, value) -> tuple[str, ...]:

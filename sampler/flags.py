@@ -24,11 +24,21 @@ def _patched(name: str | None) -> bool:
     row = STAGE_BY_NAME.get(name) if name is not None else None
     return row is not None and not row.upstream and row.llamacpp
 
-#: llama-cli sampling flags the playground does not implement, with their arity.
-UNSUPPORTED = {
-    "--grammar": 1, "--grammar-file": 1, "-j": 1, "--json-schema": 1, "-jf": 1, "--json-schema-file": 1,
-    "-bs": 0, "--backend-sampling": 0,
-}
+#: llama-cli sampling flags without a row in the flag table, with their arity: only ``--backend-sampling``'s
+#: spellings (:data:`BACKEND_SAMPLING`), which :func:`parse_flags` takes or refuses itself.  (The name is
+#: historical: every other flag here is implemented now.)
+UNSUPPORTED: dict[str, int] = {"-bs": 0, "--backend-sampling": 0}
+#: ``-bs``/``--backend-sampling``: llama.cpp then runs the chain in the model's compute graph (its dist draws
+#: from a float32 cumulative sum over the vocabulary on the device, src/llama-sampler.cpp
+#: ``llama_sampler_dist_backend_apply``), which can pick other tokens than the CPU chain the playground
+#: reproduces; with a grammar ``common_sampler_init`` turns it off ("backend sampling is not compatible with
+#: grammar, disabling").  So it is taken, as a no-op, with a grammar and refused in one line without one.
+BACKEND_SAMPLING = ("-bs", "--backend-sampling")
+BACKEND_SAMPLING_REFUSED = ("{name}: refused: llama.cpp then samples on the device (a float32 draw over the whole "
+                            "vocabulary), which can pick other tokens than the chain the playground runs; "
+                            "with a grammar llama.cpp turns it off, and so it is taken then")
+#: The two fields every grammar flag sets (llama.cpp keeps one grammar: the last flag given wins).
+GRAMMAR_FIELDS = ("grammar", "json_schema")
 
 
 class FlagError(ValueError):
@@ -71,12 +81,18 @@ def parse_flags(
     biases: list | None = None  # -l entries: the command line's list replaces the base's
     rest: list[str] = []
     problems: list[str] = []
+    backend_sampling: str | None = None
     i = 0
     while i < len(tokens):
         tok = tokens[i]
         name, eq, inline = tok.partition("=") if tok.startswith("--") else (tok, "", "")
         i += 1
         flag = FLAG_BY_NAME.get(name)
+        if flag is None and name in BACKEND_SAMPLING and name not in passthrough:
+            if eq:
+                problems.append(f"{name}: takes no value, got {inline!r}")
+            backend_sampling = name
+            continue
         if flag is None:
             i = _other_word(tokens, i, tok, name, eq, passthrough, rest, problems)
             continue
@@ -104,6 +120,8 @@ def parse_flags(
             breakers += [] if value == "none" else [value]
         elif flag.kind == "bias":
             biases = (biases or []) + [value]
+        elif flag.field in GRAMMAR_FIELDS:  # one grammar: this one replaces any given before
+            changes.update({f: value if f == flag.field else "" for f in GRAMMAR_FIELDS})
         else:
             changes[flag.field] = value
     if breakers is not None:
@@ -116,6 +134,8 @@ def parse_flags(
             settings = base.with_values(changes)
         except ValueError as exc:
             problems.append(str(exc))
+    if backend_sampling is not None and not problems and not (settings.grammar or settings.json_schema):
+        problems.append(BACKEND_SAMPLING_REFUSED.format(name=backend_sampling))
     if problems:
         raise FlagError(problems)
     return settings, rest
@@ -168,8 +188,8 @@ def to_flags(
     out: list[str] = []
     for flag in FLAGS:
         value = settings.get(flag.field)
-        if flag.field == "seed" and not include_seed:
-            continue
+        if (flag.field == "seed" and not include_seed) or flag.kind == "file" or (flag.kind == "text" and not value):
+            continue  # a file row's text is written by its field's row; no grammar is no flag (-j "" is an error)
         if only_changed and value == flag.default:
             continue
         if flag.kind in ("samplers", "seq"):

@@ -69,6 +69,7 @@ from .flagrow import (  # noqa: F401  (re-exported: the table's vocabulary)
     MIN_SCALE,
     PY_TYPES,
     REPEATED_KINDS,
+    SECOND_KINDS,
     Flag,
 )
 from .rng import DEFAULT_SEED
@@ -169,6 +170,18 @@ ROWS: tuple[Flag, ...] = (
     Flag("adaptive_decay", ("--adaptive-decay",), default=0.90, label="Adaptive-p decay", stage="adaptive_p",
          lo=0.0, hi=0.99, cparse="stof_clamp", help="How slowly adaptive-p's running average forgets (0 to 0.99).",
          **F32, **_slider(0, 0.99, 0.01)),
+    # Grammars (common/arg.cpp: each of the four sets params.sampling.grammar, the last one wins; a schema is
+    # converted there).  The engine applies them through llama.cpp's own grammar sampler (app.engine.llama.grammar)
+    # where common_sampler_sample does; the file rows read their file into the field of the row before them.
+    Flag("grammar", ("--grammar",), "text", "", "Grammar",
+         "A GBNF grammar the text must follow (llama.cpp's grammar sampler; empty: none).", ),
+    Flag("grammar", ("--grammar-file",), "file", "", "Grammar file",
+         "A file holding a GBNF grammar (read when given).", ),
+    Flag("json_schema", ("-j", "--json-schema"), "text", "", "JSON schema",
+         "A JSON schema the text must follow, converted to a grammar as llama.cpp converts it (empty: none).",
+         ),
+    Flag("json_schema", ("-jf", "--json-schema-file"), "file", "", "JSON schema file",
+         "A file holding a JSON schema (read when given).", ),
     # The playground's own: no llama.cpp flag (see sampler.phrases).
     Flag("banned_phrases", ("--ban-phrase",), "phrases", (), "Banned phrases",
          "Words or phrases never to appear: single tokens are banned outright, longer ones are taken back.",
@@ -225,8 +238,8 @@ ROWS: tuple[Flag, ...] = (
 FLAGS: tuple[Flag, ...] = tuple(row for row in ROWS if row.cli)
 #: Every llama-cli spelling -> its row.
 FLAG_BY_NAME: dict[str, Flag] = {name: row for row in FLAGS for name in row.names}
-#: Field path -> its row (``samplers`` -> the ``--samplers`` row, not ``--sampler-seq``).
-ROW_BY_FIELD: dict[str, Flag] = {row.field: row for row in ROWS if row.kind != "seq"}
+#: Field path -> its row (``samplers`` -> the ``--samplers`` row, not ``--sampler-seq``; ``grammar`` -> ``--grammar``).
+ROW_BY_FIELD: dict[str, Flag] = {row.field: row for row in ROWS if row.kind not in SECOND_KINDS}
 #: The rows of SamplerSettings' own fields, and of ScatterParams', in table order.
 SETTINGS_ROWS = tuple(row for row in ROW_BY_FIELD.values() if row.group is None)
 SCATTER_ROWS = tuple(row for row in ROW_BY_FIELD.values() if row.group == "scatter")

@@ -137,6 +137,8 @@ class _SettingsMethods(_Fields, SettingsFields):
         """The checks that involve more than one field."""
         if not isinstance(self.scatter, ScatterParams):
             raise ValueError(f"scatter: expected ScatterParams, got {type(self.scatter).__name__}")
+        if self.grammar and self.json_schema:
+            raise ValueError("--grammar and --json-schema: give one of them (llama.cpp keeps the last one given)")
 
     def get(self, path: str):
         """The value of one setting by field path (``"temp"``, ``"scatter.k"``)."""

@@ -56,6 +56,8 @@ class SettingsFields:
     mirostat_tau: float
     adaptive_target: float
     adaptive_decay: float
+    grammar: str
+    json_schema: str
     banned_phrases: tuple[BannedPhrase, ...]
     smoothing_factor: float
     smoothing_curve: float

@@ -27,6 +27,8 @@ ANNOTATIONS = {
     "breaker": "tuple[str, ...]",
     "bias": "tuple[tuple[int, float], ...]",
     "phrases": "tuple[BannedPhrase, ...]",
+    "text": "str",
+    "file": "str",
 }
 assert ANNOTATIONS.keys() == set(KINDS), "a kind without its annotation"
 assert all(ANNOTATIONS[kind].partition("[")[0] == PY_TYPES[kind].__name__ for kind in KINDS), "PY_TYPES disagrees"

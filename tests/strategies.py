@@ -137,6 +137,8 @@ def accepted(row):
         return logit_biases
     if row.kind == "phrases":
         return banned_phrases
+    if row.kind == "text":  # no grammar, or one any chain runs; never a schema too (one grammar at most)
+        return st.sampled_from(("", 'root ::= [a-z]+')) if row.field == "grammar" else st.just("")
     return breakers
 
 

@@ -21,6 +21,7 @@ from collections.abc import Callable
 
 from app.engine.face import queues
 from app.engine.face.commands import (
+    CheckGrammar,
     Detokenize,
     Fan,
     FormatChat,
@@ -190,6 +191,8 @@ class Engine:
             tasks.tokenize(self, cmd)
         elif isinstance(cmd, Detokenize):
             tasks.detokenize(self, cmd)
+        elif isinstance(cmd, CheckGrammar):
+            tasks.check(self, cmd)
         else:
             raise TypeError(f"unknown engine command {cmd!r}")
 

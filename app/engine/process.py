@@ -80,7 +80,7 @@ def exit_description(code: int | None) -> str:
 #: Work commands and the events that end them, by the id field they share: (kind, id field) each.
 _WORK = {cmd.Generate: ("run", "run_id"), cmd.Fan: ("fan", "fan_id"), cmd.MatchEntropy: ("task", "task_id"),
          cmd.FormatChat: ("task", "task_id"), cmd.Tokenize: ("task", "task_id"), cmd.Detokenize: ("task", "task_id"),
-         cmd.LoadModel: ("load", "load_id"), cmd.Lookahead: ("look", "look_id")}
+         cmd.CheckGrammar: ("task", "task_id"), cmd.LoadModel: ("load", "load_id"), cmd.Lookahead: ("look", "look_id")}
 _ENDS = {ev.RunEnded: ("run", "run_id"), ev.FanEnded: ("fan", "fan_id"), ev.TaskEnded: ("task", "task_id"),
          ev.ModelLoaded: ("load", "load_id"), ev.ModelLoadFailed: ("load", "load_id"),
          ev.LookaheadEnded: ("look", "look_id")}
@@ -98,7 +98,7 @@ def _ending(command, message: str):
         return ev.RunEnded(command.run_id, error=message)
     if isinstance(command, cmd.Fan):
         return ev.FanEnded(command.fan_id, 0, error=message)
-    if isinstance(command, (cmd.MatchEntropy, cmd.FormatChat, cmd.Tokenize, cmd.Detokenize)):
+    if isinstance(command, (cmd.MatchEntropy, cmd.FormatChat, cmd.Tokenize, cmd.Detokenize, cmd.CheckGrammar)):
         return ev.TaskEnded(command.task_id, error=message)
     if isinstance(command, cmd.Lookahead):
         return ev.LookaheadEnded(command.look_id, error=message)

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QTextBrowser, QTextEdit, QToolTip
 
 from app.core.forks import is_fork
 from app.engine.face.records import StepRecord
+from sampler.grammar_text import pick_refused
 
 from . import theme as themes
 from .paragraph_seals import ParagraphSeals, unsealed_position
@@ -274,6 +275,9 @@ class TokenTextPane(QTextBrowser):
                 fmt.setFontUnderline(True)  # the writer took this token
             if rec.banned or rec.ban_kept:
                 fmt.setFontOverline(True)  # a banned phrase began here: taken back (or kept, the cap reached)
+            if pick_refused(rec.stages):  # the grammar refused the chain's first pick: it chose among its survivors
+                fmt.setUnderlineStyle(QTextCharFormat.UnderlineStyle.WaveUnderline)
+                fmt.setUnderlineColor(self.theme.q("damped"))
             if self.fork_rule is not None and is_fork(rec, self.fork_rule):
                 fmt.setUnderlineStyle(QTextCharFormat.UnderlineStyle.DotLine)  # the story could fork here
                 fmt.setUnderlineColor(self.theme.q("entropy"))

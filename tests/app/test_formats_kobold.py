@@ -145,4 +145,4 @@ def test_a_payload_with_every_field_set():
     assert (s.temp, s.dynatemp_range, s.dynatemp_exponent, s.smoothing_factor, s.smoothing_curve) == (0.9, 0.2, 1.5, 0.2, 1.2)
     assert (s.top_a, s.tfs_z, s.top_n_sigma, s.typ_p, s.seed, s.ignore_eos) == (0.1, 0.9, 1.5, 0.95, 5, True)
     assert s.logit_bias == ((3, 1.0), (4, -math.inf)) and s.banned_phrases == (BannedPhrase("x", False),)
-    assert "dropped" in status(report, "grammar") and "dropped" in status(report, "rep_pen_slope")
+    assert status(report, "grammar") == ["converted"] and "dropped" in status(report, "rep_pen_slope")

@@ -65,7 +65,8 @@ def test_a_preset_with_every_field_set():
     assert s.logit_bias == ((5, 2.5), (42, -math.inf), (7, -math.inf), (9, -math.inf))
     assert s.banned_phrases == (BannedPhrase("Suddenly", False),)
     assert "emulated" in status(report, "banned_tokens") and "dropped" in status(report, "banned_tokens")
-    assert status(report, "grammar_string") == ["dropped"] and status(report, "do_sample") == ["dropped"]
+    assert status(report, "grammar_string") == ["exact"] and status(report, "do_sample") == ["dropped"]
+    assert s.grammar == "root ::= x" and status(report, "json_schema") == ["dropped"]  # the server reads one
 
 
 def test_dynatemp_off_sends_temp_only():
@@ -164,3 +165,10 @@ def test_export_notes_what_llama_cpp_lacks():
     data, report = write_preset(s, "sillytavern")
     assert json.loads(data)["samplers"] == ["top_k", "temperature"]
     assert any(n.field == "top_a" and n.status == "dropped" for n in report.notes)
+
+
+def test_a_json_schema_alone_is_the_lanes_schema():
+    """Without a grammar the server converts the request's schema: so does the lane."""
+    s, report = import_preset({"temp": 0.7, "json_schema": {"enum": ["red", "blue"]}, "grammar_string": ""})
+    assert s.json_schema == '{"enum": ["red", "blue"]}' and s.grammar == ""
+    assert status(report, "json_schema") == ["exact"] and status(report, "grammar_string") == ["dropped"]

@@ -163,7 +163,8 @@ def test_notes_model_seed_min_keep_and_scatter_build():
 def test_only_changed_false_writes_every_flag():
     args = list(export_run(DEFAULT.replace(scatter_strength=0.1), only_changed=False, prompt="x", **RUN).args)
     for row in FLAG_BY_NAME.values():
-        if row.kind not in ("switch", "seq", "bias") and row.field != "seed":  # an empty -l list has no words
+        # an empty -l list has no words; no grammar is no flag (-j "" is an error in llama.cpp)
+        if row.kind not in ("switch", "seq", "bias", "text", "file") and row.field != "seed":
             assert row.flag in args, row.flag
     stock = list(export_run(DEFAULT, only_changed=False, prompt="x", **RUN).args)
     assert [a for a in args if a not in stock and a.startswith("--")] == [
@@ -328,7 +329,8 @@ def test_server_body_holds_every_sampling_field():
     assert body["temperature"] == 0.5 and body["samplers"] == list(s.samplers)
     assert body["dry_sequence_breakers"] == ["\n", "x"]  # JSON strings: no escapes processed
     assert body["stop"] == ["END"] and body["mirostat"] == 0 and body["cache_prompt"] is False
-    assert set(FIELDS.values()) <= set(body)
+    assert set(FIELDS.values()) - {"grammar", "json_schema"} <= set(body)
+    assert "grammar" not in body and "json_schema" not in body  # no grammar: neither key
     assert not any(k.startswith("scatter") for k in body)
     assert e.launch_args[:7] == ("llama-server", "-m", "/models/m.gguf", "-c", "512", "-np", "1")
     assert not e.needs_scatter_build
@@ -416,20 +418,24 @@ def test_mirostat_adaptive_p_logit_bias_and_ignore_eos_are_settings():
     assert import_command("--mirostat 1.9").mirostat == 1
 
 
-@pytest.mark.parametrize("text,notes", [
-    ("--grammar ''", 1),
-    ("--grammar x --grammar ''", 1),  # llama.cpp: the last value wins
+@pytest.mark.parametrize("text,grammar,schema", [
+    ("--grammar ''", "", ""),  # an empty grammar is no grammar (common_sampler_init builds none)
+    ("--grammar x --grammar ''", "", ""),  # llama.cpp: the last value wins
+    ("--grammar '' --grammar 'root ::= \"a\"'", 'root ::= "a"', ""),
+    ("--json-schema '{}' --grammar ''", "", ""),  # every grammar flag sets the one grammar
+    ("--grammar x -j '{}'", "", "{}"),  # "any JSON object" constrains the output: a setting
 ])
-def test_off_values_accepted(text, notes):
-    assert len(import_command_with_notes(text).notes) == notes
+def test_grammar_flags_import_as_settings(text, grammar, schema):
+    result = import_command_with_notes(text)
+    assert (result.settings.grammar, result.settings.json_schema, result.notes) == (grammar, schema, ())
 
 
 @pytest.mark.parametrize("text,name", [
     ("--mirostat 0 --mirostat 3", "--mirostat"),  # llama.cpp aborts on an unknown version
     ("--mirostat x", "--mirostat"),
-    ("--grammar '' --grammar x", "--grammar"),
-    ("--grammar 'root ::= \"a\"'", "--grammar"),
-    ("--json-schema '{}'", "--json-schema"),  # "any JSON object" constrains the output
+    ("--json-schema ''", "--json-schema"),  # json::parse("") throws in llama.cpp
+    ("-j '{'", "-j"),
+    ("--backend-sampling", "--backend-sampling"),  # can change tokens without a grammar
     ("--adaptive-target nan", "--adaptive-target"),
     ("--mirostat-lr fast", "--mirostat-lr"),
     ("--ignore-eos=1", "--ignore-eos"),
@@ -447,11 +453,10 @@ def test_off_table_only_covers_unsupported_flags():
     assert len(OFF_VALUES) <= 8  # small, in one place
 
 
-def test_strip_off_values_walks_values_by_arity():
-    kept, notes = strip_off_values(["--dry-sequence-breaker", "--grammar", "--grammar", "", "--temp", "1"])
-    assert kept == ["--dry-sequence-breaker", "--grammar", "--temp", "1"] and len(notes) == 1
-    kept, notes = strip_off_values(["-l", "--grammar", "--mirostat", "0"])  # -l's value is no flag
-    assert kept == ["-l", "--grammar", "--mirostat", "0"] and notes == []
+def test_strip_off_values_keeps_every_word_now_the_table_is_empty():
+    """The grammar flags were the table's last rows: they are settings now, and nothing is stripped."""
+    words = ["--dry-sequence-breaker", "--grammar", "--grammar", "", "--temp", "1"]
+    assert strip_off_values(words) == (words, []) and OFF_VALUES == {}
 
 
 def test_run_spec_checks():

@@ -96,6 +96,7 @@ def sample_commands() -> dict[type, object]:
         cmd.FormatChat: cmd.FormatChat(6, ChatRequest("s", "u", (("user", "a"), ("assistant", "b")))),
         cmd.Tokenize: cmd.Tokenize(7, "once", True, False),
         cmd.Detokenize: cmd.Detokenize(8, (1, 2)),
+        cmd.CheckGrammar: cmd.CheckGrammar(9, "grammar", 'root ::= "a"'),
         cmd.UpdateLaneSettings: cmd.UpdateLaneSettings(0, settings),
         cmd.SetPaused: cmd.SetPaused(True),
         cmd.Shutdown: cmd.Shutdown(),

@@ -7,8 +7,11 @@ llama-cpp-python 0.3.36.
 """
 from __future__ import annotations
 
+import atexit
 import dataclasses
+import os
 import shlex
+import tempfile
 
 import pytest
 from hypothesis import HealthCheck, given
@@ -16,6 +19,8 @@ from hypothesis import settings as hyp_settings
 from hypothesis import strategies as st
 
 from sampler.flags import (
+    BACKEND_SAMPLING,
+    BACKEND_SAMPLING_REFUSED,
     FLAG_BY_NAME,
     FLAGS,
     UNSUPPORTED,
@@ -72,6 +77,8 @@ VALID = {
     "scatter.absorption_last_n": ("10", 10),
     "scatter.collision": ("0.25", 0.25),
     "logit_bias": ("15043-inf", ((15043, float("-inf")),)),
+    "grammar": ('root ::= "yes" | "no"', 'root ::= "yes" | "no"'),
+    "json_schema": ('{"type": "boolean"}', '{"type": "boolean"}'),
     "mirostat": ("2", 2),
     "mirostat_eta": ("0.2", 0.2),
     "mirostat_tau": ("4.5", 4.5),
@@ -120,7 +127,17 @@ def flag_value(flag) -> tuple[str | None, object]:
         return VALID_SEQ
     if flag.kind == "switch":
         return None, True
+    if flag.kind == "file":  # the file's text is the value
+        return _file_holding(VALID[flag.field][1]), VALID[flag.field][1]
     return VALID[flag.field]
+
+
+def _file_holding(text: str) -> str:
+    """A temporary file holding ``text`` (removed when the tests end)."""
+    with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False, encoding="utf-8") as f:
+        f.write(text)
+    atexit.register(os.unlink, f.name)
+    return f.name
 
 
 # --------------------------------------------------------------------------
@@ -139,6 +156,7 @@ def test_tables_cover_every_flag():
         "--repeat-penalty", "--presence-penalty", "--frequency-penalty", "--dry-multiplier", "--dry-base",
         "--dry-allowed-length", "--dry-penalty-last-n", "--dry-sequence-breaker", "-l", "--logit-bias",
         "--ignore-eos", "--mirostat", "--mirostat-lr", "--mirostat-ent", "--adaptive-target", "--adaptive-decay",
+        "--grammar", "--grammar-file", "-j", "--json-schema", "-jf", "--json-schema-file",
     }
     assert expected_names <= set(FLAG_BY_NAME)
     scatter_names = {n for n in FLAG_BY_NAME if n.startswith("--scatter-")}
@@ -506,58 +524,67 @@ def test_several_problems_in_one_error_and_nothing_applied():
     assert base == snapshot and base.top_k == 11 and base.temp == 0.3
 
 
-def test_unsupported_llama_cli_flags_reported():
+def test_backend_sampling_is_refused_without_a_grammar():
+    """llama.cpp's backend sampling can pick other tokens (a float32 draw on the device): one line each."""
     with pytest.raises(FlagError) as exc:
-        parse_flags("-bs --grammar x --backend-sampling --top-k 3")
-    assert exc.value.problems == [
-        "-bs: not supported by the playground",
-        "--grammar: not supported by the playground",
-        "--backend-sampling: not supported by the playground",
-    ]
+        parse_flags("-bs --backend-sampling --top-k 3")
+    assert exc.value.problems == [BACKEND_SAMPLING_REFUSED.format(name="--backend-sampling")]
+    assert exc.value.problems[0].startswith("--backend-sampling: refused: ")
 
 
-def test_unsupported_flags_values_are_consumed_with_equals_form():
+@pytest.mark.parametrize("grammar", [["--grammar", "root ::= [a-z]+"], ["-j", "{}"]])
+def test_backend_sampling_is_taken_with_a_grammar(grammar):
+    """With a grammar llama.cpp turns backend sampling off (common_sampler_init), so it changes nothing."""
+    with_bs, rest = parse_flags(["-bs", *grammar, "--top-k", "3"])
+    assert rest == [] and with_bs == parse_flags([*grammar, "--top-k", "3"])[0]
+
+
+def test_backend_sampling_takes_no_value():
     with pytest.raises(FlagError) as exc:
-        parse_flags(["--grammar=x", "-j", "{}", "--json-schema", "{}", "--top-k", "3"])
-    assert exc.value.problems == [
-        "--grammar: not supported by the playground",
-        "-j: not supported by the playground",
-        "--json-schema: not supported by the playground",
-    ]
+        parse_flags(["--backend-sampling=1", "--grammar", "root ::= \"a\""])
+    assert exc.value.problems == ["--backend-sampling: takes no value, got '1'"]
+
+
+def test_the_last_grammar_flag_wins():
+    """Each of llama.cpp's four grammar flags sets params.sampling.grammar: the last one given is the grammar."""
+    s, _ = parse_flags(["--grammar", "root ::= \"a\"", "-j", "{}"])
+    assert (s.grammar, s.json_schema) == ("", "{}")
+    s, _ = parse_flags(["-j", "{}", "--grammar", "root ::= \"a\""])
+    assert (s.grammar, s.json_schema) == ('root ::= "a"', "")
+    s, _ = parse_flags(["-j", "{}", "--grammar-file", _file_holding("root ::= [0-9]")])
+    assert (s.grammar, s.json_schema) == ("root ::= [0-9]", "")
 
 
 def test_the_flags_once_unsupported_are_read():
-    """Mirostat, logit bias, --ignore-eos and adaptive-p were refused before issue 13; now they are settings."""
+    """Mirostat, logit bias, --ignore-eos and adaptive-p were refused before issue 13, the grammars before issue
+    43; now they are settings, and only --backend-sampling has no row (parse_flags takes it itself)."""
     s, rest = parse_flags(["--mirostat=2", "--mirostat-lr", "0.1", "-l", "15043+1", "--ignore-eos",
                            "--adaptive-target", "0.4", "--adaptive-decay=0.5", "--logit-bias", "7-inf"])
     assert rest == []
     assert (s.mirostat, s.mirostat_eta, s.ignore_eos, s.adaptive_target, s.adaptive_decay) == (2, 0.1, True, 0.4, 0.5)
     assert s.logit_bias == ((15043, 1.0), (7, float("-inf")))
     assert not set(UNSUPPORTED) & set(FLAG_BY_NAME)
+    assert set(UNSUPPORTED) == set(BACKEND_SAMPLING)
 
 
-@pytest.mark.parametrize("name,arity", sorted(UNSUPPORTED.items()))
-def test_every_unsupported_flag(name, arity):
-    with pytest.raises(FlagError) as exc:
-        parse_flags([name] + ["1"] * arity + ["--top-k", "3"], passthrough={"-m": 1})
-    assert exc.value.problems == [f"{name}: not supported by the playground"]
-
-
-def test_unsupported_and_unknown_together():
+def test_unknown_flag_and_bad_value_together():
     with pytest.raises(FlagError) as exc:
         parse_flags("--grammar 2 --nope --temp x")
-    assert exc.value.problems == [
-        "--grammar: not supported by the playground",
-        "--nope: unknown flag",
-        "--temp: expected a number, got 'x'",
-    ]
+    assert exc.value.problems == ["--nope: unknown flag", "--temp: expected a number, got 'x'"]
 
 
-@pytest.mark.parametrize("name", ["-jf", "--json-schema-file"])
-def test_json_schema_file_is_reported_unsupported(name):
+@pytest.mark.parametrize("name", ["-jf", "--json-schema-file", "--grammar-file"])
+def test_a_missing_grammar_file_is_one_line(name):
     with pytest.raises(FlagError) as exc:
-        parse_flags([name, "schema.json"])
-    assert exc.value.problems == [f"{name}: not supported by the playground"]
+        parse_flags([name, "/nonexistent/schema.json"])
+    assert exc.value.problems == [f"{name}: cannot read '/nonexistent/schema.json': No such file or directory"]
+
+
+@pytest.mark.parametrize("text", ["{x", "[1,", ""])
+def test_a_schema_that_is_not_json_is_one_line(text):
+    with pytest.raises(FlagError) as exc:
+        parse_flags(["-jf", _file_holding(text)])
+    assert len(exc.value.problems) == 1 and exc.value.problems[0].startswith("-jf: expected JSON, got ")
 
 
 def test_range_error_listed_with_unknown_flag():

@@ -30,6 +30,7 @@ OTHER = {
     "scatter.strength": 0.5, "scatter.radius": 1.0, "scatter.steps": 3, "scatter.adaptive": True,
     "scatter.strength_min": 0.1, "scatter.strength_max": 0.2, "scatter.entropy_target": 0.4,
     "scatter.absorption": 0.3, "scatter.absorption_last_n": 5, "scatter.collision": 0.5,
+    "grammar": 'root ::= "yes" | "no"', "json_schema": '{"type": "string"}',
     "logit_bias": ((15043, float("-inf")), (7, 1.5)), "ignore_eos": True, "mirostat": 2, "mirostat_eta": 0.2,
     "mirostat_tau": 4.0, "adaptive_target": 0.4, "adaptive_decay": 0.5,
     "banned_phrases": (BannedPhrase("in the end"), BannedPhrase("Suddenly", True)),
@@ -121,6 +122,7 @@ WRONG = {
     "breaker": ["x", [1], None],
     "bias": ["7+1", [[7, 1.0]], [7], None],
     "phrases": ["end", ["end"], [{"text": 5}], [{"text": "x", "exact_case": "yes"}], None],
+    "text": [["root ::= x"], 5, None, True],
 }
 
 
@@ -168,7 +170,7 @@ def test_codec_range_errors_name_key_flag_and_value():
 def test_trace_dict():
     s = DEFAULT.with_values({"temp": 0.3, "scatter.k": 9, "dry_sequence_breakers": ("a",)})
     full = settings_for_trace(s)
-    assert list(full) == [r.field for r in ROWS if r.kind != "seq"]
+    assert list(full) == [r.field for r in ROWS if r.kind not in ("seq", "file")]
     assert all(full[p] == (list(s.get(p)) if isinstance(s.get(p), tuple) else s.get(p)) for p in PATHS)
     json.dumps(full, allow_nan=False)
     assert settings_for_trace(s, only_changed=True) == {"temp": 0.3, "dry_sequence_breakers": ["a"], "scatter.k": 9}

@@ -68,17 +68,18 @@ def excerpt(name: str) -> str:
 def test_every_settings_field_has_exactly_one_row():
     fields = [f.name for f in dataclasses.fields(SamplerSettings) if f.name != "scatter"]
     fields += [f"scatter.{f.name}" for f in dataclasses.fields(ScatterParams)]
-    primary = Counter(row.field for row in ROWS if row.kind != "seq")
+    primary = Counter(row.field for row in ROWS if row.kind not in ("seq", "file"))
     assert sorted(primary) == sorted(fields)
     assert set(primary.values()) == {1}
-    # the one second row: --sampler-seq, another syntax for the order
-    assert [(row.field, row.flag) for row in ROWS if row.kind == "seq"] == [("samplers", "--sampler-seq")]
+    # the second rows: --sampler-seq, another syntax for the order, and the grammar files, read into their field
+    assert [(row.field, row.flag) for row in ROWS if row.kind in ("seq", "file")] == [
+        ("samplers", "--sampler-seq"), ("grammar", "--grammar-file"), ("json_schema", "--json-schema-file")]
 
 
 def test_every_spelling_unique():
     names = Counter(name for row in ROWS for name in row.names)
     assert [n for n, c in names.items() if c > 1] == []
-    assert all(re.fullmatch(r"-[a-z]|--[a-z][a-z-]*[a-z]", n) for n in names)
+    assert all(re.fullmatch(r"-[a-z]{1,2}|--[a-z][a-z-]*[a-z]", n) for n in names)  # -jf
     spellings = Counter(s for stage in STAGES for s in stage.spellings)
     assert [s for s, c in spellings.items() if c > 1] == []
     letters = [stage.letter for stage in STAGES]
@@ -136,9 +137,9 @@ def test_each_rows_stage_reads_it():
         if row.stage is not None:
             assert read_by[row.field] == {row.stage} | ({shared[row.field]} if row.field in shared else set()), row.field
     # the rows without one stage: read by several (seed, min_keep), by the chain itself (the order, mirostat) or by
-    # the engine's banned-phrase walk-back (its depth and budget)
+    # the engine (the banned-phrase walk-back's depth and budget, the grammar sampler's text)
     assert {r.field for r in ROW_BY_FIELD.values() if r.stage is None} == {
-        "seed", "samplers", "min_keep", "mirostat", "ban_depth", "ban_budget"}
+        "seed", "samplers", "min_keep", "mirostat", "ban_depth", "ban_budget", "grammar", "json_schema"}
     assert read_by["seed"] == {"xtc", "scatter", "dist", "adaptive_p", "mirostat", "mirostat_v2"}
     assert read_by["min_keep"] == {"typ_p", "top_p", "min_p", "xtc", "top_a", "tfs_z"}
     assert read_by["temp"] == {"temperature", "temp_plain"}
@@ -235,7 +236,7 @@ def _c_literal(ctype: str, text: str):
 C_TYPE = {"int32_t": "int32", "uint32_t": "uint32", "float": "float32"}
 
 
-@pytest.mark.parametrize("row", [r for r in ROW_BY_FIELD.values() if r.upstream and r.kind != "samplers"],
+@pytest.mark.parametrize("row", [r for r in ROW_BY_FIELD.values() if r.upstream and r.kind not in ("samplers", "text")],
                          ids=lambda r: r.field)
 def test_default_and_c_type_match_common_h(row):
     ctype, init = _common_params()[row.field]

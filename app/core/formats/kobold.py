@@ -84,7 +84,13 @@ def import_fields(doc) -> tuple[SamplerSettings, Report]:
     _special(r, values)
     _order(r, values)
     _bans(r)
+    grammar = r.raw("grammar") if r.has("grammar") else ""
+    if grammar and isinstance(grammar, str):
+        r.set("grammar", "grammar", grammar, "converted", "-> grammar (GBNF): run as llama.cpp's common_sampler "
+              "runs it, the chain's pick checked first; KoboldCpp's own sampler may order it otherwise")
     for key in ("grammar", "grammar_retain_state", "negative_prompt", "guidance_scale"):
+        if key == "grammar" and grammar and isinstance(grammar, str):
+            continue
         if r.has(key):
             value = r.raw(key)
             r.dropped(key, "empty: off" if value in ("", None, False, 1, 1.0) else "not supported by the playground")

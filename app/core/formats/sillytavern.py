@@ -83,13 +83,31 @@ def import_preset(doc) -> tuple[SamplerSettings, Report]:
                       f"{value!r}: SillyTavern sends it, llama-server has no such sampler and ignores it")
     r.drop_all(OTHER_BACKENDS, "SillyTavern sends it only to other backends, not to llama.cpp")
     r.drop_all(NOT_SAMPLING, "not a sampling setting")
-    for key in ("grammar_string", "json_schema"):
-        if r.has(key):
-            value = r.raw(key)
-            r.dropped(key, "empty: off" if not value else "grammars and JSON schemas are not supported by the playground")
+    _grammar(r)
     settings, report = r.finish()
     extra = tuple(FieldNote("samplers", "dropped", why) for why in idle_stages(settings)) if r.has("samplers") else ()
     return settings, Report(report.format, report.notes + extra)
+
+
+def _grammar(r: FieldReader) -> None:
+    """``grammar_string`` and ``json_schema``: SillyTavern sends them as llama-server's ``grammar`` and
+    ``json_schema``, and the server reads the schema only when the request has no grammar."""
+    grammar = r.raw("grammar_string") if r.has("grammar_string") else ""
+    schema = r.raw("json_schema") if r.has("json_schema") else None
+    if grammar:
+        if not isinstance(grammar, str):
+            raise r.bad("grammar_string", "text", grammar)
+        r.exact("grammar_string", "grammar", grammar)
+    elif r.has("grammar_string"):
+        r.dropped("grammar_string", "empty: off")
+    if schema in (None, "", {}) or (isinstance(schema, str) and not schema.strip()):
+        if r.has("json_schema"):
+            r.dropped("json_schema", "empty: off")
+    elif grammar:
+        r.dropped("json_schema", "llama-server ignores the schema of a request that has a grammar")
+    else:
+        text = schema if isinstance(schema, str) else json.dumps(schema, ensure_ascii=False)
+        r.exact("json_schema", "json_schema", text)
 
 
 def _temperature(r: FieldReader) -> None:

@@ -9,17 +9,11 @@ the flag.
 This is the one table of them; keep it small.  A row applies only while its
 flag is in :data:`sampler.flags.UNSUPPORTED`: once the playground implements
 a feature, its flag leaves that table and the row falls silent, so the real
-flag takes over.  (Mirostat, adaptive-p, ``--logit-bias`` and ``--ignore-eos``
-are settings now; their rows are gone.)
-
-Values follow ``common/arg.cpp`` and ``common/sampling.cpp``:
-
-* ``--grammar ""``: an empty grammar is no grammar (``common_sampler_init``
-  builds no grammar sampler for an empty string).
-
-Deliberately *not* here: ``--json-schema {}`` (it means "any JSON object"
-and constrains the output), ``--backend-sampling`` (a switch without an off
-form) and the file flags (their effect depends on the file).
+flag takes over.  (Mirostat, adaptive-p, ``--logit-bias``, ``--ignore-eos`` and the
+grammar flags are settings now; their rows are gone: ``--grammar ""`` is the
+setting's own "no grammar".)  The table is empty; ``--backend-sampling``, the one
+flag left outside the flag table, has no off form (``sampler.flags.parse_flags``
+takes or refuses it).
 """
 from __future__ import annotations
 
@@ -38,9 +32,7 @@ class OffValue:
     why: str  # the note's reason, after "ignored: "
 
 
-ROWS: tuple[OffValue, ...] = (
-    OffValue(("--grammar",), lambda v: v == "", "an empty grammar is no grammar"),
-)
+ROWS: tuple[OffValue, ...] = ()
 
 #: Spelling -> row, for the flags the playground does not implement (see the module docstring).
 OFF_VALUES: dict[str, OffValue] = {

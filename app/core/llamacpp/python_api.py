@@ -15,7 +15,8 @@ dist, with greedy instead at temperature 0.  So:
   ``min_keep`` above 1, penalties (``Llama`` never shows the prompt to the
   penalties, llama.cpp does), and in chat mode the template (``Llama``
   renders it with Python's Jinja2, llama.cpp with its own engine); adaptive-p
-  (``Llama`` always ends in dist), logit biases and ``--ignore-eos`` (not
+  (``Llama`` always ends in dist), a grammar (``Llama`` adds its grammar sampler before its chain, not
+  ``common_sampler_sample``'s check of the pick), logit biases and ``--ignore-eos`` (not
   written: ``Llama`` applies ``logit_bias`` through a Python logits processor
   of its own), banned phrases; and with mirostat on, a temperature other than
   0 or 1 (llama.cpp runs a plain temperature before mirostat, ``Llama`` none);
@@ -88,6 +89,10 @@ def llama_gaps(settings: SamplerSettings) -> list[str]:
         gaps.append("logit bias: not written (Llama applies logit_bias through a Python logits processor of its own)")
     if s.ignore_eos:
         gaps.append("--ignore-eos: Llama has no such option")
+    if s.grammar or s.json_schema:
+        gaps.append("grammar: not written (Llama takes grammar=LlamaGrammar.from_string(...), whose JSON schemas "
+                    "are converted by another converter); Llama applies it before its chain, llama.cpp's programs "
+                    "check the chain's pick and apply it only when the pick is refused, so the tokens differ")
     return gaps
 
 

@@ -30,6 +30,9 @@ and the samplers' ones, from a chat request too).
   settings are the patched server's command-line flags, and the body holds
   no scatter key; ``samplers`` may name ``scatter`` (an unpatched server
   warns and leaves it out).  :data:`SCATTER_NOTE` says so beside the JSON.
+* A grammar is ``grammar`` (GBNF text) or ``json_schema`` (the schema itself, a JSON value the server
+  converts as ``--json-schema`` does), only the one set: the server reads ``json_schema`` only when the request
+  has no ``grammar`` key (tools/server/server-schema.cpp).
 * ``dry_sequence_breakers`` must be a non-empty list in a request; no
   breakers at all goes on the command line (``--dry-sequence-breaker none``).
 * The server clamps ``top_k`` to >= 0 (0 and negative both mean off),
@@ -42,7 +45,7 @@ import dataclasses
 import json
 from dataclasses import dataclass
 
-from sampler.flags import FLAG_BY_NAME, quote
+from sampler.flags import FLAG_BY_NAME, GRAMMAR_FIELDS, quote
 from sampler.flagtable import ROWS
 from sampler.settings import SamplerSettings
 
@@ -99,6 +102,10 @@ def request_body(spec: RunSpec) -> dict:
             if not value:
                 continue  # an empty list is an error: the launch line says --dry-sequence-breaker none
             value = list(value)
+        elif field in GRAMMAR_FIELDS:
+            if not value:
+                continue  # a request's "grammar" hides its "json_schema" even when empty: only the one set
+            value = json.loads(value) if field == "json_schema" else value  # the schema as JSON, not a string
         body[key] = value
     if s.logit_bias:
         body["logit_bias"] = [[t, False if b == float("-inf") else b] for t, b in s.logit_bias]

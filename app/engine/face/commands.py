@@ -115,6 +115,17 @@ class Detokenize:
     tokens: tuple[int, ...]
 
 
+@dataclass(frozen=True)
+class CheckGrammar:
+    """Whether llama.cpp takes a grammar (``field`` "grammar": GBNF text) or a JSON schema (``field``
+    "json_schema"), over the loaded model's vocabulary if there is one: ``TaskEnded(task_id, the GBNF)``, or
+    the one-line error llama.cpp's parser or the schema's conversion gives."""
+
+    task_id: int
+    field: str
+    text: str
+
+
 class UpdateLaneSettings(NamedTuple):
     """New settings for a lane of the run in progress, from its next step on."""
 
@@ -133,6 +144,6 @@ class Shutdown:
 
 
 #: The work commands that end with a TaskEnded of their ``task_id``.
-TaskCommand = MatchEntropy | FormatChat | Tokenize | Detokenize
+TaskCommand = MatchEntropy | FormatChat | Tokenize | Detokenize | CheckGrammar
 WorkCommand = LoadModel | Generate | Fan | Lookahead | TaskCommand
 ControlCommand = UpdateLaneSettings | SetPaused

@@ -7,6 +7,7 @@ import numpy as np
 
 from app.engine.face.options import LaneConfig
 from app.engine.face.records import StepRecord, StopReason
+from app.engine.llama.grammar import grammar_for
 from app.engine.llama.vocab import ModelVocabulary
 from app.engine.run.ban_match import BanMatcher
 from app.engine.run.bans import LaneBans
@@ -14,8 +15,12 @@ from app.engine.run.detok import TextStream
 from sampler import Candidates, SamplerChain, SamplerSettings
 from sampler.chain import StepTrace
 from sampler.chainbuild import merged_biases
+from sampler.grammar_text import grammar_source
 from sampler.phrases import vocab_plan
 from sampler.stage import StageState
+
+#: ``LaneRun.new_chain``'s default: a grammar made for the settings (None is "no grammar").
+_NEW = object()
 
 
 class LaneRun:
@@ -29,10 +34,14 @@ class LaneRun:
         self.key = index if config.key is None else config.key
         self.config = config
         self.vocab = vocab
+        self.tokens: list[int] = []
+        #: the steps before this run that the lane's start ends with (a branch or a continuation from step n:
+        #: its last n tokens), which its grammar accepted before this run
+        n_before = config.first_step if 0 < config.first_step <= len(prompt_tokens) else 0
+        self.generated_before = list(prompt_tokens[len(prompt_tokens) - n_before:]) if n_before else []
         self.chain = self.new_chain(config.settings, prompt_tokens, config.chain_state)
         self.history = list(prompt_tokens)  # every token the chain has accepted
         self.prompt_tokens = list(prompt_tokens)
-        self.tokens: list[int] = []
         self.step = config.first_step  # the number of the next step
         self.force = config.force  # (step, token) the writer chose, if any
         self.stream = TextStream()
@@ -46,10 +55,17 @@ class LaneRun:
                              config.settings.ban_depth, config.settings.ban_budget)
         self.bans.never = _never(config.settings, vocab)
 
-    def new_chain(self, settings: SamplerSettings, history, position=None) -> SamplerChain:
-        """A chain for ``settings`` that has accepted ``history``, put at ``position`` if given."""
+    def new_chain(self, settings: SamplerSettings, history, position=None, grammar=_NEW) -> SamplerChain:
+        """A chain for ``settings`` that has accepted ``history``, put at ``position`` if given.
+
+        Its grammar (if the settings have one) is made anew and shown the lane's generated tokens so far
+        (:func:`app.engine.llama.grammar.grammar_for`), unless ``grammar`` gives the one to keep.
+        """
         chain = SamplerChain.from_settings(settings, self.vocab)
         chain.accept_prompt(history)
+        first = self.config.first_step - len(self.generated_before)
+        chain.grammar = grammar_for(settings, self.vocab, self.generated_before + self.tokens, first) \
+            if grammar is _NEW else grammar
         if position is not None:
             try:
                 chain.set_position(position)
@@ -90,7 +106,8 @@ class LaneRun:
         if pending is None or pending == self.config.settings:
             return
         old = self.chain
-        chain = self.new_chain(pending, self.history)
+        same_grammar = grammar_source(pending) == grammar_source(self.config.settings)
+        chain = self.new_chain(pending, self.history, grammar=old.grammar if same_grammar else _NEW)
         if pending.seed == self.config.settings.seed:
             chain.carry_state(old)  # only non-seed settings changed: the random streams go on
         self.chain = chain

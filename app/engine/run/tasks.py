@@ -7,7 +7,7 @@ bisection steps (``cancelled``); a chat format is one quick call and always fini
 """
 from __future__ import annotations
 
-from app.engine.face.commands import Detokenize, FormatChat, MatchEntropy, Tokenize
+from app.engine.face.commands import CheckGrammar, Detokenize, FormatChat, MatchEntropy, Tokenize
 from app.engine.face.events import TaskEnded
 from sampler.entropy import MatchStopped, match_entropy
 
@@ -78,3 +78,19 @@ def detokenize(engine, cmd: Detokenize) -> None:
         return tuple(model.vocab.piece(t, special=True) for t in cmd.tokens)
 
     _on_model(engine, cmd.task_id, "detokenize", work)
+def check(engine, cmd: CheckGrammar) -> None:
+    """llama.cpp's parse of the grammar (a schema converted first), over the model's vocabulary if one is
+    loaded; the GBNF, or the one line that says why not."""
+    from app.engine.llama.grammar import GrammarError, check_grammar, grammar_text
+    from sampler import SamplerSettings
+
+    try:
+        settings = SamplerSettings(**{cmd.field: cmd.text})
+        flag, text = grammar_text(settings)
+        if text:
+            vocab = getattr(engine.model, "vocab", None)
+            check_grammar(text, vocab if hasattr(vocab, "ptr") else None, flag=flag)
+    except (GrammarError, ValueError, TypeError) as exc:
+        engine.emit(TaskEnded(cmd.task_id, error=str(exc)))
+        return
+    engine.emit(TaskEnded(cmd.task_id, text))

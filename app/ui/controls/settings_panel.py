@@ -16,6 +16,7 @@ from sampler.flagtable import ROW_BY_FIELD
 
 from .ban_list_row import BanListRow
 from .flag_control import FlagControl, FlagSwitch
+from .grammar_box import GrammarBox
 from .list_editors import ListEdit, list_editors
 from .model_page import ModelPage
 from .order_editor import OrderEditor
@@ -120,7 +121,8 @@ class SettingsPanel(QToolBox):
         """The Chain page's controls, made once, showing the edited lane's settings."""
         page, self._chain_page = self._chain_page, None
         if page is not None:
-            self._flag_page(page, _rows(False), self._breakers_row(), *self._list_rows())
+            self.grammar = GrammarBox(self.state, self.playground)
+            self._flag_page(page, _rows(False), self._breakers_row(), *self._list_rows(), self.grammar)
             self.refresh()
 
     def _flag_page(self, page: QWidget, rows, *extra: QWidget) -> QWidget:
@@ -196,6 +198,8 @@ class SettingsPanel(QToolBox):
             ctl.show_value(settings.get(field))
             preset = self.preset_value(field)  # a value the lane changed since its preset: in italics
             ctl.setFont(self._edited_font if preset is not ... and preset != settings.get(field) else self.font())
+        if self._chain_page is None:
+            self.grammar.show_value(settings)
         self.order.set_order(settings.samplers)
         self.run_page.refresh()
         why = settings.scatter.why_noop()

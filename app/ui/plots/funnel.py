@@ -21,7 +21,7 @@ from app.engine.face.records import StepRecord
 from ..theme import Theme, current, style_plot
 from .bars import Bars
 from .common import display_token, header, panel_plot, plain_axes, set_y, solid_brush, stack, title_row
-from .funnel_ranks import FunnelRow, funnel, stage_label
+from .funnel_ranks import FunnelRow, funnel, row_label
 from .kept_axis import kept_axes
 
 ROW_PX = 18  # at least a line of axis text per row
@@ -92,8 +92,7 @@ class FunnelPanel(QWidget):
             names.append((0.0, "logits"))
             right.append((0.0, f"{self.raw[0]}  {rank_text(self.raw[1])}"))
         for i, row in enumerate(rows, start=1):
-            label = stage_label(row.name)
-            names.append((-float(i), label if row.active else f"{label} (off)"))
+            names.append((-float(i), row_label(row.name, row.active)))
             counts = f"{row.n_in} \u2192 {row.n_out}" if row.active and row.n_in != row.n_out else f"{row.n_out}"
             right.append((-float(i), f"{counts}  {rank_text(row.rank)}"))
         for axis, ticks in ((self.plot.getAxis("left"), names), (self.plot.getAxis("right"), right)):

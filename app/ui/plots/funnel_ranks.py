@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from sampler.grammar_text import GRAMMAR
 from sampler.stagetable import SELECTORS, STAGE_BY_NAME
 
 
@@ -33,6 +34,15 @@ def keeps_rank(name: str) -> bool:
     """Whether the chosen token's rank after the stage is the rank it had before it (its row's ``keeps_rank``)."""
     row = STAGE_BY_NAME.get(name)
     return row is not None and row.keeps_rank
+
+
+def row_label(name: str, active: bool) -> str:
+    """A funnel row's name: the stage's label, "(off)" when it did nothing; the grammar's row says whether the
+    chain's first pick fitted it (only checked) or was refused (the grammar cut the list, the chain ran again)."""
+    if name == GRAMMAR:
+        return "Grammar: pick refused" if active else "Grammar: pick fits"
+    label = stage_label(name)
+    return label if active else f"{label} (off)"
 
 
 def stage_label(name: str) -> str:
