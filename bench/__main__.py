@@ -8,7 +8,7 @@ import platform
 import sys
 from pathlib import Path
 
-from . import sampler_bench
+from . import size
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "benchmarks.md"
 
@@ -219,11 +219,19 @@ See `bench/*.py` for exactly what each figure times.
 IPC_FIGURES = ("engine_ipc_us_per_record", "engine_ipc_us_per_record_4lanes")
 
 
+#: Every suite's name, in the order ``make bench`` runs them (``--only`` picks one).
+SUITES = ("sampler", "presets", "session", "engine", "startup", "sweep", "lookahead", "rpc", "ipc", "bans", "gui",
+          "window", "frames")
+
+
 def _suites():
-    yield "sampler", lambda: {**sampler_bench.chain_vs_native(), **sampler_bench.mirostat_vs_native(),
-                              **sampler_bench.scatter_step(),
-                              **sampler_bench.full_vocab_softmax(), **sampler_bench.fit_stock(),
-                              **sampler_bench.knobs_cost()}
+    """(name, run) of each suite, imported only when reached: each reads its sizes (``bench.size``) at import."""
+    from . import sampler_bench as sb
+
+    pick = size.pick
+    yield "sampler", lambda: {**sb.chain_vs_native(pick(300, 3)), **sb.mirostat_vs_native(pick(100, 3)),
+                              **sb.scatter_step(pick(3000, 3)), **sb.full_vocab_softmax(pick(40, 3)),
+                              **sb.fit_stock(pick(3, 1)), **sb.knobs_cost(pick(200, 3))}
     from . import presets_bench
 
     yield "presets", presets_bench.run_all
@@ -271,11 +279,14 @@ def _suites():
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
-    suites = ["sampler", "presets", "session", "engine", "startup", "sweep", "lookahead", "rpc", "ipc", "bans", "gui",
-              "window", "frames"]
-    parser.add_argument("--only", choices=suites, help="run one suite")
+    parser.add_argument("--only", choices=SUITES, help="run one suite")
     parser.add_argument("--no-doc", action="store_true", help="do not rewrite docs/benchmarks.md")
+    parser.add_argument("--tiny", action="store_true",
+                        help="a few steps of each loop (the smoke test's size); implies --no-doc")
     args = parser.parse_args(argv)
+    if args.tiny:  # before any suite is imported
+        os.environ[size.TINY_ENV] = "1"
+        args.no_doc = True
     figures: dict[str, float] = {}
     for name, run in _suites():
         if args.only and name != args.only:
