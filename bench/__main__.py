@@ -36,6 +36,7 @@ TARGETS = {
     "presets_load_10k_s": "<= 1.0",
     "presets_save_10k_s": "<= 1.0",
     "session_apply_ms": "(GUI thread; 4 lanes x 2048 tokens)",
+    "rpc_rtt_tokens_equal": "1 (bit-equal at every round trip)",
 }
 
 
@@ -204,6 +205,16 @@ See `bench/*.py` for exactly what each figure times.
   (median of 5 interleaved rounds). The server shares the client's cores and each step pays a
   loopback round trip plus 1 MiB of logits, so `rpc_vs_local_tps_ratio` is a floor for two
   machines, not a forecast. `rpc_load_s` includes sending the weights to the server.
+- **RPC across hosts**: `bench/rpc_hosts.py` (`python -m bench --only rpc_hosts`; root and iproute2's `ip`).
+  Two network namespaces joined by a veth pair (`bench/netlab.py`): `rpc-server` on host A, the engine on
+  host B in a process of its own per round trip, 64 tokens with every layer on the server; `rpc_rtt<ms>_tps`
+  with 0, 1, 5 and 20 ms added to each round trip between the hosts (plot: `docs/rpc-rtt.svg`), against
+  `rpc_rtt_local_tps` (the same run on host B alone, repacking off). `rpc_rtt_tokens_equal` is 1 when every
+  round trip gave the local run's tokens bit for bit. `rpc_rtt_round_trips_per_token`: what a token gains
+  from 0 to 20 ms, in round trips. The round trip is added by netem where the kernel has it, else by a relay
+  on host A that holds every byte half of it each way (`rpc_rtt_relay` 1; `bench/delay_relay.py`): a step's
+  messages wait as on a real link, but the relay answers TCP itself, so the load's bulk transfer is not
+  slowed by TCP's window. One sample per round trip: on a shared 2-core machine a run swings by 10 to 20 %.
 - **Bans**: `bench/bans_bench.py` (`python -m bench --only bans`). 128 tokens with 1,000 banned
   phrases (450 hard, 450 soft, 100 regular expressions, half of them beginning with a common word so
   that partial matches and holdback happen) that never occur, against no list: the same tokens (checked),
@@ -220,8 +231,8 @@ IPC_FIGURES = ("engine_ipc_us_per_record", "engine_ipc_us_per_record_4lanes")
 
 
 #: Every suite's name, in the order ``make bench`` runs them (``--only`` picks one).
-SUITES = ("sampler", "presets", "session", "engine", "startup", "sweep", "lookahead", "rpc", "ipc", "bans", "gui",
-          "window", "frames")
+SUITES = ("sampler", "presets", "session", "engine", "startup", "sweep", "lookahead", "rpc", "rpc_hosts", "ipc", "bans",
+          "gui", "window", "frames")
 
 
 def _suites():
@@ -258,6 +269,9 @@ def _suites():
     from . import rpc_bench
 
     yield "rpc", rpc_bench.run_all
+    from . import rpc_hosts
+
+    yield "rpc_hosts", rpc_hosts.run_all
     from . import ipc_bench
 
     yield "ipc", ipc_bench.run_all
@@ -302,7 +316,22 @@ def main(argv=None) -> int:
         if args.only:  # one suite: the others' figures stay as the document had them
             figures = {**_previous_figures(), **figures}
         _write_doc(figures, " ".join(["python -m bench"] + list(argv if argv is not None else sys.argv[1:])))
+        _plot_rtt(figures)
     return 0
+
+
+#: tokens/s against the added round trip (the rpc_hosts suite), drawn by every run that measured it
+RTT_PLOT = DOC.parent / "rpc-rtt.svg"
+
+
+def _plot_rtt(figures: dict[str, float]) -> None:
+    from .rpc_hosts import FIGURE_PREFIX, RTTS_MS
+    from .svg_plot import line_plot
+
+    tps = [figures.get(f"{FIGURE_PREFIX}{rtt}_tps") for rtt in RTTS_MS]
+    if None not in tps:
+        line_plot(RTT_PLOT, list(RTTS_MS), tps, title="RPC across two hosts: the bundled model, every layer remote",
+                  x_label="round trip added between the hosts (ms)", y_label="tokens/s")
 
 
 def _previous_figures() -> dict[str, float]:
