@@ -22,7 +22,7 @@ GPU ?=
 NATIVE ?=
 LLAMA_WHEEL := $(PYTHON) packaging/llama_wheel.py
 
-.PHONY: run test test-full test-vulkan check lint typecheck bench screenshot package venv lint-imports desktop-entry clean-venv xvfb llamacpp-programs agreement
+.PHONY: run test test-full test-vulkan netns check lint typecheck bench screenshot package venv lint-imports desktop-entry clean-venv xvfb llamacpp-programs agreement
 
 # The venv, llama-cpp-python for the requested backend (a no-op when the venv has it),
 # then the project itself.  Any step that fails stops make.
@@ -60,12 +60,12 @@ lint: venv
 	$(VENV)/bin/lint-imports
 	$(VENV)/bin/ruff check --quiet .
 
-test: venv xvfb llamacpp-programs lint typecheck
+test: venv xvfb netns llamacpp-programs lint typecheck
 	$(PYTEST)
 
 # The same suite at full strength: every property at its whole example count, every long run at its whole
 # length (tests/tiers.py); a nightly run.
-test-full: venv xvfb llamacpp-programs lint typecheck
+test-full: venv xvfb netns llamacpp-programs lint typecheck
 	SCATTER_TESTS=full $(PYTEST)
 
 # GPU offload on a real Vulkan device, in a venv of its own (.venv keeps its backend): the system's Vulkan
@@ -111,6 +111,11 @@ agreement: venv llamacpp-programs
 # and names the packages.
 xvfb: venv
 	@$(PY) packaging/real_window_deps.py ensure
+
+# The RPC-across-hosts tests make two network namespaces (root and iproute2's ip): iproute2 installed here
+# when we may (root with apt-get); without root they skip, saying why.
+netns:
+	@$(PYTHON) packaging/netns_deps.py ensure
 
 # docs/screenshot.png from a run on the bundled model (the tests never write into the repository).
 screenshot: venv
