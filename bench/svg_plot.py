@@ -6,7 +6,7 @@ from html import escape
 from pathlib import Path
 
 WIDTH, HEIGHT = 560, 340
-LEFT, RIGHT, TOP, BOTTOM = 64, 20, 40, 52
+LEFT, RIGHT, TOP, BOTTOM = 64, 44, 48, 52
 
 
 def _ticks(high: float, count: int = 5) -> list[float]:
@@ -14,10 +14,9 @@ def _ticks(high: float, count: int = 5) -> list[float]:
     raw = max(high, 1e-9) / count
     magnitude = 10 ** math.floor(math.log10(raw))
     step = next(m * magnitude for m in (1, 2, 2.5, 5, 10) if m * magnitude >= raw)
-    ticks, value = [], 0.0
-    while value < high + step / 2:
-        ticks.append(round(value, 9))
-        value += step
+    ticks = [0.0]
+    while ticks[-1] < high:  # the last tick at or above the highest value
+        ticks.append(round(ticks[-1] + step, 9))
     return ticks
 
 
