@@ -5,6 +5,7 @@
 #   make check                the quick tier between edits (about a minute): linters, sampler, core, fake-backend UI
 #   make test-full            make test at full strength (every property example, every long run): nightly
 #   make run GPU=cuda         ... with llama.cpp built for CUDA (or GPU=metal, GPU=vulkan, GPU=cpu)
+#   make test-vulkan          GPU offload on a Vulkan device (Mesa's lavapipe without a card; a venv of its own)
 #   make package              a one-folder app in dist/scatter-playground (PyInstaller), smoke-tested
 #   make agreement            the 54-configuration agreement with llama.cpp's own programs (40 min)
 #
@@ -21,7 +22,7 @@ GPU ?=
 NATIVE ?=
 LLAMA_WHEEL := $(PYTHON) packaging/llama_wheel.py
 
-.PHONY: run test test-full check lint typecheck bench screenshot package venv lint-imports desktop-entry clean-venv xvfb llamacpp-programs agreement
+.PHONY: run test test-full test-vulkan netns check lint typecheck bench screenshot package venv lint-imports desktop-entry clean-venv xvfb llamacpp-programs agreement
 
 # The venv, llama-cpp-python for the requested backend (a no-op when the venv has it),
 # then the project itself.  Any step that fails stops make.
@@ -59,13 +60,26 @@ lint: venv
 	$(VENV)/bin/lint-imports
 	$(VENV)/bin/ruff check --quiet .
 
-test: venv xvfb llamacpp-programs lint typecheck
+test: venv xvfb netns llamacpp-programs lint typecheck
 	$(PYTEST)
 
 # The same suite at full strength: every property at its whole example count, every long run at its whole
 # length (tests/tiers.py); a nightly run.
-test-full: venv xvfb llamacpp-programs lint typecheck
+test-full: venv xvfb netns llamacpp-programs lint typecheck
 	SCATTER_TESTS=full $(PYTEST)
+
+# GPU offload on a real Vulkan device, in a venv of its own (.venv keeps its backend): the system's Vulkan
+# packages (packaging/vulkan_deps.py; Mesa's lavapipe is a device on any CPU), llama-cpp-python built for
+# Vulkan once into the wheel cache (641 s on this 2-core machine under other load, 2026-12-05), then
+# tests/engine/test_gpu_offload.py (about 65 s here).  GGML_VK_VISIBLE_DEVICES=0 makes llama.cpp list a
+# CPU-type device such as lavapipe; a machine with a card lists it anyway.  Not part of make test or CI.
+VULKAN_VENV ?= .venv-vulkan
+test-vulkan:
+	@$(PYTHON) packaging/vulkan_deps.py ensure
+	@test -x $(VULKAN_VENV)/bin/python || $(PYTHON) -m venv $(VULKAN_VENV)
+	@CMAKE_ARGS="$$($(PYTHON) packaging/vulkan_deps.py cmake-args) $(CMAKE_ARGS)" $(LLAMA_WHEEL) ensure --venv $(VULKAN_VENV) --gpu vulkan
+	$(VULKAN_VENV)/bin/python -m pip install --quiet --progress-bar off -e '.[test]'
+	GGML_VK_VISIBLE_DEVICES=$${GGML_VK_VISIBLE_DEVICES-0} $(PYTEST_ENV) $(VULKAN_VENV)/bin/python -m pytest -q -p no:randomly tests/engine/test_gpu_offload.py
 
 # The quick tier between edits: the linters, then the sampler, the Qt-free core and the window on the
 # fake backend (no Gemma, no llama.cpp native samplers or programs, no real window, nothing marked slow).
@@ -97,6 +111,11 @@ agreement: venv llamacpp-programs
 # and names the packages.
 xvfb: venv
 	@$(PY) packaging/real_window_deps.py ensure
+
+# The RPC-across-hosts tests make two network namespaces (root and iproute2's ip): iproute2 installed here
+# when we may (root with apt-get); without root they skip, saying why.
+netns:
+	@$(PYTHON) packaging/netns_deps.py ensure
 
 # docs/screenshot.png from a run on the bundled model (the tests never write into the repository).
 screenshot: venv

@@ -8,7 +8,7 @@ import platform
 import sys
 from pathlib import Path
 
-from . import sampler_bench
+from . import size
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "benchmarks.md"
 
@@ -41,6 +41,7 @@ TARGETS = {
     "serve_queue_p95_ms": "(4 clients at once)",
     "grammar_json_vs_native_ratio": "<= 1.1",
     "grammar_step_us": "(a JSON grammar, random logits: most picks refused)",
+    "rpc_rtt_tokens_equal": "1 (bit-equal at every round trip)",
 }
 
 
@@ -209,6 +210,16 @@ See `bench/*.py` for exactly what each figure times.
   (median of 5 interleaved rounds). The server shares the client's cores and each step pays a
   loopback round trip plus 1 MiB of logits, so `rpc_vs_local_tps_ratio` is a floor for two
   machines, not a forecast. `rpc_load_s` includes sending the weights to the server.
+- **RPC across hosts**: `bench/rpc_hosts.py` (`python -m bench --only rpc_hosts`; root and iproute2's `ip`).
+  Two network namespaces joined by a veth pair (`bench/netlab.py`): `rpc-server` on host A, the engine on
+  host B in a process of its own per round trip, 64 tokens with every layer on the server; `rpc_rtt<ms>_tps`
+  with 0, 1, 5 and 20 ms added to each round trip between the hosts (plot: `docs/rpc-rtt.svg`), against
+  `rpc_rtt_local_tps` (the same run on host B alone, repacking off). `rpc_rtt_tokens_equal` is 1 when every
+  round trip gave the local run's tokens bit for bit. `rpc_rtt_round_trips_per_token`: what a token gains
+  from 0 to 20 ms, in round trips. The round trip is added by netem where the kernel has it, else by a relay
+  on host A that holds every byte half of it each way (`rpc_rtt_relay` 1; `bench/delay_relay.py`): a step's
+  messages wait as on a real link, but the relay answers TCP itself, so the load's bulk transfer is not
+  slowed by TCP's window. One sample per round trip: on a shared 2-core machine a run swings by 10 to 20 %.
 - **Bans**: `bench/bans_bench.py` (`python -m bench --only bans`). 128 tokens with 1,000 banned
   phrases (450 hard, 450 soft, 100 regular expressions, half of them beginning with a common word so
   that partial matches and holdback happen) that never occur, against no list: the same tokens (checked),
@@ -224,11 +235,19 @@ See `bench/*.py` for exactly what each figure times.
 IPC_FIGURES = ("engine_ipc_us_per_record", "engine_ipc_us_per_record_4lanes")
 
 
+#: Every suite's name, in the order ``make bench`` runs them (``--only`` picks one).
+SUITES = ("sampler", "presets", "session", "engine", "startup", "sweep", "lookahead", "rpc", "rpc_hosts", "ipc", "bans",
+          "serve", "grammar", "gui", "window", "frames")
+
+
 def _suites():
-    yield "sampler", lambda: {**sampler_bench.chain_vs_native(), **sampler_bench.mirostat_vs_native(),
-                              **sampler_bench.scatter_step(),
-                              **sampler_bench.full_vocab_softmax(), **sampler_bench.fit_stock(),
-                              **sampler_bench.knobs_cost()}
+    """(name, run) of each suite, imported only when reached: each reads its sizes (``bench.size``) at import."""
+    from . import sampler_bench as sb
+
+    pick = size.pick
+    yield "sampler", lambda: {**sb.chain_vs_native(pick(300, 3)), **sb.mirostat_vs_native(pick(100, 3)),
+                              **sb.scatter_step(pick(3000, 3)), **sb.full_vocab_softmax(pick(40, 3)),
+                              **sb.fit_stock(pick(3, 1)), **sb.knobs_cost(pick(200, 3))}
     from . import presets_bench
 
     yield "presets", presets_bench.run_all
@@ -255,6 +274,9 @@ def _suites():
     from . import rpc_bench
 
     yield "rpc", rpc_bench.run_all
+    from . import rpc_hosts
+
+    yield "rpc_hosts", rpc_hosts.run_all
     from . import ipc_bench
 
     yield "ipc", ipc_bench.run_all
@@ -282,11 +304,14 @@ def _suites():
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
-    suites = ["sampler", "presets", "session", "engine", "startup", "sweep", "lookahead", "rpc", "ipc", "bans", "serve", "gui",
-              "window", "frames"]
-    parser.add_argument("--only", choices=suites, help="run one suite")
+    parser.add_argument("--only", choices=SUITES, help="run one suite")
     parser.add_argument("--no-doc", action="store_true", help="do not rewrite docs/benchmarks.md")
+    parser.add_argument("--tiny", action="store_true",
+                        help="a few steps of each loop (the smoke test's size); implies --no-doc")
     args = parser.parse_args(argv)
+    if args.tiny:  # before any suite is imported
+        os.environ[size.TINY_ENV] = "1"
+        args.no_doc = True
     figures: dict[str, float] = {}
     for name, run in _suites():
         if args.only and name != args.only:
@@ -302,7 +327,22 @@ def main(argv=None) -> int:
         if args.only:  # one suite: the others' figures stay as the document had them
             figures = {**_previous_figures(), **figures}
         _write_doc(figures, " ".join(["python -m bench"] + list(argv if argv is not None else sys.argv[1:])))
+        _plot_rtt(figures)
     return 0
+
+
+#: tokens/s against the added round trip (the rpc_hosts suite), drawn by every run that measured it
+RTT_PLOT = DOC.parent / "rpc-rtt.svg"
+
+
+def _plot_rtt(figures: dict[str, float]) -> None:
+    from .rpc_hosts import FIGURE_PREFIX, RTTS_MS
+    from .svg_plot import line_plot
+
+    tps = [figures.get(f"{FIGURE_PREFIX}{rtt}_tps") for rtt in RTTS_MS]
+    if None not in tps:
+        line_plot(RTT_PLOT, list(RTTS_MS), tps, title="RPC across two hosts: the bundled model, every layer remote",
+                  x_label="round trip added between the hosts (ms)", y_label="tokens/s")
 
 
 def _previous_figures() -> dict[str, float]:

@@ -29,9 +29,10 @@ from sampler import SamplerSettings
 from sampler.phrases import vocab_plan
 
 from .engine_bench import PROMPT
+from .size import pick
 
-N_TOKENS = int(os.environ.get("BANS_BENCH_TOKENS", "128"))
-ROUNDS = int(os.environ.get("BANS_BENCH_ROUNDS", "5"))
+N_TOKENS = int(os.environ.get("BANS_BENCH_TOKENS", pick("128", "6")))
+ROUNDS = int(os.environ.get("BANS_BENCH_ROUNDS", pick("5", "1")))
 
 
 def nonsense(rng: random.Random, words: int) -> str:

@@ -13,9 +13,11 @@ from app.engine.run.generation import Generation
 from app.engine.run.starts import tokenize_prompt
 from sampler import SamplerSettings
 
+from .size import pick
+
 PROMPT = "Write a long story about a lighthouse keeper who finds a letter from the future. Chapter 1.\n\n"
-N_TOKENS = 128
-ROUNDS = 5
+N_TOKENS = pick(128, 6)
+ROUNDS = pick(5, 1)
 
 
 def _engine_tps(model, settings_list, options) -> tuple[float, list[tuple[float, float]]]:

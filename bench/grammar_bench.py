@@ -24,6 +24,8 @@ from app.engine.native.sampler import TokenBuffer, native_chain
 from sampler import SamplerChain, SamplerSettings
 from sampler.json_schema import schema_to_grammar
 
+from .size import pick
+
 SCHEMA = {"type": "array", "items": {"type": "object", "properties": {
     "name": {"type": "string"}, "age": {"type": "integer", "minimum": 0, "maximum": 120}}, "required": ["name", "age"]}}
 
@@ -84,7 +86,7 @@ def compare(model, steps: int = 48) -> dict[str, float]:
 def run_all() -> dict[str, float]:
     model = LoadedModel(default_model_path(), gpu_layers=0)
     try:
-        return compare(model)
+        return compare(model, steps=pick(48, 4))
     finally:
         model.close()
 

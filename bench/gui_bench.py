@@ -25,9 +25,11 @@ from app.engine.llama.model import LoadedModel, default_model_path
 from app.engine.run.generation import Generation
 from app.engine.run.workspace import Workspace
 
+from .size import pick
+
 PROMPT = "Write a long story about a lighthouse keeper who finds a letter from the future. Chapter 1.\n\n"
-N_TOKENS = 128
-ROUNDS = int(os.environ.get("GUI_BENCH_ROUNDS", "5"))  # more rounds on a noisy machine
+N_TOKENS = pick(128, 6)
+ROUNDS = int(os.environ.get("GUI_BENCH_ROUNDS", pick("5", "1")))  # more rounds on a noisy machine
 #: Decode threads of both runs: every physical core, as the app's default; ``GUI_BENCH_THREADS=1`` on this
 #: 2-core machine measures the window where a core is left to it (a machine with more cores than threads).
 THREADS = int(os.environ.get("GUI_BENCH_THREADS", "0")) or physical_cores()

@@ -16,8 +16,11 @@ import statistics
 import tempfile
 
 from .live_replay import open_replay_window, record_steps, replay
+from .size import pick
 
 PANELS = ("pre_post", "entropy", "collision", "absorption", "strips", "funnel", "bans")
+#: steps replayed: the first ``live_replay.replay`` leaves out (8) and the timed ones
+N_TOKENS = pick(128, 10)
 
 
 def _one_panel(window, name: str):
@@ -53,7 +56,7 @@ def run_all() -> dict[str, float]:
     out: dict[str, float] = {}
     try:
         for lanes, key in ((1, "gui_frame_cpu_ms"), (4, "gui_frame_cpu_ms_4lanes")):
-            steps = record_steps(model, lanes)
+            steps = record_steps(model, lanes, N_TOKENS)
             app, window = open_replay_window(model, lanes)
             try:
                 costs = replay(app, window, steps, _frame(window))

@@ -19,9 +19,11 @@ from app.engine.face.options import LaneConfig, RunOptions
 from app.engine.llama.model import LoadedModel, default_model_path
 from app.engine.run.generation import Generation
 
+from .size import pick
+
 PROMPT = "Write a long story about a lighthouse keeper who finds a letter from the future. Chapter 1.\n\n"
-N_STEPS = 64
-ROUNDS = 5
+N_STEPS = pick(64, 4)
+ROUNDS = pick(5, 1)
 
 
 def _steps(model, lanes: int) -> list[StepsProduced]:

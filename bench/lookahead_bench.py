@@ -24,10 +24,11 @@ from app.engine.run.workspace import Workspace
 from sampler import SamplerSettings
 
 from .engine_bench import PROMPT
+from .size import pick
 
-ROUNDS = 5
-LENGTH = 16
-FORK = 32
+ROUNDS = pick(5, 1)
+LENGTH = pick(16, 3)
+FORK = pick(32, 3)
 
 
 class _Engine(SimpleNamespace):
@@ -49,17 +50,17 @@ def run_all() -> dict[str, float]:
     workspace = Workspace(model, 4, options)
     try:
         settings = SamplerSettings(seed=11)
-        gen = Generation(model, PROMPT, [LaneConfig(settings, key=0)], options.replace(48),
+        gen = Generation(model, PROMPT, [LaneConfig(settings, key=0)], options.replace(max_tokens=FORK + LENGTH),
                          workspace=workspace)
         records = [r for step in gen for r in step]
         at = records[FORK]
         prefix = tuple(gen.prompt_tokens) + tuple(r.token for r in records[:FORK])
         lane = LaneConfig(settings, key=0, prefix=prefix, first_step=at.step, chain_state=at.chain_state)
-        tokens = tuple(int(t) for t in at.final_ids[:4])
+        tokens = tuple(int(t) for t in at.top_ids[:4])  # the 4 most likely (the chain may leave fewer: a heading)
         branch = LaneConfig(settings, key=0, prefix=prefix, first_step=at.step, force=(at.step, tokens[0]),
                             chain_state=at.chain_state)
         engine = _Engine(model=model, workspace=workspace, events=[])
-        one_opts, ratios = options.replace(LENGTH), []
+        one_opts, ratios = options.replace(max_tokens=LENGTH), []
         for _ in range(ROUNDS):
             t0 = time.perf_counter()
             Generation(model, "", [branch], one_opts, workspace=workspace).run()

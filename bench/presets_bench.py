@@ -19,8 +19,10 @@ from app.core.presets import PresetStore, codec
 from app.core.presets.preset import Preset
 from sampler import SamplerSettings
 
-N_PRESETS = 10_000
-ROUNDS = 3
+from .size import pick
+
+N_PRESETS = pick(10_000, 20)
+ROUNDS = pick(3, 1)
 
 
 def _presets(n: int) -> list[Preset]:

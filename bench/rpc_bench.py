@@ -24,10 +24,12 @@ from app.engine.llama.model import LoadedModel, default_model_path
 from app.engine.run.generation import Generation
 from sampler import SamplerSettings
 
+from .size import pick
+
 ROOT = Path(__file__).resolve().parent.parent
 PROMPT = "Write a long story about a lighthouse keeper who finds a letter from the future. Chapter 1.\n\n"
-N_TOKENS = 64
-ROUNDS = 5
+N_TOKENS = pick(64, 4)
+ROUNDS = pick(5, 1)
 
 
 def _start_server(threads: int) -> tuple[subprocess.Popen, str]:

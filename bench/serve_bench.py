@@ -28,9 +28,11 @@ from app.engine.llama.model import default_model_path
 from app.serve.server import ServerThread, make_served
 from sampler import SamplerSettings
 
+from .size import pick
+
 PROMPT = "Write a long story about a lighthouse keeper who finds a letter from the future. Chapter 1.\n\n"
-N_TOKENS = 64
-ROUNDS = 5
+N_TOKENS = pick(64, 4)
+ROUNDS = pick(5, 1)
 CLIENTS = 4
 
 

@@ -25,10 +25,12 @@ import tempfile
 import time
 from pathlib import Path
 
+from .size import pick
+
 N_LANES = 4
-N_TOKENS = 2048
+N_TOKENS = pick(2048, 8)
 N_RUNS = 2
-ROUNDS = 3
+ROUNDS = pick(3, 1)
 
 
 def _wait(app, until, timeout: float = 600.0) -> None:

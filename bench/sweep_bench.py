@@ -41,9 +41,11 @@ from app.engine.face.options import LaneConfig
 from app.engine.llama.model import LoadedModel, default_model_path
 from app.engine.run.logsumexp import LogSumExp
 
+from .size import pick
+
 PROMPT = "Write a long story about a lighthouse keeper who finds a letter from the future. Chapter 1.\n\n"
-N_TOKENS = 48
-ROUNDS = 5
+N_TOKENS = pick(48, 4)
+ROUNDS = pick(5, 1)
 
 
 class _Pump:

@@ -19,7 +19,9 @@ import statistics
 import tempfile
 import time
 
-ROUNDS, WARM_UP = 12, 2
+from .size import pick
+
+ROUNDS, WARM_UP = pick((12, 2), (2, 1))
 
 
 def _settle(app) -> None:
