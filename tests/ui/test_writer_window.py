@@ -1,0 +1,70 @@
+"""What a writer tripped over in the window (issue 45): an edit lost by Continue, Tab typed into the Import
+flags box, the wheel changing controls it passed over, texts and tables that did not follow (fake backend)."""
+from __future__ import annotations
+
+from PySide6.QtCore import QPoint, QPointF, Qt
+from PySide6.QtGui import QWheelEvent
+from PySide6.QtWidgets import QApplication
+
+from app.core.text_tree import Written
+
+
+def test_continue_with_the_editor_open_takes_the_text_as_written(qtbot, window, run_and_wait):
+    run_and_wait(window)
+    lane = window.state.lane()
+    column = window.lanes_view.columns[0]
+    window.actions.edit_text.trigger()
+    keep = "".join(r.text for r in lane.records[:8])
+    column.editor.setPlainText(keep + " she said")
+    assert column.editing  # Ctrl+Shift+Enter with the editor still open
+    run_and_wait(window, window.actions.continue_.trigger)
+    assert not column.editing
+    assert lane.tree.pieces()[8] == Written(" she said")
+    assert lane.text.startswith(keep + " she said") and len(lane.records) == 8 + 16
+
+
+def test_generate_with_the_editor_open_keeps_the_edit_a_branch_away(qtbot, window, run_and_wait):
+    run_and_wait(window)
+    lane = window.state.lane()
+    column = window.lanes_view.columns[0]
+    window.actions.edit_text.trigger()
+    column.editor.setPlainText("The writer's own words.")
+    run_and_wait(window, window.actions.generate.trigger)
+    assert not column.editing
+    window.actions.undo.trigger()  # back to before the run: the edit was kept before it began
+    assert lane.text.endswith("The writer's own words.")
+
+
+def test_tab_in_the_import_flags_box_moves_on(qtbot, window):
+    from app.ui.dialogs import ImportDialog
+
+    dialog = ImportDialog(window.state.lane().settings, window)
+    qtbot.addWidget(dialog)
+    dialog.edit.setPlainText("--temp 0.7")
+    qtbot.keyClick(dialog.edit, Qt.Key.Key_Tab)
+    assert dialog.edit.toPlainText() == "--temp 0.7"
+
+
+def _wheel(widget, notches: int = -3) -> None:
+    centre = QPointF(widget.rect().center())
+    event = QWheelEvent(centre, QPointF(widget.mapToGlobal(centre.toPoint())), QPoint(0, 0), QPoint(0, 120 * notches),
+                        Qt.MouseButton.NoButton, Qt.KeyboardModifier.NoModifier, Qt.ScrollPhase.NoScrollPhase, False)
+    QApplication.sendEvent(widget, event)
+
+
+def test_the_wheel_leaves_an_unfocused_slider_and_box_alone(qtbot, window):
+    window.controls.open_page("Chain")
+    control = window.controls.controls["top_k"]
+    before = window.state.lane().settings.top_k
+    for widget in (control.slider, control.box):
+        assert not widget.hasFocus()
+        _wheel(widget)
+    assert window.state.lane().settings.top_k == before
+    combo = window.lanes_view.columns[0].preset
+    index = combo.currentIndex()
+    _wheel(combo, +3)
+    assert combo.currentIndex() == index and window.state.lane().preset is not None
+    control.box.setFocus()
+    qtbot.waitUntil(control.box.hasFocus, timeout=2000)
+    _wheel(control.box, +1)  # focused: the wheel steps it as before
+    assert window.state.lane().settings.top_k == before + 1
