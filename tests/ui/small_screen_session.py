@@ -143,7 +143,8 @@ def main() -> int:
     for control in shown[:3]:
         wheel(window, control.slider, -2)
         wheel(window, control.box, -2)
-    found["wheel_changed"] = [c.row.field for c in rows if before.get(c.row.field) != window.state.lane().settings.get(c.row.field)]
+    after = window.state.lane().settings
+    found["wheel_changed"] = [c.row.field for c in rows if before.get(c.row.field) != after.get(c.row.field)]
     combo = window.lanes_view.columns[1].preset
     preset = window.state.lanes[1].preset
     wheel(window, combo, 3)

@@ -9,7 +9,6 @@ skipped silently.
 from __future__ import annotations
 
 import pytest
-
 from real_window_display import ROOT, run_session, xvfb  # noqa: F401  (ROOT: for test_real_window_manual)
 
 pytestmark = pytest.mark.xvfb
