@@ -219,8 +219,8 @@ class LanesView(QWidget):
             self.show_stats(keep_shown=True)
         elif what == Changed.LANE_SETTINGS and change.lane is not None and not self.state.busy:
             self.stats_table.set_label(change.lane, self.stats_label(change.lane))  # a settings change: no new figures
-        elif what in (Changed.LANE_SETTINGS, Changed.PRESETS) and not self.state.busy:  # its labels name the presets
-            self.show_stats()
+        elif what in (Changed.LANE_SETTINGS, Changed.PRESETS, Changed.BRANCH) and not self.state.busy:
+            self.show_stats()  # its labels name the presets; a branch switch shows another text: its figures
 
     def show_edited(self) -> None:
         """The edited lane's radio checked, and only that one (the state says which)."""
@@ -325,7 +325,22 @@ class LanesView(QWidget):
             self.gridChanged.emit()  # the table's height changed: the layout may share the space anew
 
     def stats_label(self, index: int) -> str:
-        return f"Lane {index + 1} \u00b7 {self.playground.lanes.label(index)}"  # names the lane's preset
+        """"Lane 2 · Precise": the lane's preset, where its shown text was made with the lane's settings; else
+        what the text was made with too ("Lane 2 · Creative writing (now Precise)"): a lane that took another
+        preset keeps its text, and the row's figures are that text's."""
+        label = self.playground.lanes.label(index)
+        lane = self.state.lanes[index]
+        made = lane.records[-1].settings if lane.records else None
+        if made is None or made == lane.settings:
+            return f"Lane {index + 1} \u00b7 {label}"
+        return f"Lane {index + 1} \u00b7 {self._preset_of(made)} (now {label})"
+
+    def _preset_of(self, settings) -> str:
+        """The name of a preset with ``settings`` (the seed aside), or "earlier settings"."""
+        for preset in self.playground.presets.all_presets():
+            if preset.settings.replace(seed=settings.seed) == settings:
+                return preset.name
+        return "earlier settings"
 
     def mark_divergence(self) -> None:
         tokens = [[r.token for r in lane.records] for lane in self.state.lanes]

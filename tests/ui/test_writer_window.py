@@ -68,3 +68,32 @@ def test_the_wheel_leaves_an_unfocused_slider_and_box_alone(qtbot, window):
     qtbot.waitUntil(control.box.hasFocus, timeout=2000)
     _wheel(control.box, +1)  # focused: the wheel steps it as before
     assert window.state.lane().settings.top_k == before + 1
+
+
+def test_a_new_branch_is_tinted_and_only_its_chosen_step_highlighted(qtbot, window, run_and_wait):
+    run_and_wait(window)
+    records = window.state.lane().records
+    other = int(next(t for t in records[5].final_ids if t != records[5].token))
+    window.bridge.engine.model.step_delay_s = 0.01  # the branch streams: its text comes after the highlight
+    run_and_wait(window, lambda: window.playground.runs.branch_from(0, 5, other))
+    pane = window.lanes_view.columns[0].text
+    assert window.state.selected == 5 and len(window.state.lane().records) > 6
+    (highlight,) = pane.extraSelections()
+    assert (highlight.cursor.selectionStart(), highlight.cursor.selectionEnd()) == pane.spans[5]
+
+
+def test_the_table_row_names_what_made_its_figures_and_follows_a_branch_switch(qtbot, window, run_and_wait):
+    run_and_wait(window)
+    table = window.lanes_view.stats_table
+    window.playground.lanes.apply_preset(0, "Off (llama.cpp defaults)")
+    assert table.row_text(0)[0] == "Lane 1 \u00b7 Creative writing (now Off (llama.cpp defaults))"
+    run_and_wait(window)
+    assert table.row_text(0)[0] == "Lane 1 \u00b7 Off (llama.cpp defaults)"
+    records = window.state.lane().records
+    other = int(next(t for t in records[5].final_ids if t != records[5].token))
+    run_and_wait(window, lambda: window.playground.runs.branch_from(0, 5, other))
+    assert table.row_text(0)[1] == str(len(window.state.lane().records))
+    window.playground.text.switch(0, -1)  # back to the branch the fork left
+    qtbot.wait(20)
+    shown = window.state.lane().records
+    assert shown[5].token != other and table.row_text(0)[1] == str(len(shown))
