@@ -97,3 +97,15 @@ def test_the_table_row_names_what_made_its_figures_and_follows_a_branch_switch(q
     qtbot.wait(20)
     shown = window.state.lane().records
     assert shown[5].token != other and table.row_text(0)[1] == str(len(shown))
+
+
+def test_a_load_replaces_the_status_line_of_an_earlier_task(qtbot, window, run_and_wait, tmp_path):
+    run_and_wait(window)
+    window.playground.files.save_as(tmp_path / "kept.json")
+    window.state.set_status("2 A/B rounds written to /tmp/rounds.jsonl")
+    window.playground.runs.load_model(None)
+    qtbot.waitUntil(lambda: not window.state.loading and window.state.model is not None, timeout=10_000)
+    assert "A/B" not in window.status.stop.text() and window.status.stop.text().startswith("Loaded ")
+    window.state.set_status("2 A/B rounds written to /tmp/rounds.jsonl")
+    assert window.playground.files.open(tmp_path / "kept.json") is not None
+    assert window.status.stop.text() == "Opened kept.json."
