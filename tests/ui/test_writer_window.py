@@ -109,3 +109,15 @@ def test_a_load_replaces_the_status_line_of_an_earlier_task(qtbot, window, run_a
     window.state.set_status("2 A/B rounds written to /tmp/rounds.jsonl")
     assert window.playground.files.open(tmp_path / "kept.json") is not None
     assert window.status.stop.text() == "Opened kept.json."
+
+
+def test_match_entropy_pairs_a_baseline_with_the_lane_it_was_made_from(qtbot, window, run_and_wait):
+    window.playground.lanes.edit("scatter.strength", 0.3)
+    window.playground.lanes.add()  # lane 2: scatter on, a seed of its own
+    window.state.set_current_lane(1)
+    window.actions.baseline.trigger()  # lane 3: the baseline of lane 2 (its seed)
+    assert window.state.lanes[2].settings.seed == window.state.lanes[1].settings.seed
+    run_and_wait(window)
+    window.state.set_current_lane(2)  # the writer clicked the baseline's text
+    run_and_wait(window, window.actions.match.trigger)
+    assert "Baseline lane 3" in window.state.status and "matches lane 2's" in window.state.status
