@@ -138,5 +138,7 @@ class LookaheadActions:
 
     def _on_run_ended(self, e: ev.RunEnded) -> None:
         fork, self._fork = self._fork, None
-        if fork is not None and self.state.radar.manual:
-            self.preview(*fork)
+        if fork is not None and self.state.radar.manual and self.preview(*fork):
+            # the run stopped for the pick, not cancelled: the status says so (it said "stopped: cancelled")
+            self.state.set_status(f"Manual mode: lane {fork[0] + 1} waits at step {fork[1]} for your pick "
+                                  "(1-9, Tab: the top one, Esc leaves)")

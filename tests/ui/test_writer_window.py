@@ -121,3 +121,14 @@ def test_match_entropy_pairs_a_baseline_with_the_lane_it_was_made_from(qtbot, wi
     window.state.set_current_lane(2)  # the writer clicked the baseline's text
     run_and_wait(window, window.actions.match.trigger)
     assert "Baseline lane 3" in window.state.status and "matches lane 2's" in window.state.status
+
+
+def test_manual_mode_says_it_waits_for_the_pick(qtbot, window):
+    window.state.radar.set_fork_rule(bits=0.8)
+    window.actions.manual.trigger()
+    qtbot.waitUntil(lambda: window.state.radar.lookahead is not None and bool(window.state.radar.lookahead.previews)
+                    and not window.state.busy, timeout=20_000)
+    view = window.state.radar.lookahead
+    assert "cancelled" not in window.status.stop.text()
+    assert window.status.stop.text().startswith(f"Manual mode: lane 1 waits at step {view.step} for your pick")
+    window.actions.manual.trigger()
