@@ -132,3 +132,28 @@ def test_manual_mode_says_it_waits_for_the_pick(qtbot, window):
     assert "cancelled" not in window.status.stop.text()
     assert window.status.stop.text().startswith(f"Manual mode: lane 1 waits at step {view.step} for your pick")
     window.actions.manual.trigger()
+
+
+def test_the_lookahead_draws_special_tokens_as_the_lanes_do(qtbot, window, run_and_wait):
+    import dataclasses
+
+    from PySide6.QtWidgets import QLabel
+
+    from app.actions.lookahead import LookaheadView
+    from app.engine.face.events import LookaheadPreview
+    from app.engine.fake import SPECIAL
+
+    run_and_wait(window)
+    records = window.state.lane().records[3:6]
+    marker = window.state.token_text(SPECIAL)  # an atomic user-defined token, as Gemma's <i> is
+    shown = [records[0], dataclasses.replace(records[1], token=SPECIAL, text=marker), records[2]]
+    preview = LookaheadPreview(records[0].token, 0.4, "".join(r.text for r in shown), tuple(shown))
+    panel = window.actions.lookahead_panel
+    for special in (False, True):
+        window.state.chat.set_show_special(special)
+        window.state.radar.show_lookahead(LookaheadView(0, records[0].step, 3, (preview, preview)))
+        text = panel.cards[0].findChild(QLabel).text()
+        assert records[2].text.strip() in text
+        assert ("background-color" in text and marker.strip("<>") in text) if special else marker.strip("<>") not in text
+    window.state.radar.show_lookahead(None)
+    panel.hide()
