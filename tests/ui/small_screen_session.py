@@ -107,6 +107,8 @@ def main() -> int:
     window.state.set_run_settings(max_tokens=40, n_ctx=512)
     for _ in range(3):
         window.playground.lanes.add()
+    pump()
+    found["fold_line"] = window.statusBar().currentMessage() if window.view.folded else ""
     window.playground.runs.generate()
     pump(lambda: not window.state.busy and len(window.state.lane().records) == 40, 30)
     window.playground.runs.branch_from(0, 5, window.state.lanes[0].records[5].top_ids[1])

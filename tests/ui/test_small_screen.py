@@ -27,6 +27,7 @@ def test_four_lanes_each_show_six_lines_and_the_table_every_row(found):
     assert all(lines >= LANE_LINES for lines in found["lines"].values()), found["lines"]
     assert found["table_rows"] == 4 and found["table_rows_shown"] == 4, found
     assert found["cut_combos"] == [], found["cut_combos"]
+    assert "F9" in found["fold_line"], "the folded step panels are not said in the status bar"
 
 
 def test_the_wheel_scrolls_the_chain_page_and_changes_nothing(found):

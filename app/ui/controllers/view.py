@@ -180,9 +180,8 @@ class ViewController:
             table = min(table, max(int(total / 2.5), total - text_px + table))
             split.setSizes([PROMPT_PX, max(total - PROMPT_PX - table, 1), table])
         if self.folded:
-            self.window.statusBar().showMessage(
-                "A short window: the step panels are folded so that every lane shows "
-                f"{LANE_LINES} lines (View > Panels brings them back; F9 is the reading layout)", 10_000)
+            self.window.statusBar().showMessage(  # one short line: it shares the bar with the run's status
+                f"Step panels folded: each lane {LANE_LINES} lines (View \u25b8 Panels; F9: reading)", 10_000)
 
     def _right_sizes(self, total: int, text_px: int) -> list[int]:
         """The right column's sizes with lanes in two rows: the text 45 % or what it needs, the middle
