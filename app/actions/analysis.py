@@ -93,8 +93,7 @@ class AnalysisActions:
         if not scatter or not baseline:
             self.state.report("Match entropy needs a lane with scatter on and a baseline lane with scatter off.")
             return
-        target = self.state.current_lane if self.state.current_lane in scatter else scatter[0]
-        base = baseline[0]
+        target, base = self._pair(scatter, baseline)
         if not lanes[target].records or not lanes[base].records:
             self.state.report("Generate first: matching uses the recorded steps of both lanes.")
             return
@@ -106,6 +105,21 @@ class AnalysisActions:
         self.state.set_status("matching entropy ...")
         self.engine.submit(cmd.MatchEntropy(task_id, tuple(lanes[target].records), tuple(lanes[base].records),
                                             lanes[base].settings))
+
+    def _pair(self, scatter: list[int], baseline: list[int]) -> tuple[int, int]:
+        """(the scatter lane, the baseline lane) to match: the edited lane is one of them, the other the lane
+        that shares its seed (a baseline is made with the seed of the lane it was made from), else the first
+        of its kind.  A baseline made from lane 2 was matched against lane 1."""
+        lanes, current = self.state.lanes, self.state.current_lane
+
+        def partner(index: int, among: list[int]) -> int:
+            seed = lanes[index].settings.seed
+            return next((i for i in among if lanes[i].settings.seed == seed), among[0])
+
+        if current in baseline:
+            return partner(current, scatter), current
+        target = current if current in scatter else scatter[0]
+        return target, partner(target, baseline)
 
     def _matched(self, target: int, base: int, result) -> None:
         lane = self.state.lanes[base]

@@ -64,6 +64,7 @@ class FileActions:
         if session.skipped:
             notes.append(f"Left out what this version does not know: {', '.join(session.skipped)}.")
         self.state.report(" ".join(notes[1:]))
+        self.state.set_status(notes[0])  # the line of what was done last ("2 A/B rounds written ..." was kept)
         return notes
 
     def save(self) -> int | None:

@@ -90,7 +90,21 @@ class LookaheadActions:
         self._look_id = None
         self.state.set_busy("")
         message = e.error or ("stopped" if e.cancelled else "")
-        self._show(dataclasses.replace(self.state.radar.lookahead, previews=e.previews, message=message))
+        view = self.state.radar.lookahead
+        previews = self._offered_p(view, e.previews)
+        self._show(dataclasses.replace(view, previews=previews, message=message))
+
+    def _offered_p(self, view: LookaheadView, previews: tuple) -> tuple:
+        """Each preview with its token's probability at the fork, as the writer was offered it.  The preview's
+        own first step samples the chain again, and a random stage there (XTC) may remove the very token
+        it was forced to take: the panel said 0 % for the top pick."""
+        lane = self.state.lanes[view.lane]
+        pieces = lane.tree.pieces()
+        fork = pieces[view.at] if view.at < len(pieces) else None
+        if not isinstance(fork, StepRecord) or fork.step != view.step:
+            return previews
+        offered = dict(top_candidates(fork, len(fork.final_ids)))
+        return tuple(dataclasses.replace(p, p=offered[p.token]) if p.token in offered else p for p in previews)
 
     def pick(self, i: int) -> bool:
         """Preview ``i`` (from 0) becomes a branch at the fork; in manual mode generation goes on."""
@@ -138,5 +152,7 @@ class LookaheadActions:
 
     def _on_run_ended(self, e: ev.RunEnded) -> None:
         fork, self._fork = self._fork, None
-        if fork is not None and self.state.radar.manual:
-            self.preview(*fork)
+        if fork is not None and self.state.radar.manual and self.preview(*fork):
+            # the run stopped for the pick, not cancelled: the status says so (it said "stopped: cancelled")
+            self.state.set_status(f"Manual mode: lane {fork[0] + 1} waits at step {fork[1]} for your pick "
+                                  "(1-9, Tab: the top one, Esc leaves)")

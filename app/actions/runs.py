@@ -1,6 +1,7 @@
 """Loading a model and running lanes: the commands that start them and the events that follow."""
 from __future__ import annotations
 
+from pathlib import Path
 from types import EllipsisType
 
 from app.core.recent import RecentModels
@@ -92,6 +93,7 @@ class RunActions:
         self.state.set_model_form(path=e.info.path, recent=recent)
         self.state.set_model(e.info, e.token_texts, request=self.state.load_request)
         self.state.set_loading(False)
+        self.state.set_status(f"Loaded {Path(e.info.path).name or e.info.name}")  # what was done last
         self.state.report(e.info.note)  # e.g. GPU layers asked for on a build without a GPU
 
     def _on_load_failed(self, e: ev.ModelLoadFailed) -> None:

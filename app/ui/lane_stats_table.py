@@ -16,6 +16,9 @@ COLUMNS = (
     ("repeated_4grams", "repeated 4-grams", "{:d}", "distinct token 4-grams that occur more than once"),
 )
 
+#: The most of the table's width the lanes' labels take.
+LABEL_SHARE = 0.25
+
 
 def cell(fmt: str, value) -> str:
     if isinstance(value, float) and math.isnan(value):
@@ -40,6 +43,7 @@ class LaneStatsTable(QTableWidget):
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Maximum)
         head = self.horizontalHeader()
         head.setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        head.setSectionResizeMode(0, QHeaderView.ResizeMode.Fixed)  # as wide as its labels (``_fit_labels``)
         head.setMinimumSectionSize(40)
         self.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 6)
         self.values: list[dict] = []
@@ -52,10 +56,12 @@ class LaneStatsTable(QTableWidget):
         self.setRowCount(len(values))
         for r, (stats, label) in enumerate(zip(values, labels)):
             self._set(r, 0, label, Qt.AlignmentFlag.AlignLeft)
+            self.item(r, 0).setToolTip(label)  # the whole label where the column is too narrow for it
             for c, (key, _title, fmt, _tip) in enumerate(COLUMNS, start=1):
                 self._set(r, c, cell(fmt, stats[key]) if key in stats else "", Qt.AlignmentFlag.AlignRight)
         head = self.horizontalHeader().sizeHint().height() + 2 * self.frameWidth() + 2
         row = self.verticalHeader().defaultSectionSize()
+        self._fit_labels()
         self.setMaximumHeight(head + row * len(values))  # a splitter pane: all rows, or fewer and a scroll bar
         self.setMinimumHeight(head + row)
         self.setVisible(any(values) or (keep_shown and not self.isHidden()))
@@ -64,6 +70,18 @@ class LaneStatsTable(QTableWidget):
         """A row's label alone (its lane's preset changed; its figures did not)."""
         if row < self.rowCount():
             self._set(row, 0, label, Qt.AlignmentFlag.AlignLeft)
+            self.item(row, 0).setToolTip(label)
+            self._fit_labels()
+
+    def _fit_labels(self) -> None:
+        """The label column as wide as its longest label ("Lane 4 · Creative writing (now Precise)"), up to
+        LABEL_SHARE of the table; the figures share the rest."""
+        want = max(self.sizeHintForColumn(0), self.horizontalHeader().sectionSizeHint(0)) + 8
+        self.horizontalHeader().resizeSection(0, max(40, min(want, int(self.viewport().width() * LABEL_SHARE))))
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._fit_labels()
 
     def _set(self, row: int, col: int, text: str, align) -> None:
         item = self.item(row, col)

@@ -30,9 +30,12 @@ from .lane_stats_table import LaneStatsTable
 from .text_pane import TokenTextPane
 from .token_format import TokenChips
 from .token_menu import token_menu
+from .wheel_guard import guard_wheel
 
 #: Narrower than this, lane columns wrap onto a second row (4 lanes: a 2 x 2 grid).
 MIN_COLUMN_PX = 320
+#: The lines of text a lane shows at least in the workbench, where the window's height allows.
+LANE_LINES = 6
 
 
 class LaneColumn(QFrame):
@@ -52,6 +55,7 @@ class LaneColumn(QFrame):
         self.preset.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.preset.setMinimumContentsLength(8)
         self.preset.activated.connect(self._preset_chosen)
+        guard_wheel(self.preset)  # a wheel turn over the lanes never changes a lane's preset
         self.remove = QToolButton()
         self.remove.setText("\u00d7")
         self.remove.setToolTip("Remove this lane")
@@ -90,6 +94,15 @@ class LaneColumn(QFrame):
         lay.setSpacing(2)
         lay.addLayout(head)
         lay.addWidget(self.pages, 1)
+
+    def height_for_lines(self, lines: int) -> int:
+        """The column's height that shows ``lines`` lines of its text in the current text size."""
+        text = self.text
+        frame = 2 * text.frameWidth() + 2 * int(text.document().documentMargin())
+        margins = self.layout().contentsMargins()
+        head = max(self.preset.sizeHint().height(), self.edit.sizeHint().height())
+        return (head + self.layout().spacing() + frame + lines * text.fontMetrics().lineSpacing()
+                + margins.top() + margins.bottom() + 2 * self.frameWidth())
 
     def apply_theme(self, theme) -> None:
         """The text's colours, and a radio that shows on a dark page (``theme.indicator_palette``)."""
@@ -206,8 +219,8 @@ class LanesView(QWidget):
             self.show_stats(keep_shown=True)
         elif what == Changed.LANE_SETTINGS and change.lane is not None and not self.state.busy:
             self.stats_table.set_label(change.lane, self.stats_label(change.lane))  # a settings change: no new figures
-        elif what in (Changed.LANE_SETTINGS, Changed.PRESETS) and not self.state.busy:  # its labels name the presets
-            self.show_stats()
+        elif what in (Changed.LANE_SETTINGS, Changed.PRESETS, Changed.BRANCH) and not self.state.busy:
+            self.show_stats()  # its labels name the presets; a branch switch shows another text: its figures
 
     def show_edited(self) -> None:
         """The edited lane's radio checked, and only that one (the state says which)."""
@@ -223,6 +236,16 @@ class LanesView(QWidget):
         """Every lane in one row, however narrow (the reading layout), or rows as the width allows."""
         self.one_row = on
         self._regrid(force=True)
+
+    @property
+    def rows(self) -> int:
+        return -(-len(self.columns) // max(1, self.per_row))
+
+    def height_for_lines(self, lines: int = LANE_LINES) -> int:
+        """The lanes' height that gives each lane ``lines`` lines of text."""
+        if not self.columns:
+            return 0
+        return self.rows * self.columns[0].height_for_lines(lines) + (self.rows - 1) * self.grid.spacing()
 
     def columns_per_row(self, width: int | None = None) -> int:
         n = max(1, len(self.columns))
@@ -276,6 +299,12 @@ class LanesView(QWidget):
         col.show_preset()
         col.show_text()
 
+    def keep_edits(self) -> None:
+        """Every open editor closes and keeps what was written (before a run starts from the text)."""
+        for col in self.columns:
+            if col.editing:
+                col.set_editing(False)
+
     def show_prompt(self) -> None:
         """The prompt changed: only the columns without text of their own show it."""
         for col in (c for c in self.columns if self.state.lanes[c.index].prompt is None):
@@ -296,7 +325,22 @@ class LanesView(QWidget):
             self.gridChanged.emit()  # the table's height changed: the layout may share the space anew
 
     def stats_label(self, index: int) -> str:
-        return f"Lane {index + 1} \u00b7 {self.playground.lanes.label(index)}"  # names the lane's preset
+        """"Lane 2 · Precise": the lane's preset, where its shown text was made with the lane's settings; else
+        what the text was made with too ("Lane 2 · Creative writing (now Precise)"): a lane that took another
+        preset keeps its text, and the row's figures are that text's."""
+        label = self.playground.lanes.label(index)
+        lane = self.state.lanes[index]
+        made = lane.records[-1].settings if lane.records else None
+        if made is None or made == lane.settings:
+            return f"Lane {index + 1} \u00b7 {label}"
+        return f"Lane {index + 1} \u00b7 {self._preset_of(made)} (now {label})"
+
+    def _preset_of(self, settings) -> str:
+        """The name of a preset with ``settings`` (the seed aside), or "earlier settings"."""
+        for preset in self.playground.presets.all_presets():
+            if preset.settings.replace(seed=settings.seed) == settings:
+                return preset.name
+        return "earlier settings"
 
     def mark_divergence(self) -> None:
         tokens = [[r.token for r in lane.records] for lane in self.state.lanes]

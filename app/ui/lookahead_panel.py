@@ -17,6 +17,7 @@ from app.core.changes import Change, Changed
 from app.core.forks import LOOKAHEAD_COUNTS, LOOKAHEAD_LENGTHS
 
 from .bind import show_value
+from .token_format import TokenChips, records_html, token_html
 
 KEYS = {getattr(Qt.Key, f"Key_{n}"): n - 1 for n in range(1, 10)}
 
@@ -28,6 +29,7 @@ class LookaheadPanel(QDialog):
         self.setModal(False)
         self.resize(1100, 260)
         self.state, self.lookahead, self.token_text = state, lookahead, token_text
+        self.chips = TokenChips(state)  # special tokens drawn as the lanes draw them
         self.heading = QLabel()
         self.heading.setWordWrap(True)
         self.row = QHBoxLayout()
@@ -85,8 +87,10 @@ class LookaheadPanel(QDialog):
         for i, preview in enumerate(view.previews if view is not None else ()):
             card = QPushButton()
             card.setText("")
-            label = QLabel(f"<b>{i + 1}</b> &nbsp;<u>{html.escape(self.token_text(preview.token))}</u> "
-                           f"<span style='color:#666'>{preview.p:.0%}</span><br>{html.escape(preview.text)}")
+            text = records_html(self.chips, preview.records) if preview.records else html.escape(preview.text)
+            label = QLabel(f"<b>{i + 1}</b> &nbsp;<u>{token_html(self.chips, preview.token)}</u> "
+                           f"<span style='color:#666'>{preview.p:.0%}</span><br>{text}")
+            label.setTextFormat(Qt.TextFormat.RichText)
             label.setWordWrap(True)
             label.setTextInteractionFlags(Qt.TextInteractionFlag.NoTextInteraction)
             label.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)

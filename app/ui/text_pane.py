@@ -107,6 +107,9 @@ class TokenTextPane(QTextBrowser):
         cursor.setPosition(span[0])
         cursor.setPosition(span[1], QTextCursor.MoveMode.KeepAnchor)
         cursor.endEditBlock()
+        # Text appended where the highlight ends stays out of it: the selected token is the newest one when a
+        # branch begins ("Continue from step N with ..."), and its highlight grew over the whole new branch.
+        cursor.setKeepPositionOnInsert(True)
         sel.cursor = cursor
         sel.format.setBackground(self.theme.q("selection"))
         sel.format.setForeground(self.theme.q("selection_text"))

@@ -131,6 +131,41 @@ class TokenChips:
         cursor.insertText(prompt[pos:], fmt)
 
 
+def chip_html(text: str, token: int, kind: int) -> str:
+    """A chip in rich text (a label, the lookahead's cards): the label on the chip's colour."""
+    colour = QColor(CHIP_COLOURS.get(kind, CHIP_COLOURS[tk.CONTROL])).name()
+    return (f"<span style='background-color:{colour}; color:#ffffff; font-family:monospace'>"
+            f"{html.escape(chip_label(text, token))}</span>")
+
+
+def records_html(chips: TokenChips, records) -> str:
+    """Records' text as rich text, drawn as a lane draws it: prose escaped, each special token a chip, or
+    left out while special tokens are hidden.  The lookahead's cards showed Gemma's atomic ``<i>`` as a raw
+    tag where the lanes draw a chip."""
+    parts = []
+    for rec in records:
+        found = chips.special(rec.token)
+        if found is None:
+            parts.append(html.escape(rec.text))
+            continue
+        kind, text = found
+        if kind == tk.USER_DEFINED and rec.text != text:  # a split character completed before the marker
+            parts.append(html.escape(rec.text[:-len(text)] if rec.text.endswith(text) else rec.text))
+        if chips.state.chat.show_special:
+            parts.append(chip_html(text, rec.token, kind))
+    return "".join(parts)
+
+
+def token_html(chips: TokenChips, token: int) -> str:
+    """One token as rich text: a chip for a special token (whether or not they are shown: it is named
+    here on purpose), else its text escaped."""
+    found = chips.special(token)
+    if found is None:
+        return html.escape(chips.state.token_text(token))
+    kind, text = found
+    return chip_html(text, token, kind)
+
+
 class _SpecialIndex:
     """The texts of a vocabulary's chip tokens, for finding them in a prompt (longest first, as
     llama.cpp's tokenizer does)."""

@@ -23,6 +23,8 @@ FRAME_PX = (16, 40)
 #: The right column's shares of its height: the lanes' text, the middle band of panels (the panels at
 #: its foot, ``Area.BOTTOM``, add theirs).
 TEXT_SHARE, MIDDLE_SHARE = 32, 40
+#: A window shorter than this (a 1280 x 720 screen's) gives the controls half its height, not 60 %.
+SHORT_PX = 800
 
 
 def opening_size(screen) -> tuple[int, int]:
@@ -88,7 +90,8 @@ def build_layout(window) -> tuple[QWidget, dict[str, QSplitter]]:
     v, h = Qt.Orientation.Vertical, Qt.Orientation.Horizontal
     height = max(w.height(), 600)
     controls = controls_column(w)
-    controls_px = min(controls.widget().sizeHint().height() + 4, int(height * 0.6))
+    share = 0.6 if height >= SHORT_PX else 0.5  # a short window keeps the funnel a few rows too
+    controls_px = min(controls.widget().sizeHint().height() + 4, int(height * share))
     left = _splitter(v, [controls, *panels(Area.LEFT)], _area_sizes(height, [controls_px], shares(Area.LEFT)),
                      Area.LEFT.value, s)
     left.setStretchFactor(0, 0)  # a taller window gives its height to the funnel, not to empty controls

@@ -87,3 +87,25 @@ def test_a_preview_without_sizes_takes_the_states_lookahead_size(pg):
     idle(pg)
     view = pg.state.radar.lookahead
     assert len(view.previews) == 2 and all(len(p.records) == 8 for p in view.previews)
+
+
+def test_each_preview_shows_its_probability_at_the_fork_even_where_xtc_removed_it_again(pg, monkeypatch):
+    """A preview's first step samples the chain again over the logits of a batched decode, which differ a
+    little from the run's own; a random stage with a threshold (XTC) may then remove the very token the
+    preview was forced to take, and the panel said 0 % for the top pick.  It shows what the fork offered."""
+    from app.engine.run import lookahead as engine_lookahead
+
+    lost = engine_lookahead._preview
+
+    def removed_again(token, records):  # as XTC over the batch's logits would have it
+        return dataclasses.replace(lost(token, records), p=0.0)
+
+    monkeypatch.setattr(engine_lookahead, "_preview", removed_again)
+    pg.runs.generate()
+    idle(pg)
+    rec = next(r for r in pg.state.lane().records[2:] if len(top_candidates(r, 3)) >= 2)
+    offered = dict(top_candidates(rec, 3))
+    assert pg.lookahead.preview(0, rec.step, count=len(offered), length=2)
+    idle(pg)
+    previews = pg.state.radar.lookahead.previews
+    assert [(p.token, p.p) for p in previews] == list(offered.items())

@@ -65,10 +65,20 @@ def overlaps(a: QRectF, b: QRectF) -> bool:
     return inter.width() > 0.5 and inter.height() > 0.5
 
 
+def folded(widget) -> bool:
+    """Whether the widget or one of the widgets holding it has no height or width (a splitter's fold)."""
+    while widget is not None:
+        if widget.width() <= 0 or widget.height() <= 0:
+            return True
+        widget = widget.parentWidget()
+    return False
+
+
 def check_views(window) -> list[str]:
     problems = []
-    views = [v for v in window.findChildren(pg.GraphicsView) if v.isVisible() and v.width() > 0 and v.height() > 0]
-    assert len(views) >= 7
+    # on screen: a panel folded by its splitter (a short window with 4 lanes folds the step panels) is not seen
+    views = [v for v in window.findChildren(pg.GraphicsView) if v.isVisible() and not folded(v)]
+    assert len(views) >= (3 if window.view.folded else 7)  # folded: the funnel, the bans and the strips
     for view in views:
         area = QRectF(view.mapToScene(view.viewport().rect()).boundingRect())
         texts = texts_of(view)

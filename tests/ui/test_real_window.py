@@ -8,58 +8,20 @@ skipped silently.
 """
 from __future__ import annotations
 
-import json
-import os
-import shutil
-import subprocess
-import sys
-import time
-from pathlib import Path
-
 import pytest
+from real_window_display import ROOT, run_session, xvfb  # noqa: F401  (ROOT: for test_real_window_manual)
 
 pytestmark = pytest.mark.xvfb
-
-ROOT = Path(__file__).resolve().parents[2]
-INSTALL = "Xvfb is needed for the real-window tests: on Debian/Ubuntu run `sudo apt-get install -y xvfb`"
 
 
 @pytest.fixture(scope="module")
 def xvfb_display():
-    exe = shutil.which("Xvfb")
-    if exe is None:
-        pytest.fail(INSTALL)
-    read, write = os.pipe()
-    proc = subprocess.Popen([exe, "-displayfd", str(write), "-screen", "0", "1920x1080x24", "-nolisten", "tcp"],
-                            pass_fds=(write,), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    os.close(write)
-    number = b""
-    deadline = time.monotonic() + 20
-    with os.fdopen(read, "rb") as pipe:
-        while not number.endswith(b"\n") and time.monotonic() < deadline:
-            chunk = pipe.read(1)
-            if not chunk:
-                break
-            number += chunk
-    if not number.strip():
-        proc.kill()
-        pytest.fail("Xvfb did not start (no display number)")
-    yield f":{number.decode().strip()}"
-    proc.terminate()
-    try:
-        proc.wait(10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
+    with xvfb("1920x1080") as display:
+        yield display
 
 
 def test_shortcuts_and_focus_in_a_real_window(xvfb_display):
-    env = dict(os.environ, DISPLAY=xvfb_display, QT_QPA_PLATFORM="xcb", PYTHONPATH=str(ROOT))
-    env.pop("WAYLAND_DISPLAY", None)
-    done = subprocess.run([sys.executable, str(Path(__file__).with_name("real_window_session.py"))], env=env,
-                          cwd=ROOT, capture_output=True, text=True, timeout=240)
-    lines = [line for line in done.stdout.splitlines() if line.startswith("RESULT ")]
-    assert done.returncode == 0 and lines, f"the session failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
-    found = json.loads(lines[-1][len("RESULT "):])
+    found = run_session(xvfb_display, "real_window_session.py")
     assert found["platform"] == "xcb"
     assert found["active"], "the window never became the active window"
     assert found["prompt_focus"] and found["generate_started"] and found["generated"] == 12

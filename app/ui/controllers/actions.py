@@ -32,10 +32,11 @@ class ActionsController:
         self.window, self.state, self.playground, self.presets = window, state, playground, presets
         self._with_text: list[bool] = []  # whether each lane has records: re-read only for the lane that changed
         runs, lanes, analysis = playground.runs, playground.lanes, playground.analysis
-        self.generate = self._action("\u25b6 Generate", "Generate from the prompt", runs.generate, "Ctrl+Return")
+        kept = self._edits_kept
+        self.generate = self._action("\u25b6 Generate", "Generate from the prompt", kept(runs.generate), "Ctrl+Return")
         self.stop = self._action("\u25a0 Stop", "Stop after the current token", runs.stop, "Esc")
         self.continue_ = self._action("\u00bb Continue", "Continue every lane from where its text ends",
-                                      runs.continue_run, "Ctrl+Shift+Return")
+                                      kept(runs.continue_run), "Ctrl+Shift+Return")
         self.follow = self._action("Follow newest", "Panels follow the newest token (click a token to pin a step)",
                                    lambda: state.select(None), "Ctrl+End")
         self.add_lane = self._action("+ Lane", "Add a lane like the edited one, with a seed of its own",
@@ -83,6 +84,14 @@ class ActionsController:
         self.compare_dialog = None
         self._unsubscribe = state.subscribe(self._on_change)
         self.update()
+
+    def _edits_kept(self, start):
+        """``start`` (a run), after every open lane editor has kept its text: a run takes the text as the
+        writer sees it (Continue with the editor open went on from the text before the edit)."""
+        def run() -> None:
+            self.window.lanes_view.keep_edits()
+            start()
+        return run
 
     def _action(self, text: str, tip: str, slot, keys: str) -> QAction:
         action = QAction(text, self.window)
@@ -187,6 +196,7 @@ class ActionsController:
     def toggle_manual(self) -> None:
         """Manual mode on (a run starts when none is going: from the text so far) or off."""
         on = not self.state.radar.manual
+        self.window.lanes_view.keep_edits()
         self.playground.lookahead.set_manual(on)
         if on and not self.state.busy and self.state.model is not None:
             if any(lane.records for lane in self.state.lanes):

@@ -8,21 +8,23 @@ from PySide6.QtWidgets import QLabel, QProgressBar, QStatusBar
 
 from app.core.changes import Change, Changed
 
+from ..elided_label import ElidedLabel
+
 
 class StatusController:
     def __init__(self, bar: QStatusBar, state):
         self.bar, self.state = bar, state
-        self.model = QLabel("no model")
+        self.model = ElidedLabel("no model")  # elided: a long line never widens the window
         self.speed = QLabel("")
-        self.stop = QLabel("")
+        self.stop = ElidedLabel("")
         self.progress = QProgressBar()
         self.progress.setMaximumWidth(180)
         self.progress.setRange(0, 100)
         self.progress.hide()
-        bar.addWidget(self.model)
+        bar.addWidget(self.model, 1)
         bar.addWidget(self.progress)
         bar.addPermanentWidget(self.speed)
-        bar.addPermanentWidget(self.stop)
+        bar.addPermanentWidget(self.stop, 2)
         self._unsubscribe = state.subscribe(self._on_change)
         self._show_model()  # a load may have begun before the window was built
 

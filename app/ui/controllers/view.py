@@ -15,9 +15,12 @@ from PySide6.QtWidgets import QApplication, QCheckBox
 from app.core.changes import Change, Changed
 
 from .. import theme as themes
+from ..lanes_view import LANE_LINES
 from ..prefs import MAX_PT, MIN_PT, ViewPrefs, load_prefs, save_prefs
 from .panel_toggles import PanelToggles
 
+#: The prompt's height in the workbench's text column, and a splitter handle's.
+PROMPT_PX, HANDLE_PX = 44, 6
 THEME_CHOICES = (("system", "Follow the system"), ("light", "Light"), ("dark", "Dark"))
 
 
@@ -34,6 +37,7 @@ class ViewController:
         self._fill_menu(window.view_menu)
         self._default_pt = QApplication.font().pointSizeF()
         self._os_palette = QApplication.palette()  # the platform's own, kept when it matches the theme
+        self.folded = False  # the last rebalance folded the step panels (a short window)
         self.moved: set[str] = set()  # splitters the writer set (restored, or dragged): kept as they are
         for name, sizes in self.prefs.splitters.items():
             split = window.splitters.get(name)
@@ -155,20 +159,43 @@ class ViewController:
 
     def rebalance(self) -> None:
         """Lanes in two rows get more of the height (from the panels and strips), unless the writer
-        set the splitter between them."""
+        set the splitter between them: each lane at least :data:`~app.ui.lanes_view.LANE_LINES` lines and
+        the table every row.  A window too short for that beside the step panels (1280 x 720, 4 lanes)
+        folds the middle band of step panels (View > Panels, or a drag, brings it back; F9 is the layout
+        for reading)."""
         lanes = self.window.lanes_view
-        rows = -(-len(lanes.columns) // max(1, lanes.per_row))
+        table = lanes.stats_table.maximumHeight() if lanes.stats_table.isVisible() else 0
+        text_px = PROMPT_PX + lanes.height_for_lines() + table + 2 * HANDLE_PX
+        self.folded = False
         if "right" not in self.moved:
             split = self.window.splitters["right"]
             total = sum(split.sizes()) or 1
-            split.setSizes([int(total * 0.45), int(total * 0.35), int(total * 0.20)] if rows > 1
-                           else split.default_sizes)
+            if lanes.rows > 1:
+                split.setSizes(self._right_sizes(total, text_px))
+            else:
+                split.setSizes(split.default_sizes)
         if "text" not in self.moved:  # the prompt and the table as small as they read, the lanes the rest
             split = self.window.splitters["text"]
             total = sum(split.sizes()) or 1
-            table = lanes.stats_table.maximumHeight() if lanes.stats_table.isVisible() else 0
-            table = min(table, int(total / 2.5))
-            split.setSizes([44, max(total - 44 - table, 1), table])
+            table = min(table, max(int(total / 2.5), total - text_px + table))
+            split.setSizes([PROMPT_PX, max(total - PROMPT_PX - table, 1), table])
+        if self.folded:
+            self.window.statusBar().showMessage(  # one short line: it shares the bar with the run's status
+                f"Step panels folded: each lane {LANE_LINES} lines (View \u25b8 Panels; F9: reading)", 10_000)
+
+    def _right_sizes(self, total: int, text_px: int) -> list[int]:
+        """The right column's sizes with lanes in two rows: the text 45 % or what it needs, the middle
+        band and the strips the rest (the middle band folded when the rest cannot hold both)."""
+        text = max(int(total * 0.45), text_px)
+        rest = total - text
+        middle_min = self.window.splitters["panels"].minimumSizeHint().height()
+        strips_min = self.window.strips.minimumHeight()
+        if rest >= middle_min + strips_min:
+            middle = max(middle_min, rest * 35 // 55)
+            return [text, middle, rest - middle]
+        self.folded = True
+        strips = max(strips_min, min(rest, int(total * 0.20)))
+        return [total - strips, 0, strips]
 
     def _on_change(self, change: Change) -> None:
         if change.what == Changed.LANES:  # a new lane's text in the chosen size and colours

@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QLabel, QMenu, QToolBox, QVBoxLayout, QWidget
 from app.core.changes import Change, Changed
 from sampler.flagtable import ROW_BY_FIELD
 
+from ..wheel_guard import guard_wheel
 from .ban_list_row import BanListRow
 from .flag_control import FlagControl, FlagSwitch
 from .grammar_box import GrammarBox
@@ -107,6 +108,7 @@ class SettingsPanel(QToolBox):
         self.currentChanged.connect(self._page_opened)
         self._unsubscribe = state.subscribe(self._on_change)
         self.refresh()
+        guard_wheel(self)  # the wheel scrolls the page; a control takes it only when focused
 
     def open_page(self, name: str) -> None:
         """Open the page titled ``name`` ("Scatter", "Chain", "Order", "Run" or "Model")."""
@@ -124,6 +126,7 @@ class SettingsPanel(QToolBox):
             self.grammar = GrammarBox(self.state, self.playground)
             self._flag_page(page, _rows(False), self._breakers_row(), *self._list_rows(), self.grammar)
             self.refresh()
+            guard_wheel(self)
 
     def _flag_page(self, page: QWidget, rows, *extra: QWidget) -> QWidget:
         """``page`` filled with a control for each of ``rows``, then ``extra``."""

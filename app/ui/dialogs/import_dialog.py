@@ -14,6 +14,8 @@ from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QPlainTextEdit,
 from app.core.llamacpp import import_command_with_notes
 from sampler import FlagError
 
+from ..focus_keys import tab_moves_focus
+
 
 class ImportDialog(QDialog):
     def __init__(self, base, parent=None):
@@ -26,6 +28,7 @@ class ImportDialog(QDialog):
         self.edit = QPlainTextEdit()
         self.edit.setPlaceholderText("llama-cli -m model.gguf --temp 0.7 --top-k 50 ...   or just the flags")
         self.edit.setMinimumSize(640, 140)
+        tab_moves_focus(self.edit)  # a command line has no tabs: Tab goes on to the buttons
         self.error = QLabel("")
         self.error.setWordWrap(True)
         self.error.setStyleSheet("color: #b00020;")

@@ -14,7 +14,8 @@ import html
 import math
 
 import numpy as np
-from PySide6.QtWidgets import QWidget
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QFrame, QScrollArea, QWidget
 
 from app.engine.face.records import StepRecord
 
@@ -25,6 +26,19 @@ from .funnel_ranks import FunnelRow, funnel, row_label
 from .kept_axis import kept_axes
 
 ROW_PX = 18  # at least a line of axis text per row
+
+
+def _scrolling(plot) -> QScrollArea:
+    """The plot in a scroll area: every stage keeps a readable row (the plot's minimum height), and a
+    short window scrolls the funnel instead of taking the height from the controls above it (at 1280 x 720
+    the funnel's rows squeezed the Chain page to two rows and raised the window's minimum height)."""
+    area = QScrollArea()
+    area.setWidget(plot)
+    area.setWidgetResizable(True)
+    area.setFrameShape(QFrame.Shape.NoFrame)
+    area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+    area.setMinimumHeight(3 * ROW_PX)
+    return area
 
 
 def rank_text(rank: int | None) -> str:
@@ -55,7 +69,7 @@ class FunnelPanel(QWidget):
         self._title = ""
         self.plot.setToolTip("Each stage: candidates in \u2192 kept, and the chosen token's rank after it.\n"
                              "#? : the record cannot tell (an active stage before it reorders candidates).")
-        stack(self, self.header, (self.plot, 1))
+        stack(self, self.header, (_scrolling(self.plot), 1))
         self.apply_theme(current())
 
     def apply_theme(self, theme: Theme) -> None:
