@@ -59,3 +59,23 @@ def test_deeply_nested_file_is_one_line(tmp_path):
     deep.write_bytes(b'{"a":' * 100_000 + b"1" + b"}" * 100_000)
     with pytest.raises(FormatError, match="deep.json: nested too deeply"):
         read_tool_preset(deep)
+
+
+def test_a_command_line_of_one_huge_word_is_refused_at_once():
+    """shlex splits a word in time quadratic in its length (47 s for 1 MB): the length is checked first."""
+    import time
+
+    from app.core.llamacpp import import_command
+    from app.core.llamacpp.shell import MAX_COMMAND_CHARS
+    from sampler import FlagError
+
+    text = "llama-cli --temp 0.5 -p " + "a" * 1_000_000
+    start = time.perf_counter()
+    with pytest.raises(FormatError, match="1,000,024 characters long; the longest read is") as caught:
+        read_preset("cmd.sh", text.encode())
+    with pytest.raises(FlagError):
+        import_command(text)
+    assert time.perf_counter() - start < 1.0 and "\n" not in str(caught.value)
+    fits = "llama-cli --temp 0.5 -p x"
+    fits += " " * (MAX_COMMAND_CHARS - len(fits))
+    assert read_preset("cmd.sh", fits.encode()).settings.temp == 0.5
