@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 
 from app.core.llamacpp import NON_SAMPLING_OPTIONS, escape, import_command_with_notes
+from app.core.llamacpp.run import within_context
+from app.engine.face.options import RunOptions
 from sampler import FlagError, SamplerSettings
 from sampler.flags import FLAG_BY_NAME, to_flags
 
@@ -92,6 +94,8 @@ def import_section(text: str, section: str | None = None) -> tuple[SamplerSettin
 
 def export_section(settings: SamplerSettings, section: str = "*") -> tuple[str, Report]:
     """One section with every sampling option that differs from llama.cpp's defaults."""
+    whole = settings
+    settings, context_notes = within_context(settings, RunOptions().n_ctx)  # llama.cpp has no "whole context"
     w = FieldWriter(FORMAT, settings)
     args = to_flags(settings)
     lines: list[str] = [f"[{section}]"]
@@ -108,6 +112,8 @@ def export_section(settings: SamplerSettings, section: str = "*") -> tuple[str, 
     for field, values in written.items():
         if len(values) > 1:  # an INI section holds a key once (llama.cpp keeps the last)
             w.drop(field, f"{len(values)} entries, an INI key holds one: only {values[0]!r} written")
+        elif whole.get(field) != settings.get(field):
+            w.record(field, "converted", next(n for n in context_notes if n.startswith(field + " ")))
         else:
             w.record(field, "exact", f"-> {values[0]!r}")
     for row in FLAG_BY_NAME.values():
