@@ -20,13 +20,12 @@ from __future__ import annotations
 
 import os
 
+from app.engine.face.options import RunOptions
 from sampler.emulated import active_stages_not_in_llamacpp, fields_of_stage
 from sampler.flags import quote, to_flags
 from sampler.flagtable import FLAG_BY_NAME, ROW_BY_FIELD
 from sampler.settings import SamplerSettings
 from sampler.stageargs import scatter_ext_args
-
-from app.engine.face.options import RunOptions
 
 from .options import BREAKER
 from .phrases import phrase_notes, resolve_phrases
