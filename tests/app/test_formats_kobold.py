@@ -164,3 +164,16 @@ def test_a_payload_with_every_field_set():
     assert (s.top_a, s.tfs_z, s.top_n_sigma, s.typ_p, s.seed, s.ignore_eos) == (0.1, 0.9, 1.5, 0.95, 5, True)
     assert s.logit_bias == ((3, 1.0), (4, -math.inf)) and s.banned_phrases == (BannedPhrase("x", False),)
     assert "dropped" in status(report, "grammar") and "dropped" in status(report, "rep_pen_slope")
+
+
+def test_a_shipped_preset_with_typical_and_tail_free_runs_in_koboldcpps_order():
+    """Godlike (tests/app/tool_presets/SOURCES.md): order [6, 5, 4, 3, 2, 1, 0] is rep pen, temperature, typical,
+    tail-free, top-p (+ min-p), top-A, top-k by expose.h; it was typical and tail-free swapped with top-p."""
+    from pathlib import Path
+
+    doc = json.loads((Path(__file__).parent / "tool_presets" / "kobold" / "Godlike.json").read_text())
+    s, report = import_fields(doc)
+    expected = [stage for kid in doc["sampler_order"] for stage in KOBOLD_IDS[kid]]
+    assert list(s.samplers) == ["dry", *expected, "xtc"]
+    assert (s.typ_p, s.tfs_z, s.top_a, s.temp) == (0.19, 0.97, 0.75, 0.7)
+    assert not report.by_status("unknown")
