@@ -31,16 +31,52 @@ def fsync_dir(folder: Path) -> None:
         os.close(fd)
 
 
+#: What an existing OUT that is not a regular file is, for its one line (``stat.S_IFMT`` -> words).
+_KINDS = {stat.S_IFDIR: "a folder", stat.S_IFIFO: "a named pipe", stat.S_IFCHR: "a character device",
+          stat.S_IFBLK: "a block device", stat.S_IFSOCK: "a socket"}
+
+
+def refuse_unless_regular(path: str | os.PathLike) -> None:
+    """OSError naming ``path`` when it exists and is not a regular file (through a link: its target).
+
+    Replacing it would delete a named pipe or a device node (``/dev/null`` as root) and leave a
+    regular file in its place; a folder would fail later with the temporary file's name.
+    """
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return  # no file yet (or one we cannot stat: the write itself says why)
+    if stat.S_ISREG(mode):
+        return
+    if stat.S_ISDIR(mode):
+        raise IsADirectoryError(errno.EISDIR, "is a folder, not a file; not replaced", str(path))
+    kind = _KINDS.get(stat.S_IFMT(mode), "not a regular file")
+    raise OSError(errno.EINVAL, f"{kind}, not a regular file; not replaced (name a file to write)", str(path))
+
+
 def atomic_write(path: str | os.PathLike, data: bytes, *, mode: int | None = None) -> None:
     """Write ``data`` to ``path`` through a fsynced temporary file and ``os.replace``.
 
     ``mode``: the file's permissions (else those of the file it replaces, or 0600 for a new one).
     A symbolic link (a dotfiles set-up) is written through: its target is replaced, atomically, in
-    the target's folder, and the link stays a link.
+    the target's folder, and the link stays a link.  An existing ``path`` that is not a regular file
+    (a folder, a named pipe, a device such as ``/dev/stdout``) is refused (:func:`refuse_unless_regular`).
+    Every OSError names ``path`` as the caller gave it, never the temporary file.
     """
+    given = path
+    refuse_unless_regular(given)
     path = Path(path)
     if path.is_symlink():
         path = Path(os.path.realpath(path))
+    try:
+        _replace(path, data, mode)
+    except OSError as exc:
+        if exc.errno is None:
+            raise
+        raise type(exc)(exc.errno, exc.strerror, str(given)) from None
+
+
+def _replace(path: Path, data: bytes, mode: int | None) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:

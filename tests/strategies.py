@@ -160,9 +160,11 @@ def any_settings(draw, scatter=None):
     return SamplerSettings(**values)
 
 
-def as_stock_export(s):
+def as_stock_export(s, n_ctx: int = 4096):
     """``s`` as a stock-llama.cpp export carries it: while scatter is off its flags are left out
-    (app.core.llamacpp.export.stock_units), so a round trip gives the default scatter parameters."""
+    (app.core.llamacpp.export.stock_units), so a round trip gives the default scatter parameters; a
+    look-back longer than the context (``n_ctx``: the export's) is written as the context size."""
     from sampler.scatter import ScatterParams
 
+    s = s.replace(**{f: min(s.get(f), n_ctx) for f in ("penalty_last_n", "dry_penalty_last_n")})
     return s if s.scatter.enabled else s.replace(scatter=ScatterParams())

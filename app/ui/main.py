@@ -34,5 +34,8 @@ def run_app(argv: list[str] | None = None) -> int:
 
     app.setWindowIcon(app_icon())
     window = MainWindow(engine=engine, restore_session=not fresh)
+    from .slot_errors import install
+
+    install(window.state.report)  # an exception escaping a slot: one problem line and a log entry
     window.show()
     return app.exec()

@@ -27,12 +27,30 @@ def test_absent_fields_take_koboldcpp_defaults():
     assert s.dry_sequence_breakers == () and s.seed == DEFAULT_SEED and s.penalty_freq == 0.0
 
 
+#: KoboldCpp's expose.h, enum samplers (LostRuins/koboldcpp): KCPP_SAMPLER_TOP_K=0, TOP_A=1, TOP_P=2, TFS=3,
+#: TYP=4, TEMP=5, REP_PEN=6; gpttype_adapter.cpp runs min-p inside TOP_P's case.
+KOBOLD_IDS = {0: ["top_k"], 1: ["top_a"], 2: ["top_p", "min_p"], 3: ["tfs_z"], 4: ["typ_p"],
+              5: ["temperature", "smoothing", "top_n_sigma"], 6: ["penalties"]}
+
+
 def test_default_order_with_the_fixed_rules():
-    # [6, 0, 1, 3, 4, 2, 5]: rep pen, top-k, top-A, typical, top-p (+ min-p), tail-free, temperature
-    # (+ smoothing, top-n-sigma); DRY first, XTC last.
+    # koboldcpp.py's default [6, 0, 1, 3, 4, 2, 5]: rep pen, top-k, top-A, tail-free, typical, top-p (+ min-p),
+    # temperature (+ smoothing, top-n-sigma); DRY first, XTC last.
     s, _ = import_fields({})
-    assert s.samplers == ("dry", "penalties", "top_k", "top_a", "typ_p", "top_p", "min_p", "tfs_z", "temperature",
+    assert s.samplers == ("dry", "penalties", "top_k", "top_a", "tfs_z", "typ_p", "top_p", "min_p", "temperature",
                           "smoothing", "top_n_sigma", "xtc")
+
+
+@pytest.mark.parametrize("kid", sorted(KOBOLD_IDS))
+def test_each_sampler_id_is_the_stage_expose_h_names(kid):
+    s, _ = import_fields({"sampler_order": [kid]})
+    assert list(s.samplers) == ["dry", *KOBOLD_IDS[kid], "xtc"]
+
+
+def test_export_writes_expose_h_ids():
+    order = ("penalties", "typ_p", "tfs_z", "top_p", "min_p", "temperature")
+    fields = json.loads(write_preset(SamplerSettings(samplers=order), "kobold")[0])
+    assert fields["sampler_order"] == [6, 4, 3, 2, 5]
 
 
 def test_sillytavern_koboldai_preset_names():
@@ -146,3 +164,16 @@ def test_a_payload_with_every_field_set():
     assert (s.top_a, s.tfs_z, s.top_n_sigma, s.typ_p, s.seed, s.ignore_eos) == (0.1, 0.9, 1.5, 0.95, 5, True)
     assert s.logit_bias == ((3, 1.0), (4, -math.inf)) and s.banned_phrases == (BannedPhrase("x", False),)
     assert status(report, "grammar") == ["converted"] and "dropped" in status(report, "rep_pen_slope")
+
+
+def test_a_shipped_preset_with_typical_and_tail_free_runs_in_koboldcpps_order():
+    """Godlike (tests/app/tool_presets/SOURCES.md): order [6, 5, 4, 3, 2, 1, 0] is rep pen, temperature, typical,
+    tail-free, top-p (+ min-p), top-A, top-k by expose.h; it was typical and tail-free swapped with top-p."""
+    from pathlib import Path
+
+    doc = json.loads((Path(__file__).parent / "tool_presets" / "kobold" / "Godlike.json").read_text())
+    s, report = import_fields(doc)
+    expected = [stage for kid in doc["sampler_order"] for stage in KOBOLD_IDS[kid]]
+    assert list(s.samplers) == ["dry", *expected, "xtc"]
+    assert (s.typ_p, s.tfs_z, s.top_a, s.temp) == (0.19, 0.97, 0.75, 0.7)
+    assert not report.by_status("unknown")

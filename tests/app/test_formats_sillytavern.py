@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from pathlib import Path
 
 import pytest
 
@@ -116,7 +117,8 @@ def test_dry_base_below_one_becomes_the_default():
 
 
 def test_order_names_llama_cpp_spells_and_stages_left_out():
-    s, report = import_preset({"samplers": ["Top-K", "typical_p", "nucleus", "temp"], "dry_multiplier": 0.8})
+    s, report = import_preset({"samplers": ["Top-K", "typical_p", "nucleus", "temp"], "dry_multiplier": 0.8,
+                               "dry_penalty_last_n": 64})  # SillyTavern's default range 0 is off in llama.cpp
     assert s.samplers == ("top_k", "top_p", "temperature")  # typical_p is not one of llama.cpp's names
     dropped = " ".join(n.detail for n in notes(report, "samplers") if n.status == "dropped")
     assert "'typical_p'" in dropped and "'dry' is not in the order" in dropped
@@ -172,3 +174,27 @@ def test_a_json_schema_alone_is_the_lanes_schema():
     s, report = import_preset({"temp": 0.7, "json_schema": {"enum": ["red", "blue"]}, "grammar_string": ""})
     assert s.json_schema == '{"enum": ["red", "blue"]}' and s.grammar == ""
     assert status(report, "json_schema") == ["exact"] and status(report, "grammar_string") == ["dropped"]
+
+
+def test_absent_fields_take_sillytaverns_defaults():
+    """Issue 45, item 12: what a fresh SillyTavern sends for a field the preset lacks (textgen-settings.js,
+    textgenerationwebui_settings), never llama.cpp's default; the report says which were absent."""
+    s, report = import_preset({"temp": 0.9})
+    assert (s.temp, s.top_p, s.top_k, s.penalty_repeat, s.penalty_last_n, s.xtc_threshold) == (0.9, 0.5, 40, 1.2, 0, 0.1)
+    assert s.samplers == ("penalties", "dry", "top_n_sigma", "top_k", "typ_p", "top_p", "min_p", "xtc", "temperature",
+                          "adaptive_p")
+    assert "absent: SillyTavern's default 0.5" in notes(report, "top_p")[0].detail
+    assert "absent" not in notes(report, "temp")[0].detail
+
+
+#: SillyTavern's own default/content/presets/textgen/Simple-1.json (tests/app/tool_presets/SOURCES.md).
+SIMPLE_1 = Path(__file__).parent / "tool_presets" / "sillytavern" / "Simple-1.json"
+
+
+def test_its_own_preset_reads_as_it_sends_it():
+    s, report = import_preset(json.loads(SIMPLE_1.read_text()))
+    assert (s.temp, s.top_p, s.top_k, s.penalty_repeat, s.penalty_last_n) == (0.7, 0.9, 20, 1.15, 0)
+    # its order ["top_k", "tfs_z", "typical_p", "top_p", "min_p", "temperature"]: this llama.cpp has no tfs_z and
+    # no name typical_p, and skips them
+    assert s.samplers == ("top_k", "top_p", "min_p", "temperature")
+    assert not report.by_status("unknown") or [n.field for n in report.by_status("unknown")] == ["rep_pen_size"]

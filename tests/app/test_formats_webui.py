@@ -2,6 +2,8 @@
 hand in the form yaml.dump writes them.  How the YAML itself is read: test_formats_webui_yaml.py."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from app.core.formats import FormatError, read_preset, write_preset
@@ -18,8 +20,10 @@ def status(report, field):
 def test_an_empty_preset_is_all_defaults():
     s, _ = import_yaml("")
     assert (s.temp, s.top_k, s.top_p, s.min_p, s.penalty_last_n, s.top_n_sigma) == (1.0, 0, 1.0, 0.0, 1024, -1.0)
-    assert s.dry_penalty_last_n == INT32_MAX and s.dry_sequence_breakers == ("\n", ":", '"', "*")
-    assert s.samplers[:5] == ("penalties", "dry", "temperature", "smoothing", "top_n_sigma")
+    # DRY's range is repetition_penalty_range (sampler_hijack.py, llama_cpp_server.py); top-n-sigma before the
+    # temperature in presets.py's default order since 2025-05
+    assert s.dry_penalty_last_n == 1024 and s.dry_sequence_breakers == ("\n", ":", '"', "*")
+    assert s.samplers[:5] == ("penalties", "dry", "top_n_sigma", "temperature", "smoothing")
 
 
 def test_a_preset_with_every_field_set():
@@ -102,3 +106,32 @@ def test_round_trip_writes_only_non_defaults():
                   "smoothing_factor"):
         assert back.get(field) == s.get(field), field
     assert back.samplers[:7] == s.samplers[:7]
+
+
+#: text-generation-webui's own presets (tests/app/tool_presets/SOURCES.md) and what its samplers run for them:
+#: the file's keys over modules/presets.py's default_preset().
+WEBUI_FILES = Path(__file__).parent / "tool_presets" / "webui"
+
+
+def test_its_own_presets_read_as_it_runs_them():
+    creative = import_yaml((WEBUI_FILES / "Creative.yaml").read_text())[0]
+    assert (creative.min_p, creative.xtc_probability, creative.xtc_threshold, creative.temp) == (0.02, 0.5, 0.1, 1.0)
+    assert (creative.penalty_last_n, creative.dry_penalty_last_n) == (1024, 1024)
+    deterministic = import_yaml((WEBUI_FILES / "Deterministic.yaml").read_text())[0]
+    assert (deterministic.temp, deterministic.top_k) == (0.0, 1)
+    top_p = import_yaml((WEBUI_FILES / "Top-P.yaml").read_text())[0]
+    assert top_p.top_p == 0.95 and top_p.samplers.index("top_n_sigma") < top_p.samplers.index("temperature")
+
+
+def test_repetition_penalty_range_is_dry_range_too():
+    s, report = import_yaml("dry_multiplier: 0.8\nrepetition_penalty_range: 256\n")
+    assert (s.penalty_last_n, s.dry_penalty_last_n) == (256, 256)
+    assert not report.by_status("unknown")
+
+
+def test_adaptive_p_in_sampler_priority_and_adaptive_target():
+    s, report = import_yaml("adaptive_target: 0.4\nadaptive_decay: 1.5\nsampler_priority: |-\n  min_p\n  adaptive_p\n")
+    assert s.samplers == ("min_p", "adaptive_p") and (s.adaptive_target, s.adaptive_decay) == (0.4, 0.99)
+    assert not report.by_status("unknown")
+    again = import_yaml(write_preset(s, "webui")[0].decode())[0]
+    assert (again.adaptive_target, again.adaptive_decay, again.samplers[:2]) == (0.4, 0.99, s.samplers)

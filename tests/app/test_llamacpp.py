@@ -231,6 +231,7 @@ def test_bare_flags_apply_to_base(s, base, order):
     base = base.replace(scatter_adaptive=False, ignore_eos=False, logit_bias=base.logit_bias if s.logit_bias else ())
     args = command_args(s, order=order, only_changed=False)
     flags = args[3:]  # no program, no model
+    s = as_stock_export(s).replace(scatter=s.scatter)  # a look-back longer than the context: the context size
     assert import_command(flags, base) == (s if s.scatter.enabled else s.replace(scatter=base.scatter))
     assert import_command(["--temp", "0.25"], base) == base.replace(temp=0.25)
 

@@ -310,9 +310,9 @@ def test_exported_run_imports_back(s, base, chat, mode, order, only_changed, pro
     e = export_run(s, chat=chat, prompt=prompt, prompt_mode=mode, order=order, only_changed=only_changed,
                    system="Sys", **RUN)
     result = import_command_with_notes(e.text, base)
-    assert result.settings == as_stock_export(s).replace(min_keep=0)
+    assert result.settings == as_stock_export(s, RUN["n_ctx"]).replace(min_keep=0)
     assert result.notes == ()  # --mirostat is a setting now: nothing ignored
-    assert import_command(e.command, base) == as_stock_export(s).replace(min_keep=0)
+    assert import_command(e.command, base) == as_stock_export(s, RUN["n_ctx"]).replace(min_keep=0)
 
 
 # --------------------------------------------------------------------------

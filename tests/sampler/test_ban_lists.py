@@ -47,7 +47,8 @@ def test_plain_text_lists_and_round_trips(tmp_path):
         phrases[0], BannedPhrase("x y"))
 
 
-@pytest.mark.parametrize("pattern", [r"(a+)+b", r"(?:\w+\s?)+x", r"(x)\1", r"(?P<a>x)(?P=a)", r"a*", "(", r"(?:ab?){2,}"])
+@pytest.mark.parametrize("pattern", [r"(a+)+b", r"(?:\w+\s?)+x", r"(x)\1", r"(?P<a>x)(?P=a)", r"a*", "(", r"(?:ab?){2,}",
+                                     r"(a|aa)+$", r"(the|then)*x", r"x(a|b|)+", r"(?:[ab]c|ad){2,}"])
 def test_catastrophic_or_broken_patterns_are_refused(pattern):
     assert pattern_problem(pattern)
     with pytest.raises(ValueError) as err:
@@ -55,7 +56,8 @@ def test_catastrophic_or_broken_patterns_are_refused(pattern):
     assert "\n" not in str(err.value) and "refused" in str(err.value)
 
 
-@pytest.mark.parametrize("pattern", [r"(?i)not [^.!?]{3,60} but", r"\bvery \w+ly\b", r"(?:ab){2,9}", r"(?=x)y"])
+@pytest.mark.parametrize("pattern", [r"(?i)not [^.!?]{3,60} but", r"\bvery \w+ly\b", r"(?:ab){2,9}", r"(?=x)y",
+                                     r"(\w|\s)+x", r"(cat|dog)+s", r"(?:x\d|y\w)+", r"(a|aa)x", r"(?:\bfoo|bar)+"])
 def test_bounded_patterns_are_accepted(pattern):
     assert pattern_problem(pattern) is None
 

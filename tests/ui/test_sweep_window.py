@@ -106,3 +106,18 @@ def test_the_forms_edits_reach_the_state_and_the_states_changes_reach_the_form(q
     assert form.match.isChecked() and form.preset.currentData() == "creative-writing"
     assert form.output.text() == "/tmp/x.csv"
     assert len(seen) == 6, "showing the state's fields writes nothing back"
+
+
+def test_one_seed_frontier_says_why_it_is_blank(qtbot, window, tmp_path):
+    """Issue 45, item 17: with one seed a point has no self-BLEU, so the default frontier draws nothing; it says so."""
+    sw = open_sweep(window, tmp_path, tokens=4, seeds=1)
+    sw.start_button.click()
+    qtbot.waitUntil(lambda: not window.state.busy, timeout=60_000)
+    sw.variety_box.setCurrentIndex(sw.variety_box.findData("diversity"))
+    sw.redraw()
+    dots = [i for i in sw.frontier.plot.getPlotItem().items if isinstance(i, pg.ScatterPlotItem)]
+    assert not dots
+    assert "Nothing to draw" in sw.frontier.title.text() and "2 seeds or more" in sw.frontier.title.text()
+    sw.variety_box.setCurrentIndex(sw.variety_box.findData("entropy"))  # a measure one seed has: drawn, no notice
+    assert "Nothing to draw" not in sw.frontier.title.text()
+    sw.close()

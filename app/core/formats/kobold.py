@@ -10,9 +10,9 @@ Reference: KoboldCpp's ``koboldcpp.py`` (``generate``: field names and defaults)
 * a field that is absent takes KoboldCpp's default (``temperature`` 0.75, ``top_k`` 100, ``top_p``
   0.92, ``rep_pen_range`` 320, ``dry_penalty_last_n`` 320, ``xtc_threshold`` 0.2, no DRY breakers ...);
 * DRY always runs first and XTC always last, whatever ``sampler_order`` says; min-p runs right after
-  top-p (id 4); smoothing and top-n-sigma right after the temperature (id 5);
-* ``sampler_order`` ids: 0 top-k, 1 top-A, 2 tail-free, 3 typical, 4 top-p, 5 temperature,
-  6 repetition penalty (with the presence penalty); an unknown id is skipped;
+  top-p (id 2); smoothing and top-n-sigma right after the temperature (id 5);
+* ``sampler_order`` ids (``expose.h``, ``enum samplers``): 0 top-k, 1 top-A, 2 top-p, 3 tail-free, 4 typical,
+  5 temperature, 6 repetition penalty (with the presence penalty); an unknown id is skipped;
 * ``adaptive_target`` above 0 ends the chain with adaptive-p (``adaptive_decay`` clamped to
   [0.01, 0.99]); with min-p off and top-p at 1 KoboldCpp then forces ``min_p = 0.002``;
 * ``dry_penalty_last_n`` 0 (or less) scans the whole context (llama.cpp: 0 is off);
@@ -36,8 +36,9 @@ from .report import FieldNote, FormatError, Report
 FORMAT = "KoboldCpp generate fields"
 INT32_MAX = 2**31 - 1
 DEFAULT_ORDER = [6, 0, 1, 3, 4, 2, 5]
-#: sampler_order id -> the stages it runs here.
-ORDER_IDS = {0: ("top_k",), 1: ("top_a",), 2: ("tfs_z",), 3: ("typ_p",), 4: ("top_p", "min_p"),
+#: sampler_order id -> the stages it runs here: KoboldCpp's ``expose.h`` ``enum samplers`` (KCPP_SAMPLER_TOP_K=0,
+#: TOP_A=1, TOP_P=2, TFS=3, TYP=4, TEMP=5, REP_PEN=6) and ``gpttype_adapter.cpp`` (min-p inside TOP_P's case).
+ORDER_IDS = {0: ("top_k",), 1: ("top_a",), 2: ("top_p", "min_p"), 3: ("tfs_z",), 4: ("typ_p",),
              5: ("temperature", "smoothing", "top_n_sigma"), 6: ("penalties",)}
 #: KoboldCpp's defaults for absent fields (koboldcpp.py, generate()).
 DEFAULTS = {"temperature": 0.75, "top_k": 100, "top_a": 0.0, "top_p": 0.92, "min_p": 0.0, "typical": 1.0, "tfs": 1.0,

@@ -10,13 +10,13 @@ from sampler.rng import DEFAULT_SEED
 from sampler.stagetable import STAGE_BY_NAME
 
 from .ban_export import left_note, literal_hard_bans
-from .kobold import FORMAT
+from .kobold import FORMAT, ORDER_IDS
 from .report import Report
 from .writer import FieldWriter
 
-#: Our stage -> KoboldCpp's sampler_order id (min-p rides with top-p, smoothing and top-n-sigma with temperature).
-STAGE_IDS = {"penalties": 6, "top_k": 0, "top_a": 1, "tfs_z": 2, "typ_p": 3, "top_p": 4, "min_p": 4,
-             "temperature": 5, "smoothing": 5, "top_n_sigma": 5}
+#: Our stage -> KoboldCpp's sampler_order id (min-p rides with top-p, smoothing and top-n-sigma with temperature):
+#: the reader's table turned round, so the two directions cannot disagree.
+STAGE_IDS = {stage: kid for kid, stages in ORDER_IDS.items() for stage in stages}
 #: Fields written as they are: file key -> settings field.
 PLAIN = {"temperature": "temp", "top_k": "top_k", "top_p": "top_p", "min_p": "min_p", "typical": "typ_p",
          "top_a": "top_a", "tfs": "tfs_z", "rep_pen": "penalty_repeat", "rep_pen_range": "penalty_last_n",

@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 
 from app.core.llamacpp import NON_SAMPLING_OPTIONS, escape, import_command_with_notes
+from app.core.llamacpp.run import within_context
+from app.engine.face.options import RunOptions
 from sampler import FlagError, SamplerSettings
 from sampler.flags import FLAG_BY_NAME, to_flags
 
@@ -24,6 +26,12 @@ ENV = {"LLAMA_ARG_TEMPERATURE": "--temp", "LLAMA_ARG_TOP_K": "--top-k", "LLAMA_A
        "LLAMA_ARG_MIN_P": "--min-p", "LLAMA_ARG_REPEAT_PENALTY": "--repeat-penalty",
        "LLAMA_ARG_PRESENCE_PENALTY": "--presence-penalty", "LLAMA_ARG_FREQUENCY_PENALTY": "--frequency-penalty"}
 _LINE = re.compile(r"^([A-Za-z_][A-Za-z0-9_.-]*)[ \t]*=[ \t]*(.*?)[ \t]*$")
+#: Any environment name of an option (``LLAMA_ARG_CACHE_RAM``): llama-server maps each to its option.
+_ENV_NAME = re.compile(r"LLAMA_ARG_[A-Z0-9_]+")
+#: Options only a preset file has (tools/server/README.md, "Model presets").
+PRESET_ONLY = ("load-on-startup", "stop-timeout", "dedup-cache-models")
+#: Options older llama.cpp had and this one does not (docs/preset.md still shows ``mmap = 1``).
+_LEGACY = ("--mmap", "--no-mmap", "--mlock", "-ins", "--instruct", "-dkvc", "--dump-kv-cache", "--log-enable")
 _FALSE = ("false", "0", "off", "no", "disabled")
 
 
@@ -59,6 +67,19 @@ def _flag(key: str) -> str:
     return "--" + key
 
 
+def _not_sampling(key: str, flag: str) -> str | None:
+    """Why a key that is not a sampling option is left to llama-server (None: it may be a sampling one, or
+    unknown: the command-line reading says which)."""
+    if flag in _LEGACY:
+        return (f"this llama.cpp has no {flag}: its llama-server refuses the file (option '{key}' not recognized); "
+                "remove the line")
+    if key in PRESET_ONLY:
+        return "a preset-only option of llama-server, not a sampling setting"
+    if _ENV_NAME.fullmatch(key) or flag in NON_SAMPLING_OPTIONS:
+        return "not a sampling setting; llama-server reads it"
+    return None
+
+
 def import_section(text: str, section: str | None = None) -> tuple[SamplerSettings, Report]:
     """The settings of one section (``[*]`` under it); by default the first model section, else ``[*]``."""
     sections = parse(text)
@@ -73,6 +94,10 @@ def import_section(text: str, section: str | None = None) -> tuple[SamplerSettin
             continue
         flag = _flag(key)
         row = FLAG_BY_NAME.get(flag)
+        other = _not_sampling(key, flag)
+        if row is None and other is not None:  # llama-server's business, with its own value syntax (jinja = true)
+            notes.append(FieldNote(f"[{name}] {key}", "dropped", other))
+            continue
         if row is not None and row.kind == "switch":
             if value.strip().lower() not in _FALSE:
                 words.append(flag)
@@ -92,6 +117,8 @@ def import_section(text: str, section: str | None = None) -> tuple[SamplerSettin
 
 def export_section(settings: SamplerSettings, section: str = "*") -> tuple[str, Report]:
     """One section with every sampling option that differs from llama.cpp's defaults."""
+    whole = settings
+    settings, context_notes = within_context(settings, RunOptions().n_ctx)  # llama.cpp has no "whole context"
     w = FieldWriter(FORMAT, settings)
     args = to_flags(settings)
     lines: list[str] = [f"[{section}]"]
@@ -108,6 +135,8 @@ def export_section(settings: SamplerSettings, section: str = "*") -> tuple[str, 
     for field, values in written.items():
         if len(values) > 1:  # an INI section holds a key once (llama.cpp keeps the last)
             w.drop(field, f"{len(values)} entries, an INI key holds one: only {values[0]!r} written")
+        elif whole.get(field) != settings.get(field):
+            w.record(field, "converted", next(n for n in context_notes if n.startswith(field + " ")))
         else:
             w.record(field, "exact", f"-> {values[0]!r}")
     for row in FLAG_BY_NAME.values():

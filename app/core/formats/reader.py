@@ -24,6 +24,14 @@ def _is_number(value) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
+def _finite(value: int | float) -> bool:
+    """Finite as a float: an integer of more than 308 digits is not (it overflows a double)."""
+    try:
+        return math.isfinite(value)
+    except OverflowError:
+        return False
+
+
 class FieldReader:
     """The fields of one file and what the import made of them (see the module docstring)."""
 
@@ -55,7 +63,7 @@ class FieldReader:
                 value = float(value)
             except ValueError:
                 raise self.bad(key, "a number", value) from None
-        if not _is_number(value) or not math.isfinite(value):
+        if not _is_number(value) or not _finite(value):
             raise self.bad(key, "a finite number", value)
         return value
 
@@ -103,12 +111,16 @@ class FieldReader:
 
     def set(self, key: str, path: str, value, status: str, detail: str = "") -> None:
         """Set the setting ``path`` from field ``key`` (checked by the flag table row)."""
-        try:
-            value = row_for(path).check(value)
-        except ValueError as exc:
-            raise FormatError(f"{self.fmt}: {key}: {exc}") from None
+        value = self.checked(key, path, value)
         self.changes[path] = value
         self.note(key, status, detail or f"-> {path} = {value!r}")
+
+    def checked(self, key: str, path: str, value):
+        """``value`` as the flag table row of ``path`` takes it; a FormatError naming the file's ``key`` if it is bad."""
+        try:
+            return row_for(path).check(value)
+        except ValueError as exc:
+            raise FormatError(f"{self.fmt}: {key}: {exc}") from None
 
     def exact(self, key: str, path: str, value) -> None:
         self.set(key, path, value, "exact")
@@ -116,7 +128,7 @@ class FieldReader:
     def converted(self, key: str, path: str, value, formula: str) -> None:
         if isinstance(value, float) and math.isfinite(value):
             value = float(f"{value:.12g}")  # a formula's binary noise (0.30000000000000004), far below float32
-        self.set(key, path, value, "converted", f"{formula}; -> {path} = {row_for(path).check(value)!r}")
+        self.set(key, path, value, "converted", f"{formula}; -> {path} = {self.checked(key, path, value)!r}")
 
     def emulated(self, key: str, path: str, value) -> None:
         self.set(key, path, value, "emulated", f"-> {path} = {value!r}; a stage no llama.cpp has: the playground runs its own")

@@ -21,8 +21,9 @@ the llama.cpp that llama-cpp-python 0.3.36 vendors).  The rules that matter:
 * SillyTavern also sends ``top_a``, ``tfs``, ``smoothing_factor``, ``smoothing_curve`` and more,
   which llama-server ignores: dropped, with that reason.
 
-A field the file does not hold keeps llama.cpp's default here (SillyTavern would keep whatever its
-sliders showed before the preset was loaded: ``selectPreset`` skips absent fields).
+A field the file does not hold takes SillyTavern's own default (:data:`DEFAULTS`), what a fresh SillyTavern
+sends with the preset (``selectPreset`` skips absent fields, so its sliders keep their values), and the
+report says so; llama.cpp's defaults are never assumed.
 """
 from __future__ import annotations
 
@@ -45,6 +46,16 @@ EXACT = {"top_p": "top_p", "min_p": "min_p", "top_k": "top_k", "typical_p": "typ
          "xtc_probability": "xtc_probability", "nsigma": "top_n_sigma", "min_keep": "min_keep",
          "adaptive_target": "adaptive_target", "adaptive_decay": "adaptive_decay", "mirostat_mode": "mirostat",
          "mirostat_tau": "mirostat_tau", "mirostat_eta": "mirostat_eta"}
+#: SillyTavern's defaults for what it sends llama.cpp (``public/scripts/textgen-settings.js``,
+#: ``textgenerationwebui_settings`` and ``LLAMACPP_DEFAULT_ORDER``, the version with adaptive-p).
+DEFAULTS = {"temp": 0.7, "top_p": 0.5, "top_k": 40, "typical_p": 1, "min_p": 0, "rep_pen": 1.2, "rep_pen_range": 0,
+            "freq_pen": 0, "presence_pen": 0, "dry_allowed_length": 2, "dry_multiplier": 0.0, "dry_base": 1.75,
+            "dry_sequence_breakers": '["\\n", ":", "\\"", "*"]', "dry_penalty_last_n": 0, "seed": -1,
+            "ban_eos_token": False, "mirostat_mode": 0, "mirostat_tau": 5, "mirostat_eta": 0.1,
+            "samplers": ["penalties", "dry", "top_n_sigma", "top_k", "typ_p", "top_p", "min_p", "xtc", "temperature",
+                         "adaptive_p"],
+            "xtc_threshold": 0.1, "xtc_probability": 0, "nsigma": 0.0, "min_keep": 0, "adaptive_target": -0.01,
+            "adaptive_decay": 0.9}
 INTEGERS = {"top_k", "dry_allowed_length", "min_keep", "mirostat_mode", "rep_pen_range", "dry_penalty_last_n"}
 #: Sent to llama-server, which has no such sampler: file key -> its off value.
 IGNORED_BY_LLAMA = {"top_a": 0, "tfs": 1, "smoothing_factor": 0, "smoothing_curve": 1, "skew": 0, "rep_pen_slope": 1,
@@ -62,7 +73,8 @@ NOT_SAMPLING = ("preset", "name", "type", "streaming", "add_bos_token", "skip_sp
 
 def import_preset(doc) -> tuple[SamplerSettings, Report]:
     """The settings llama-server runs for this SillyTavern preset, and the per-field report."""
-    r = FieldReader(FORMAT, doc)
+    absent = {k: v for k, v in DEFAULTS.items() if k not in doc} if isinstance(doc, dict) else {}
+    r = FieldReader(FORMAT, {**doc, **absent} if absent else doc)
     _temperature(r)
     for key, path in EXACT.items():
         value = (r.integer if key in INTEGERS else r.number)(key)
@@ -85,8 +97,14 @@ def import_preset(doc) -> tuple[SamplerSettings, Report]:
     r.drop_all(NOT_SAMPLING, "not a sampling setting")
     _grammar(r)
     settings, report = r.finish()
-    extra = tuple(FieldNote("samplers", "dropped", why) for why in idle_stages(settings)) if r.has("samplers") else ()
-    return settings, Report(report.format, report.notes + extra)
+    extra = tuple(FieldNote("samplers", "dropped", why) for why in idle_stages(settings)) if "samplers" in doc else ()
+    return settings, Report(report.format, _absent_notes(report.notes, absent) + extra)
+
+
+def _absent_notes(notes, absent: dict) -> tuple[FieldNote, ...]:
+    """The notes, each on a field the file lacks saying it is SillyTavern's default."""
+    return tuple(FieldNote(n.field, n.status, f"absent: SillyTavern's default {absent[n.field]!r}"
+                           + (f"; {n.detail}" if n.detail else "")) if n.field in absent else n for n in notes)
 
 
 def _grammar(r: FieldReader) -> None:

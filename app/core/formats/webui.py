@@ -11,7 +11,13 @@ Its rules, applied here:
   ``temp = (low + high) / 2``, ``dynatemp_range = (high - low) / 2`` (text-generation-webui takes the
   maximum entropy over the tokens above ``-inf``, llama.cpp over every candidate: the same once
   a truncation ran, else a little different; said in the report);
-* ``repetition_penalty_range`` 0 is the whole context (llama.cpp: 0 is off); ``top_n_sigma`` 0 is off;
+* ``repetition_penalty_range`` (default 1024) is the range of the penalties *and* of DRY (``sampler_hijack.py``
+  gives it to ``DRYLogitsProcessor``; ``llama_cpp_server.py`` sends it as ``repeat_last_n`` and
+  ``dry_penalty_last_n``); 0 is the whole context, as its Transformers samplers read it (its llama.cpp
+  backend sends 0, which llama.cpp reads as off); ``top_n_sigma`` 0 is off;
+* ``adaptive_target`` above 0 runs adaptive-p where ``sampler_priority`` puts ``adaptive_p`` (``adaptive_decay``
+  at most 0.99); 0 (its default) is off;
+* the default order (``modules/presets.py``, since 2025-05) has top-n-sigma before the temperature;
   ``do_sample: false`` is greedy (temperature 0); mirostat is its mode 2 only;
 * ``dry_sequence_breakers`` is a comma-separated list of JSON strings (``"\\n", ":"``).
 * smoothing (``quadratic_sampling``), top-A and tail-free run only in the playground: emulated.
@@ -29,21 +35,23 @@ from .webui_yaml import load
 
 FORMAT = "text-generation-webui preset"
 INT32_MAX = 2**31 - 1
-DEFAULT_PRIORITY = ("repetition_penalty", "presence_penalty", "frequency_penalty", "dry", "temperature",
-                    "dynamic_temperature", "quadratic_sampling", "top_n_sigma", "top_k", "top_p", "typical_p",
-                    "epsilon_cutoff", "eta_cutoff", "tfs", "top_a", "min_p", "mirostat", "xtc",
+#: text-generation-webui's ``modules/presets.py`` ``default_preset()['sampler_priority']``.
+DEFAULT_PRIORITY = ("repetition_penalty", "presence_penalty", "frequency_penalty", "dry", "top_n_sigma", "temperature",
+                    "dynamic_temperature", "quadratic_sampling", "top_k", "top_p", "typical_p",
+                    "epsilon_cutoff", "eta_cutoff", "tfs", "top_a", "min_p", "adaptive_p", "mirostat", "xtc",
                     "encoder_repetition_penalty", "no_repeat_ngram")
 DEFAULTS = {"temperature": 1.0, "dynatemp_low": 1.0, "dynatemp_high": 1.0, "dynatemp_exponent": 1.0,
             "smoothing_factor": 0.0, "smoothing_curve": 1.0, "min_p": 0.0, "top_p": 1.0, "top_k": 0, "typical_p": 1.0,
             "xtc_threshold": 0.1, "xtc_probability": 0.0, "tfs": 1.0, "top_a": 0.0, "top_n_sigma": 0.0,
             "dry_multiplier": 0.0, "dry_allowed_length": 2, "dry_base": 1.75, "repetition_penalty": 1.0,
             "frequency_penalty": 0.0, "presence_penalty": 0.0, "repetition_penalty_range": 1024,
-            "mirostat_mode": 0, "mirostat_tau": 5.0, "mirostat_eta": 0.1}
+            "mirostat_mode": 0, "mirostat_tau": 5.0, "mirostat_eta": 0.1, "adaptive_target": 0.0, "adaptive_decay": 0.9}
 #: webui name in sampler_priority -> our stage (None: no such stage here).
 STAGE_OF = {"repetition_penalty": "penalties", "presence_penalty": "penalties", "frequency_penalty": "penalties",
             "dry": "dry", "temperature": "temperature", "dynamic_temperature": "temperature",
             "quadratic_sampling": "smoothing", "top_n_sigma": "top_n_sigma", "top_k": "top_k", "top_p": "top_p",
             "typical_p": "typ_p", "tfs": "tfs_z", "top_a": "top_a", "min_p": "min_p", "xtc": "xtc",
+            "adaptive_p": "adaptive_p",
             "mirostat": None, "epsilon_cutoff": None, "eta_cutoff": None, "encoder_repetition_penalty": None,
             "no_repeat_ngram": None}
 PLAIN = {"min_p": ("min_p", "exact"), "top_p": ("top_p", "exact"), "top_k": ("top_k", "exact"),
@@ -66,7 +74,7 @@ def import_yaml(text: str) -> tuple[SamplerSettings, Report]:
 
 
 def import_fields(doc: dict) -> tuple[SamplerSettings, Report]:
-    r = FieldReader(FORMAT, doc, base=SamplerSettings(dry_penalty_last_n=INT32_MAX))
+    r = FieldReader(FORMAT, doc)
     v = {k: (r.integer if k in INTEGERS else r.number)(k, d) for k, d in DEFAULTS.items()}
     for key, (path, status) in PLAIN.items():
         if not r.has(key) and v[key] == r.base.get(path):
@@ -78,12 +86,14 @@ def import_fields(doc: dict) -> tuple[SamplerSettings, Report]:
             r.emulated(key, path, value)
         else:
             r.set(key, path, value, "exact", "" if r.has(key) else f"absent: text-generation-webui's default {value!r}")
-    r.note("(DRY range)", "converted", "text-generation-webui's DRY scans the whole context: dry_penalty_last_n = "
-           f"{INT32_MAX}")
     _temperature(r, v)
     last_n = v["repetition_penalty_range"]
-    r.set("repetition_penalty_range", "penalty_last_n", INT32_MAX if last_n <= 0 else last_n,
-          "converted" if last_n <= 0 else "exact", "0: the whole context" if last_n <= 0 else "")
+    whole = INT32_MAX if last_n <= 0 else last_n
+    how = "0: the whole context" if last_n <= 0 else ("" if r.has("repetition_penalty_range") else "absent: 1024")
+    r.set("repetition_penalty_range", "penalty_last_n", whole, "converted" if last_n <= 0 else "exact", how)
+    r.set("(DRY range)", "dry_penalty_last_n", whole, "converted",
+          f"DRY's range is repetition_penalty_range there: dry_penalty_last_n = {whole}")
+    _adaptive(r, v)
     sigma = v["top_n_sigma"]
     r.set("top_n_sigma", "top_n_sigma", sigma if sigma > 0 else -1.0, "exact", "" if sigma > 0 else "0: off")
     mode = v["mirostat_mode"]
@@ -117,6 +127,15 @@ def _temperature(r: FieldReader, v: dict) -> None:
         return
     r.set("temperature", "temp", v["temperature"], "exact", "" if r.has("temperature") else "absent: 1")
     r.drop_all(("dynamic_temperature", "dynatemp_low", "dynatemp_high", "dynatemp_exponent"), "dynamic temperature is off")
+
+
+def _adaptive(r: FieldReader, v: dict) -> None:
+    target = v["adaptive_target"]
+    if target > 0:
+        r.exact("adaptive_target", "adaptive_target", target)
+        r.converted("adaptive_decay", "adaptive_decay", min(v["adaptive_decay"], 0.99), "at most 0.99")
+    else:
+        r.drop_all(("adaptive_target", "adaptive_decay"), "adaptive_target is not above 0: adaptive-p is off")
 
 
 def _breakers(r: FieldReader) -> None:

@@ -49,10 +49,15 @@ def export_fields(settings: SamplerSettings) -> tuple[dict, Report]:
     w.put("mirostat_mode", 2 if settings.mirostat == 2 else 0, "mirostat",
           "dropped" if settings.mirostat == 1 else "exact",
           "text-generation-webui has only mirostat 2" if settings.mirostat == 1 else "")
-    if settings.dry_penalty_last_n < INT32_MAX and settings.dry_multiplier != 0:
-        w.record("dry_penalty_last_n", "dropped", "text-generation-webui's DRY always scans the whole context")
+    dry_n = settings.dry_penalty_last_n
+    if dry_n != last_n and settings.dry_multiplier != 0:
+        w.record("dry_penalty_last_n", "dropped", f"{dry_n}: text-generation-webui's DRY takes "
+                 f"repetition_penalty_range ({'the whole context' if last_n >= INT32_MAX else last_n}) as its range")
     else:
-        w.record("dry_penalty_last_n", "exact", "the whole context")
+        w.record("dry_penalty_last_n", "exact", "-> repetition_penalty_range, DRY's range there too")
+    adaptive = "adaptive_p" in order and settings.adaptive_target > 0
+    w.put("adaptive_target", settings.adaptive_target if adaptive else 0.0, "adaptive_target")
+    w.put("adaptive_decay", settings.adaptive_decay, "adaptive_decay")
     w.put("dry_sequence_breakers", ", ".join(json.dumps(b) for b in settings.dry_sequence_breakers),
           "dry_sequence_breakers", "converted", "comma-separated JSON strings")
     _priority(w, order)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 
+from app.engine.face.options import RunOptions
 from sampler.emulated import active_stages_not_in_llamacpp, fields_of_stage
 from sampler.flags import quote, to_flags
 from sampler.flagtable import FLAG_BY_NAME, ROW_BY_FIELD
@@ -28,6 +29,7 @@ from sampler.stageargs import scatter_ext_args
 
 from .options import BREAKER
 from .phrases import phrase_notes, resolve_phrases
+from .run import within_context
 from .shell import escape
 
 #: Stands for the model file when the caller gives none.
@@ -54,6 +56,10 @@ MIROSTAT_FIELDS = frozenset({"mirostat_eta", "mirostat_tau"})
 #: A prompt whose escaped text is longer goes to a file (``prompt_mode="auto"``).
 INLINE_PROMPT_MAX = 300
 PROMPT_MODES = ("auto", "inline", "file")
+
+
+def _context(n_ctx: int | None) -> int:
+    return RunOptions().n_ctx if n_ctx is None else n_ctx
 
 
 def escape_breaker(breaker: str) -> str:
@@ -108,10 +114,14 @@ def command_args(
     order: str = "samplers",
     only_changed: bool = True,
     program: str = "llama-cli",
+    n_ctx: int | None = None,
 ) -> list[str]:
-    """The arguments (unquoted), program first: ``-m MODEL [-p PROMPT] --seed N`` then the sampling flags."""
+    """The arguments (unquoted), program first: ``-m MODEL [-p PROMPT] --seed N`` then the sampling flags.
+    ``n_ctx``: the context size the line is meant for (default: the playground's, ``RunOptions().n_ctx``); a
+    look-back longer than it is written as it (:func:`app.core.llamacpp.run.within_context`)."""
     if not isinstance(settings, SamplerSettings):
         raise TypeError(f"settings: expected SamplerSettings, got {type(settings).__name__}")
+    settings = within_context(settings, _context(n_ctx))[0]
     args = [program, "-m", MODEL_PLACEHOLDER if model_path is None else os.fspath(model_path)]
     if include_prompt and prompt is not None:
         args += ["-p", escape(str(prompt))]
@@ -140,16 +150,20 @@ IDLE_SCATTER_NOTE = ("stock llama.cpp warns that it cannot match the sampler 'sc
                      "scatter does nothing with these settings, so the text is the same")
 
 
-def export_text(settings: SamplerSettings, *, only_changed: bool = True, token_texts=None, **kwargs) -> str:
+def export_text(settings: SamplerSettings, *, only_changed: bool = True, token_texts=None, n_ctx: int | None = None,
+                **kwargs) -> str:
     """The command line, preceded by comment lines where it needs a word of warning.
 
     The result can be pasted into a shell or back into :func:`app.core.llamacpp.import_command`.
-    ``token_texts``: the model's, to write single-token banned phrases as ``--logit-bias``.
+    ``token_texts``: the model's, to write single-token banned phrases as ``--logit-bias``.  ``n_ctx``: the
+    context size the line is meant for (default: the playground's, ``RunOptions().n_ctx``); a look-back of
+    the whole context is written as it (:func:`app.core.llamacpp.run.within_context`).
     """
+    settings, context_notes = within_context(settings, _context(n_ctx))
     px = resolve_phrases(settings, token_texts)
     settings = px.settings
-    line = llama_cli_command(settings, only_changed=only_changed, **kwargs)
-    notes = [f"# {n}" for n in phrase_notes(px)]  # a phrase is one line
+    line = llama_cli_command(settings, only_changed=only_changed, n_ctx=n_ctx, **kwargs)
+    notes = [f"# {n}" for n in phrase_notes(px) + context_notes]  # a phrase is one line
     if needs_scatter_build(settings, only_changed=only_changed):
         notes.append(SCATTER_BUILD_NOTE)
     elif "scatter" in settings.samplers and ("--samplers" in line or "--sampler-seq" in line):

@@ -38,7 +38,7 @@ from sampler.stagetable import STAGE_BY_NAME, TEMP_PLAIN
 
 from .export import MODEL_PLACEHOLDER
 from .phrases import phrase_notes, resolve_phrases
-from .run import RunSpec
+from .run import RunSpec, within_context
 from .stock_alternative import changed_fields, stock_alternative
 
 #: The order of ``Llama``'s fixed chain.
@@ -130,6 +130,7 @@ def llama_kwargs(settings: SamplerSettings, **run) -> LlamaExport:
     """The ``Llama`` constructor and call kwargs for a run (``run``: what :meth:`RunSpec.make` takes)."""
     original = settings
     spec = RunSpec.make(settings, **run)
+    settings, context_notes = within_context(settings, spec.n_ctx)
     px = resolve_phrases(settings, spec.token_texts)
     s = settings = px.settings
     init = {
@@ -163,7 +164,7 @@ def llama_kwargs(settings: SamplerSettings, **run) -> LlamaExport:
         if stage not in s.samplers:
             call.update(off)
     method = "create_chat_completion" if spec.chat else "create_completion"
-    gaps = llama_gaps(s) + phrase_notes(px, "logit_bias")
+    gaps = llama_gaps(s) + phrase_notes(px, "logit_bias") + context_notes
     if spec.chat:
         gaps.append("chat template: Llama renders the model's template with Jinja2 in Python, llama.cpp with its "
                     "own engine; the prompt can differ")

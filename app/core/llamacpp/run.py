@@ -9,6 +9,20 @@ from app.engine.face.options import RunOptions
 from sampler.settings import SamplerSettings
 
 ROLES = ("system", "user", "assistant")
+#: The settings that count tokens back.  Other tools' "the whole context" (KoboldCpp's range 0 or below,
+#: text-generation-webui's 0) is 2147483647 here, but llama.cpp has no such value: this llama.cpp refuses -1
+#: (arg.cpp: "invalid dry-penalty-last-n"; llama-server likewise) and its penalties and DRY allocate memory in
+#: proportion to the number (about 16 GiB for 2147483647).  What it means there is the context size.
+LAST_N_FIELDS = ("penalty_last_n", "dry_penalty_last_n")
+
+
+def within_context(settings: SamplerSettings, n_ctx: int) -> tuple[SamplerSettings, list[str]]:
+    """``settings`` with every look-back longer than the context written as the context size (the same
+    tokens: no run has more than ``n_ctx``), and one note for each such field."""
+    longer = {f: settings.get(f) for f in LAST_N_FIELDS if settings.get(f) > n_ctx}
+    notes = [f"{f} {value} (the whole context) is written as the context size, {n_ctx}: llama.cpp takes no "
+             "'whole context' value, and allocates memory for the number it is given" for f, value in longer.items()]
+    return (settings.replace(**dict.fromkeys(longer, n_ctx)) if longer else settings), notes
 
 
 def _messages(messages) -> tuple[tuple[str, str], ...]:

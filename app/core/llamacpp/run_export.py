@@ -85,7 +85,7 @@ from .export import (
 )
 from .phrases import phrase_notes, resolve_phrases
 from .prompt_file import PROMPT_STEM, SYSTEM_STEM, PromptFile, pick_path, prompt_file_text, system_file_text
-from .run import RunSpec
+from .run import RunSpec, within_context
 from .shell import _HEX_ESCAPED, escape
 from .stock_alternative import stock_alternative
 
@@ -197,6 +197,7 @@ def export_run(
     if program is not None and program not in PROGRAMS:
         raise ValueError(f"program: expected one of {', '.join(PROGRAMS)}, got {program!r}")
     spec = RunSpec.make(settings, **run)
+    settings, context_notes = within_context(settings, spec.n_ctx)
     alternative = stock_alternative(settings)
     px = resolve_phrases(settings, spec.token_texts)
     settings = px.settings
@@ -224,7 +225,7 @@ def export_run(
         args += _prompt_args("-p", "-f", escape(spec.prompt), prompt_file_text(spec.prompt), PROMPT_STEM,
                              prompt_mode, folder, True, notes, files)
     build = has_scatter_flags(sampling)
-    notes[:0] = _run_notes(spec, settings, chat, build) + phrase_notes(px)
+    notes[:0] = _run_notes(spec, settings, chat, build) + phrase_notes(px) + context_notes
     stock = None
     if alternative is not None:
         stock = export_run(alternative.settings, prompt_mode=prompt_mode, folder=folder, order=order,

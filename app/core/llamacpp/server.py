@@ -51,7 +51,7 @@ from sampler.settings import SamplerSettings
 
 from .export import MODEL_PLACEHOLDER, SERVER_PROGRAM, flag_units
 from .phrases import phrase_notes, resolve_phrases
-from .run import RunSpec
+from .run import RunSpec, within_context
 from .run_export import reproducing_flags
 from .stock_alternative import changed_fields, stock_alternative
 
@@ -118,6 +118,7 @@ def server_request(settings: SamplerSettings, **run) -> ServerExport:
     """The llama-server request that reproduces a run (``run``: what :meth:`RunSpec.make` takes)."""
     original = settings
     spec = RunSpec.make(settings, **run)
+    settings, context_notes = within_context(settings, spec.n_ctx)
     px = resolve_phrases(settings, spec.token_texts)
     settings = px.settings
     spec = dataclasses.replace(spec, settings=settings)
@@ -142,7 +143,7 @@ def server_request(settings: SamplerSettings, **run) -> ServerExport:
         notes.append(f"min_keep={settings.min_keep}: sent as min_keep (the command line has no flag for it)")
     if settings.adaptive_target > 1 and "adaptive_p" in settings.samplers:
         notes.append(f"adaptive_target {settings.adaptive_target!r}: llama-server clamps it to 1.0 (llama-cli keeps it)")
-    notes += phrase_notes(px, "logit_bias")
+    notes += phrase_notes(px, "logit_bias") + context_notes
     if spec.model_path is None:
         notes.append(f"replace {MODEL_PLACEHOLDER} with the model file the run used")
     if scatter_flags or "scatter" in settings.samplers:

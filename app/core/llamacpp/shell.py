@@ -81,8 +81,19 @@ def _join_lines(text: str) -> str:
     return "".join(out)
 
 
+#: The longest command line split (characters): Linux's MAX_ARG_STRLEN, the longest one word of a command a
+#: program can be given.  ``shlex`` builds each word a character at a time, in time quadratic in the word's
+#: length (a 1 MB word took 47 s), so a longer text is refused before it is split; a prompt that long
+#: belongs in a file (``-f``).
+MAX_COMMAND_CHARS = 128 * 1024
+
+
 def split_command(text: str) -> list[str]:
-    """The words of a pasted command line (continuations and comments removed)."""
+    """The words of a pasted command line (continuations and comments removed); FlagError (one line) for
+    a text longer than :data:`MAX_COMMAND_CHARS` or one that does not split."""
+    if len(text) > MAX_COMMAND_CHARS:
+        raise FlagError([f"the command line is {len(text):,} characters long; the longest read is "
+                         f"{MAX_COMMAND_CHARS:,} (put a long prompt in a file and name it with -f)"])
     try:
         return shlex.split(_join_lines(text))
     except ValueError as exc:

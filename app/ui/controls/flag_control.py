@@ -1,7 +1,11 @@
 """Controls for one flag of the table: a slider with an exact box, or a checkbox; both with a reset."""
 from __future__ import annotations
 
+import math
+import re
+
 from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QValidator
 from PySide6.QtWidgets import QCheckBox, QDoubleSpinBox, QHBoxLayout, QLabel, QSlider, QSpinBox, QToolButton, QWidget
 
 _SLIDER_STEPS = 1000
@@ -32,10 +36,50 @@ def _reset_button(row) -> QToolButton:
     return button
 
 
-class ExactBox(QDoubleSpinBox):
+#: A number on its way to being typed: digits, a point, an exponent not yet finished ("1e", "2.5E-").
+_PARTIAL_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d*)?([eE][+-]?\d*)?")
+
+
+def number_state(text: str, lo: float, hi: float, integer: bool) -> QValidator.State:
+    """How an exact box takes ``text``: a number as Python reads it (``1e3``, ``2.5E-2``, ``-7``) in
+    [lo, hi] is acceptable (in an integer box, a whole one); a number still being typed is intermediate.
+    Qt's own spin-box validator drops the ``e``, so "1e3" became 13."""
+    text = text.strip()
+    try:
+        value = float(text)
+    except ValueError:
+        ok = _PARTIAL_NUMBER.fullmatch(text) is not None
+        return QValidator.State.Intermediate if ok else QValidator.State.Invalid
+    if not math.isfinite(value) or text.lower().lstrip("+-").startswith(("inf", "nan")):
+        return QValidator.State.Invalid
+    if (integer and value != int(value)) or not lo <= value <= hi:
+        return QValidator.State.Intermediate  # Enter then puts the lane's value back
+    return QValidator.State.Acceptable
+
+
+class _NumberText:
+    """The exact boxes' reading of typed text (:func:`number_state`); mixed into a Qt spin box."""
+
+    integer = False
+
+    def validate(self, text: str, pos: int):
+        return number_state(text, self.minimum(), self.maximum(), self.integer), text, pos
+
+    def valueFromText(self, text: str):
+        value = float(text.strip())
+        return int(value) if self.integer else value
+
+
+class ExactIntBox(_NumberText, QSpinBox):
+    """An integer exact box: ``1e3`` is 1000."""
+
+    integer = True
+
+
+class ExactBox(_NumberText, QDoubleSpinBox):
     """A float box that takes up to :data:`BOX_DECIMALS` decimals as typed and shows a value with the
     row's usual decimals when that is exact (0.180), else with as many as it has (0.12345), so that
-    neither a typed nor a lane's value is rounded where the writer cannot see it."""
+    neither a typed nor a lane's value is rounded where the writer cannot see it.  ``1e-3`` is 0.001."""
 
     def __init__(self, shown_decimals: int):
         super().__init__()
@@ -62,7 +106,7 @@ class FlagControl(QWidget):
         self.label.setMinimumWidth(118)
         self.slider = QSlider(Qt.Orientation.Horizontal)
         self.slider.setRange(0, _SLIDER_STEPS)
-        self.box = QSpinBox() if self.integer else ExactBox(max(row.decimals, 3))
+        self.box = ExactIntBox() if self.integer else ExactBox(max(row.decimals, 3))
         self.box.setRange(*box_range(self.integer))
         self.box.setSingleStep(int(row.step) if self.integer else row.step)
         self.box.setKeyboardTracking(False)
