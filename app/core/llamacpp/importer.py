@@ -242,7 +242,7 @@ def import_command_with_notes(
     if problems or settings is None:
         raise FlagError(problems)
     seed_kept = not reader.seed_given and base is not None
-    if seed_kept:
+    if base is not None and seed_kept:
         settings = settings.replace(seed=base.seed)
     return ImportResult(settings, tuple(reader.notes + notes), tuple(reader.not_applied), seed_kept,
                         tuple(reader.applied))
