@@ -272,3 +272,38 @@ def test_ctrl_c_ends_generate_within_a_second_while_its_server_is_frozen_during_
     code, out, err, seconds, _ = _generate_onto_a_server_frozen_mid_load({"SCATTER_RPC_TIMEOUT_S": "0"}, interrupt=True)
     assert code == 130 and seconds < 5 and "Traceback" not in err
     assert "interrupted" in err.splitlines()[-1]
+
+
+def test_in_the_windows_engine_process_a_server_frozen_during_the_load_is_one_line_and_a_new_engine(monkeypatch):
+    """The window's path: the engine in a process of its own (it inherits the deadline from the environment)."""
+    from app.engine.face import commands as cmd
+    from app.engine.face import events as ev
+    from app.engine.face.model_info import LoadRequest
+    from app.engine.process import EngineProcess
+
+    monkeypatch.setenv("SCATTER_RPC_TIMEOUT_S", "3")
+    engine = EngineProcess().start()
+    with RpcServer() as server:
+        proxy = FreezingProxy(server, after=16 * 2**20)
+        try:
+            engine.submit(cmd.LoadModel(1, LoadRequest(rpc=(proxy.endpoint,), labels=False)))
+            events, deadline = [], time.monotonic() + WAIT_S
+            while not any(isinstance(e, (ev.ModelLoaded, ev.ModelLoadFailed)) for e in events):
+                assert time.monotonic() < deadline, f"no end of the load: {events}"
+                events += engine.drain()
+                time.sleep(0.02)
+            seconds = time.monotonic() - proxy.frozen_at
+        finally:
+            proxy.close()
+    try:
+        failed = next(e for e in events if isinstance(e, ev.ModelLoadFailed))
+        crashed = next(e for e in events if isinstance(e, ev.EngineCrashed))
+        assert f"RPC server {proxy.endpoint}" in crashed.message and "during the load" in crashed.message
+        assert failed.message == crashed.message and "\n" not in failed.message
+        assert seconds < 15, f"{seconds:.1f} s after the freeze, with a 3 s deadline"
+        deadline = time.monotonic() + 30
+        while not engine.alive:  # a new engine process, ready for the next load
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+    finally:
+        assert engine.shutdown(20)
