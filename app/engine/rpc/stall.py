@@ -46,7 +46,7 @@ _RECV_CALLS = {"x86_64": {45, 47}, "aarch64": {207, 212}}.get(platform.machine()
 
 def receiving_fds() -> set[int]:
     """The descriptors a thread of this process is blocked receiving on now (empty where unknown)."""
-    found = set()
+    found: set[int] = set()
     try:
         tasks = os.listdir("/proc/self/task")
     except OSError:
