@@ -1,8 +1,9 @@
 """One runner of blind pairs, for the A/B test and the taste tuner: who picks the next pair is its chooser.
 
 Each round is one ``Generate`` of two lanes from the same prompt, both with the
-round's fresh seed; the writer sees the two texts unlabelled, side by side, and
-picks one (or says both are fine, or both bad).  What differs between the two
+round's fresh seed; the writer sees the two texts unlabelled, side by side, as
+they stream (as a lane's text does), and once both are done picks one (or says
+both are fine, or both bad).  What differs between the two
 tests is only who picks the pair of settings (:class:`Chooser`): a fixed plan
 (A/B: side A against side B every round, :class:`app.actions.choosers.FixedPlan`)
 or the taste model (the most informative pair given the votes so far,
@@ -85,6 +86,7 @@ class PairsRunner:
         self.state, self.engine, self.runs, self.presets = state, engine, runs, presets
         self.clock = clock
         self._run_id: int | None = None  # the round being written
+        self._streamed: list[list[str]] = [[], []]  # the text of lane 0 and lane 1 so far, step by step
         self.handlers: dict[type, Callable] = {ev.StepsProduced: self._on_steps, ev.RunEnded: self._on_run_ended}
 
     @property
@@ -146,12 +148,19 @@ class PairsRunner:
         self.part.begin_round(pair.shown)
         self._busy()
         self._run_id = self.engine.next_id()
+        self._streamed = [[], []]
         self.engine.submit(cmd.Generate(self._run_id, pair.prompt, pair.lanes, self.runs.options(s.plan.max_tokens)))
         return True
 
     def _on_steps(self, e: ev.StepsProduced) -> None:
-        if e.run_id == self._run_id:
-            self.part.count_tokens(len(e.records))
+        """The round's texts stream into its two panes as a lane's text does (the steps reach the part as they
+        come, settled: a banned phrase's or a stop string's held steps come later)."""
+        if e.run_id != self._run_id:
+            return
+        for rec in e.records:
+            if rec.lane in (0, 1):
+                self._streamed[rec.lane].append(rec.text)
+        self.part.stream_round("".join(self._streamed[0]), "".join(self._streamed[1]), len(e.records))
 
     def _on_run_ended(self, e: ev.RunEnded) -> None:
         if e.run_id != self._run_id:

@@ -141,18 +141,22 @@ class PresetActions:
             return None
 
     def use_tool(self, path: str | os.PathLike, imported: Imported, *, save: bool, name: str | None = None) -> bool:
-        """The edited lane takes an imported preset's settings; with ``save`` it is first kept as preset ``name``
-        (default: the file's name) with the import's report.  False, and nothing changed, if it cannot be saved."""
+        """The edited lane takes an imported preset's settings (but keeps those the file leaves unset, its report's
+        ``kept``: a llama.cpp line without ``-s`` keeps the lane's seed); with ``save`` it is first kept as preset
+        ``name`` (default: the file's name) with the import's report.  False, and nothing changed, if it cannot be
+        saved."""
         file_name = Path(path).name
+        lane = self.state.lane()
+        settings = imported.settings.replace(**{f: getattr(lane.settings, f) for f in imported.report.kept})
         preset_name = None
         if save:
             preset = self._change(lambda: self.store.save(
-                name or Path(path).stem, imported.settings, f"imported from {file_name} ({imported.report.format})",
+                name or Path(path).stem, settings, f"imported from {file_name} ({imported.report.format})",
                 False, imported.report.lines()))
             if preset is None:
                 return False
             preset_name = preset.name
-        self.lanes.set_settings(self.state.current_lane, imported.settings, preset_name)
+        self.lanes.set_settings(self.state.current_lane, settings, preset_name)
         self.state.set_status(f"Imported {file_name} as {imported.report.format}: {imported.report.summary()}")
         return True
 

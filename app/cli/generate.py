@@ -110,7 +110,8 @@ def _load(pump: EnginePump, parsed: GenerateArgs, path: str, interrupt: Interrup
         if interrupt.requested:
             raise _LoadFailed("cancelled")
         e = pump.ask(cmd.LoadModel(pump.engine.next_id(), request),
-                     lambda e: isinstance(e, (ev.ModelLoaded, ev.ModelLoadFailed)), interrupt, what="the load")
+                     lambda e: isinstance(e, (ev.ModelLoaded, ev.ModelLoadFailed)), interrupt, what="the load",
+                     stuck_after_s=STUCK_AFTER_CTRL_C_S if args.rpc else None)  # a load onto a frozen server
         if isinstance(e, ev.ModelLoadFailed):
             raise _LoadFailed(e.message)
         return e.info

@@ -27,7 +27,8 @@ def _exit_lost(message: str) -> bool:  # pragma: no cover - runs in a subprocess
     except (OSError, ValueError):
         pass
     reason = message.split("; the text so far")[0]
-    os.write(2, f"error: {reason}; the text above is what was made\n".encode("utf-8", "replace"))
+    made = "" if "during the load" in reason else "; the text above is what was made"
+    os.write(2, f"error: {reason}{made}\n".encode("utf-8", "replace"))
     os._exit(EXIT_FAILED)
 
 

@@ -8,7 +8,9 @@ multiprocessing's *spawn* method (a fresh interpreter: nothing of the window's
 Qt state is copied, and it works alike on Linux, macOS and Windows).
 
 Commands go down one pipe in the order they were given, so the engine's own
-ordering rules (a stop cancels what came before it) hold unchanged.  The child
+ordering rules (a stop cancels what came before it) hold unchanged.  A work command
+that cannot be sent (it does not pickle) ends at once, its ending event carrying that
+one line as its error, so no job waits for an answer that cannot come.  The child
 sends events back in batches, each with the llama.cpp log lines since the last
 batch (:mod:`app.engine.serve`); a reader thread here puts them in a queue and
 calls ``notify``, as the engine thread does in-process.
@@ -36,6 +38,7 @@ import signal
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from multiprocessing.reduction import ForkingPickler
 
 from app.engine.face import commands as cmd
 from app.engine.face import events as ev
@@ -119,13 +122,20 @@ class _Child:
         self.reader = threading.Thread(target=owner._read, args=(self,), name="engine-reader", daemon=True)
         self.reader.start()
 
-    def send(self, message) -> bool:
+    def send(self, message) -> str:
+        """Send ``message``: "" when it went, or the child is gone (the reader reports that); else why it could
+        not be sent (it does not pickle: ``TypeError: cannot pickle '_thread.lock' object``).  It is pickled
+        before anything is written, so a message that cannot go leaves the pipe as it was."""
+        try:
+            data = ForkingPickler.dumps(message)
+        except Exception as exc:  # anything a pickler raises: one line, never lost
+            return f"{type(exc).__name__}: {exc}"
         with self.send_lock:
             try:
-                self.conn.send(message)
-                return True
+                self.conn.send_bytes(data)
             except (OSError, ValueError, EOFError):
-                return False  # the child is gone: the reader reports it
+                pass  # the child is gone: the reader reports it
+        return ""
 
 
 class EngineProcess:
@@ -164,8 +174,10 @@ class EngineProcess:
             child = self._child
         if child is None:
             self._end_unanswered("the engine is not running")
-        else:
-            child.send(("submit", command))  # if the child just died, the reader ends the command
+            return
+        problem = child.send(("submit", command))  # if the child just died, the reader ends the command
+        if problem:
+            self._unsent(key, command, f"the engine could not be sent {type(command).__name__}: {problem}")
 
     def stop(self) -> None:
         child = self._child
@@ -251,6 +263,15 @@ class EngineProcess:
             self._child = _Child(self, self._context)  # later commands go to the new engine
         child.conn.close()
         self._emit([ev.EngineCrashed(message, code, child.last_log)] + [_ending(c, message) for c in pending])
+
+    def _unsent(self, key, command, message: str) -> None:
+        """A command that could not go down the pipe: a work command ends at once with ``message`` as its error
+        (whoever waits for it is released the usual way); any other is refused where it was given."""
+        if key is None:
+            raise TypeError(message)
+        with self._lock:
+            self._outstanding.pop(key, None)
+        self._emit([_ending(command, message)])
 
     def _end_unanswered(self, message: str) -> None:
         with self._lock:

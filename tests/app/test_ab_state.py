@@ -45,6 +45,21 @@ def test_an_ab_round_goes_through_the_state_one_change_each(state, seen):
     assert seen == [Change(Changed.AB)] * 8
 
 
+def test_a_round_streams_its_texts_in_lane_order_then_is_written(state, seen):
+    state.ab.begin(ABPlan(A, B, PROMPTS, 2, 8))
+    state.ab.begin_round(ab_round())
+    state.ab.stream_round("Once", "The", 2)
+    state.ab.stream_round("Once upon", "The sea", 2)
+    s = state.ab.session
+    assert s.phase is ABPhase.GENERATING and s.tokens == 4
+    assert (s.shown.text_a, s.shown.text_b) == ("Once upon", "The sea") and s.shown.shown_texts == ("The sea", "Once upon")
+    with pytest.raises(ValueError, match="tokens: expected"):
+        state.ab.stream_round("x", "y", -1)
+    state.ab.round_written("Once upon a time", "The sea was calm")
+    assert state.ab.session.phase is ABPhase.CHOOSING and state.ab.session.shown.text_b == "The sea was calm"
+    assert len(seen) == 5
+
+
 def test_a_matched_baseline_is_side_b_once_found(state, seen):
     state.ab.begin(ABPlan(A, None, PROMPTS, 2, 8))
     state.ab.set_phase(ABPhase.CALIBRATING, "finding it")
@@ -64,6 +79,7 @@ def test_a_matched_baseline_is_side_b_once_found(state, seen):
     (lambda s: s.ab.begin_round("round"), "expected a round"),
     (lambda s: s.ab.decide_round(Pick.LEFT, "now"), "no round on show"),
     (lambda s: s.ab.round_written("a", "b"), "no round is being written"),
+    (lambda s: s.ab.stream_round("a", "b", 1), "no round is being written"),
     (lambda s: s.ab.set_baseline("B"), "expected a side"),
 ])
 def test_a_bad_ab_change_names_the_value_and_changes_nothing(state, seen, change, words):

@@ -253,8 +253,8 @@ PASTED = r"""$ CUDA_VISIBLE_DEVICES=0 ./build/bin/llama-cli \
 def test_full_pasted_command():
     base = SamplerSettings(top_p=0.5, seed=9)
     got = import_command(PASTED, base)
-    expected = DEFAULT.replace(temp=0.7, top_k=20, min_p=0.1, penalty_repeat=1.1, scatter_strength=0.2)
-    assert got == expected  # a whole command starts from llama.cpp's defaults, not from base
+    expected = DEFAULT.replace(temp=0.7, top_k=20, min_p=0.1, penalty_repeat=1.1, scatter_strength=0.2, seed=9)
+    assert got == expected  # a whole command starts from llama.cpp's defaults, not from base (but keeps its seed)
 
 
 def test_server_command_with_host_port():

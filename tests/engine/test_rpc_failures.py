@@ -175,3 +175,135 @@ def test_a_frozen_server_ends_generate_on_its_deadline_with_one_line_naming_it()
     errors = [line for line in err.splitlines() if line.startswith("error")]
     assert code == 1 and seconds < 30 and "Traceback" not in err
     assert len(errors) == 1 and f"RPC server {endpoint}" in errors[0]
+
+
+# -- a server frozen during the load (the dispatcher's connection opens after the watch looked) ----------------
+
+
+class FreezingProxy:
+    """127.0.0.1:``port`` forwards to ``server``; once ``after`` bytes went to it, the server is SIGSTOPped (a
+    real rpc-server frozen mid-load, at a point the test knows: its model upload is hundreds of MiB)."""
+
+    def __init__(self, server: RpcServer, after: int):
+        import socket
+        import threading
+
+        self.server, self.after, self.sent = server, after, 0
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self.listener.getsockname()[1]
+        self.endpoint = f"127.0.0.1:{self.port}"
+        self.frozen_at: float | None = None
+        self.sockets: list = []
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        import socket
+        import threading
+
+        while True:
+            try:
+                client, _ = self.listener.accept()
+            except OSError:
+                return
+            upstream = socket.create_connection(("127.0.0.1", self.server.port))
+            self.sockets += [client, upstream]
+            threading.Thread(target=self._pump, args=(client, upstream, True), daemon=True).start()
+            threading.Thread(target=self._pump, args=(upstream, client, False), daemon=True).start()
+
+    def _pump(self, src, dst, counted: bool) -> None:
+        try:
+            while data := src.recv(65536):
+                dst.sendall(data)
+                if counted:
+                    self.sent += len(data)
+                    if self.sent >= self.after and self.frozen_at is None:
+                        self.server.proc.send_signal(signal.SIGSTOP)
+                        self.frozen_at = time.monotonic()
+        except OSError:
+            pass
+        for sock in (dst, src):  # one side closed: so does the other (the server serves one client at a time)
+            try:
+                sock.shutdown(2)
+            except OSError:
+                pass
+
+    def close(self) -> None:
+        self.listener.close()
+        self.server.proc.send_signal(signal.SIGCONT)
+        for sock in self.sockets:
+            try:
+                sock.shutdown(2)
+            except OSError:
+                pass
+            sock.close()
+
+
+def _generate_onto_a_server_frozen_mid_load(extra_env: dict, *, interrupt: bool):
+    with RpcServer() as server:
+        proxy = FreezingProxy(server, after=16 * 2**20)  # 16 MiB of the model's upload went
+        proc = subprocess.Popen(generate("-n", "8", "-p", "Once upon a time", "--rpc", proxy.endpoint), cwd=ROOT,
+                                env=dict(env(), **extra_env), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            deadline = time.monotonic() + WAIT_S
+            while proxy.frozen_at is None:
+                assert time.monotonic() < deadline and proc.poll() is None, "the load never began"
+                time.sleep(0.01)
+            if interrupt:
+                time.sleep(0.5)
+                proc.send_signal(signal.SIGINT)
+            out, err = proc.communicate(timeout=WAIT_S)
+            return proc.returncode, out, err, time.monotonic() - proxy.frozen_at, proxy.endpoint
+        finally:
+            proxy.close()
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate()
+
+
+def test_a_server_frozen_during_the_load_ends_generate_on_the_deadline_with_one_line_naming_it():
+    code, out, err, seconds, endpoint = _generate_onto_a_server_frozen_mid_load({}, interrupt=False)  # the 10 s default
+    errors = [line for line in err.splitlines() if line.startswith("error")]
+    assert code == 1 and out.strip() == "" and "Traceback" not in err and "Aborted" not in err
+    assert len(errors) == 1 and errors[0].startswith(f"error: RPC server {endpoint}") and "during the load" in errors[0]
+    assert 9 < seconds < 20, f"{seconds:.1f} s after the freeze, with a 10 s deadline"
+
+
+def test_ctrl_c_ends_generate_within_a_second_while_its_server_is_frozen_during_the_load():
+    code, out, err, seconds, _ = _generate_onto_a_server_frozen_mid_load({"SCATTER_RPC_TIMEOUT_S": "0"}, interrupt=True)
+    assert code == 130 and seconds < 5 and "Traceback" not in err
+    assert "interrupted" in err.splitlines()[-1]
+
+
+def test_in_the_windows_engine_process_a_server_frozen_during_the_load_is_one_line_and_a_new_engine(monkeypatch):
+    """The window's path: the engine in a process of its own (it inherits the deadline from the environment)."""
+    from app.engine.face import commands as cmd
+    from app.engine.face import events as ev
+    from app.engine.face.model_info import LoadRequest
+    from app.engine.process import EngineProcess
+
+    monkeypatch.setenv("SCATTER_RPC_TIMEOUT_S", "3")
+    engine = EngineProcess().start()
+    with RpcServer() as server:
+        proxy = FreezingProxy(server, after=16 * 2**20)
+        try:
+            engine.submit(cmd.LoadModel(1, LoadRequest(rpc=(proxy.endpoint,), labels=False)))
+            events, deadline = [], time.monotonic() + WAIT_S
+            while not any(isinstance(e, (ev.ModelLoaded, ev.ModelLoadFailed)) for e in events):
+                assert time.monotonic() < deadline, f"no end of the load: {events}"
+                events += engine.drain()
+                time.sleep(0.02)
+            seconds = time.monotonic() - proxy.frozen_at
+        finally:
+            proxy.close()
+    try:
+        failed = next(e for e in events if isinstance(e, ev.ModelLoadFailed))
+        crashed = next(e for e in events if isinstance(e, ev.EngineCrashed))
+        assert f"RPC server {proxy.endpoint}" in crashed.message and "during the load" in crashed.message
+        assert failed.message == crashed.message and "\n" not in failed.message
+        assert seconds < 15, f"{seconds:.1f} s after the freeze, with a 3 s deadline"
+        deadline = time.monotonic() + 30
+        while not engine.alive:  # a new engine process, ready for the next load
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+    finally:
+        assert engine.shutdown(20)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from PySide6.QtCore import Qt
@@ -54,7 +55,8 @@ def test_import_and_save_lists_from_the_chain_page(window, tmp_path):
 
 
 def test_find_slop_proposes_recurring_phrases_and_adds_only_on_click(qtbot, window, run_and_wait):
-    for _ in range(6):  # six independent samples (each Generate keeps the last as a branch)
+    for seed in range(6):  # six independent samples (each Generate keeps the last as a branch), seeds of their own
+        window.playground.lanes.set_settings(0, window.state.lane().settings.replace(seed=seed + 1), None)
         run_and_wait(window)
     dialog = SlopDialog(window.state, window.playground, window)
     qtbot.addWidget(dialog)
@@ -85,3 +87,27 @@ def test_the_list_follows_the_run_even_when_the_count_of_hits_stays(window):
     assert panel.list.count() == 1 and panel.list.item(0).text().startswith("step 30:")
     xs, ys = panel.bars.getData()
     assert list(xs) == [30.0, 30.0] and list(ys) == [0.0, 2.0]
+
+
+def test_find_slop_counts_reruns_once_says_so_and_bans_a_recurring_construction_as_a_pattern(qtbot, window):
+    from types import SimpleNamespace
+
+    tree = window.state.lane().tree
+    before = tree.snapshot()  # the made-up records below are for the finder only: the session file never sees them
+    texts = ["It was not the wind but the sea.", "She was not afraid but tired.", "They came not for gold but for him."]
+    for text in texts + [texts[0]] * 3:  # the first text written four times (same-seed reruns): one sample
+        branch = tree.add_branch(None, 0, prompt="once upon a time")
+        branch.pieces.extend(SimpleNamespace(text=w, raw_logit=-0.7, raw_logsumexp=0.0, top_logits=())
+                             for w in re.findall(r" ?\S+", text))
+    try:
+        dialog = SlopDialog(window.state, window.playground, window)
+        qtbot.addWidget(dialog)
+        assert "3 independent samples of 6 texts" in dialog.note.text()
+        top = dialog.proposals[0]
+        assert top.regex and top.name == "not X but Y" and (top.samples, top.of) == (3, 3)
+        assert dialog.table.item(0, 3).text() == "pattern"
+        dialog.buttons[0].click()
+        (banned,) = window.state.lane().settings.banned_phrases
+        assert banned.regex and banned.text == top.phrase
+    finally:
+        tree.restore(before)

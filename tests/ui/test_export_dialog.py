@@ -121,3 +121,15 @@ def test_import_dialog_lists_ignored_flags_then_applies(qtbot, window):
     dialog.edit.setPlainText("--mirostat 3 --temp 0.4")
     dialog.apply()
     assert dialog.result_settings is None and "--mirostat" in dialog.error.text()
+
+
+def test_import_flags_keeps_the_lanes_seed_and_names_what_it_did_not_apply(qtbot, window):
+    window.playground.lanes.set_settings(0, window.state.lane().settings.replace(seed=2024), None)
+    dialog = ImportDialog(window.state.lane().settings, window)
+    dialog.edit.setPlainText("llama-cli -m x.gguf -c 4096 -n 128 --temp 0.4")
+    dialog.apply()
+    assert dialog.result() == 1 and dialog.imported is not None
+    assert window.actions.take_import(dialog.imported)
+    assert window.state.lane().settings.seed == 2024 and window.state.lane().settings.temp == 0.4
+    status = window.state.status
+    assert "seed 2024 kept" in status and "-n 128" in status and "-c 4096" in status and "-m x.gguf" in status

@@ -121,3 +121,41 @@ def test_one_seed_frontier_says_why_it_is_blank(qtbot, window, tmp_path):
     sw.variety_box.setCurrentIndex(sw.variety_box.findData("entropy"))  # a measure one seed has: drawn, no notice
     assert "Nothing to draw" not in sw.frontier.title.text()
     sw.close()
+
+
+def test_in_the_windows_engine_process_a_matching_sweep_names_its_phases_and_cancel_ends_it(qtbot, config, tmp_path):
+    """The window as it runs (its engine in a process of its own, on the fake backend): a sweep with entropy
+    matching names each phase with its progress, and Cancel ends it within a step, also inside a match."""
+    from app.core.sweep import runner
+    from app.engine.process import EngineProcess, LoaderSpec
+    from app.ui.main_window import MainWindow
+
+    w = MainWindow(load_default=False, restore_session=False,
+                   engine=EngineProcess(LoaderSpec("app.engine.fake:fake_loader", {})))
+    qtbot.addWidget(w)
+    w.show()
+    try:
+        w.playground.runs.load_model(None)
+        qtbot.waitUntil(lambda: w.state.model is not None, timeout=60_000)
+        sw = open_sweep(w, tmp_path)
+        seen: list[str] = []
+        w.state.subscribe(lambda c: seen.append(sw.phases.text()))
+        sw.start_button.click()
+        qtbot.waitUntil(lambda: not w.state.busy, timeout=60_000)
+        assert "done: 16 samples" in sw.message.text() and sw.progress.value() == 1000
+        assert any("entropy matched" in s and "now: matching the entropy of sample" in s for s in seen)
+        assert any("now: generating samples" in s for s in seen)
+        runner.MATCH_TOL, tol = 1e-300, runner.MATCH_TOL  # long matches (60 bisection steps each) to cancel in
+        try:
+            sw.form.tokens.setValue(200)
+            sw.form.output.setText(str(tmp_path / "long.csv"))
+            sw.start_button.click()
+            qtbot.waitUntil(lambda: "now: matching" in sw.phases.text(), timeout=60_000)
+            sw.cancel_button.click()
+            qtbot.waitUntil(lambda: not w.state.busy, timeout=5_000)
+        finally:
+            runner.MATCH_TOL = tol
+        assert sw.message.text().startswith("stopped:") and not w.state.problem
+        sw.close()
+    finally:
+        w.close()

@@ -171,6 +171,15 @@ class PairsPart(StatePart, Generic[SessionT, SetupT]):
         check_tokens(count)
         self._set(tokens=self.session.tokens + count)
 
+    def stream_round(self, first: str, second: str, count: int) -> None:
+        """The round being written so far, as it streams: lane 0's text and lane 1's up to now, and ``count``
+        more tokens.  The panes show it as it comes, in the round's blind order (no labels)."""
+        shown = self.session.shown
+        if shown is None or self.session.phase is not ABPhase.GENERATING:
+            raise ValueError(f"{self.NAME}: no round is being written")
+        check_tokens(count)
+        self._set(shown=shown.with_texts(first, second), tokens=self.session.tokens + count)
+
     def round_written(self, first: str, second: str) -> None:
         """Both texts of the round being written (lane 0's, lane 1's): the writer chooses now."""
         shown = self.session.shown

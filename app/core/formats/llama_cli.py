@@ -13,12 +13,15 @@ FORMAT = "llama.cpp command line"
 
 def read(text: str) -> tuple[SamplerSettings, Report]:
     try:
-        result = import_command_with_notes(text)
+        result = import_command_with_notes(text, SamplerSettings())  # a base, so that a missing -s says so
     except FlagError as exc:
         raise FormatError(f"{FORMAT}: {exc}") from None
-    notes = [FieldNote(w, "exact") for w in text.split() if w.startswith("-")]
+    notes = [FieldNote(flag, "exact") for flag in result.applied]
+    notes += [FieldNote(option, "dropped", "not a sampling setting") for option in result.not_applied]
     notes += [FieldNote("(ignored)", "dropped", n) for n in result.notes]
-    return result.settings, Report(FORMAT, tuple(notes))
+    if result.seed_kept:
+        notes.append(FieldNote("-s", "dropped", "not in the line: the lane keeps its seed"))
+    return result.settings, Report(FORMAT, tuple(notes), kept=("seed",) if result.seed_kept else ())
 
 
 def write(settings: SamplerSettings) -> tuple[str, Report]:

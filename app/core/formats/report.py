@@ -41,6 +41,9 @@ class Report:
 
     format: str
     notes: tuple[FieldNote, ...] = field(default_factory=tuple)
+    #: Settings the file leaves unset, which whoever applies it keeps as they are (a llama.cpp command line
+    #: without ``-s``: the lane keeps its seed); their names as :class:`sampler.SamplerSettings` has them.
+    kept: tuple[str, ...] = ()
 
     def by_status(self, status: str) -> tuple[FieldNote, ...]:
         return tuple(n for n in self.notes if n.status == status)

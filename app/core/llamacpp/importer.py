@@ -8,7 +8,11 @@ nothing is applied.
 
 A line that starts with a program name describes a whole llama.cpp run, so by
 default it is applied to llama.cpp's defaults, not to ``base``; a bare flag
-string is applied to ``base``.  DRY breakers follow llama.cpp: a bare
+string is applied to ``base``.  Either way the seed is ``base``'s unless the line
+sets one (``-s``): llama.cpp would pick a random seed, and a writer who pastes a
+line loses no reproducibility by it (:attr:`ImportResult.seed_kept`).  The
+options that are not sampling settings (``-m``, ``-n``, ``-c``, ``-p`` ...) are
+not applied, and each is listed with its value in :attr:`ImportResult.not_applied`.  DRY breakers follow llama.cpp: a bare
 ``none`` clears the list, then escapes are processed (unless the line says
 ``--no-escape``), so ``\\x6eone`` is the breaker "none".
 
@@ -20,6 +24,7 @@ warning, and named in a note (:mod:`app.core.llamacpp.sampler_names`).
 """
 from __future__ import annotations
 
+import shlex
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -44,6 +49,9 @@ class _Reader:
         self.problems: list[str] = []
         self.off_pairs: list[tuple[str, str | None]] = []  # flags of the off-value table, with their values
         self.notes: list[str] = []  # what was read as llama.cpp reads it, with a warning
+        self.not_applied: list[str] = []  # the options that are not sampling settings, each with its values
+        self.seed_given = False
+        self.applied: list[str] = []  # the sampling flags read, as the line spells them
 
     def run(self) -> None:
         while self.i < len(self.words):
@@ -78,6 +86,7 @@ class _Reader:
         value = self._take(name, eq, inline)
         if value is None:
             return
+        self.applied.append(name)
         if self.breakers is None or value == "none":
             self.breakers = []
         if value != "none":
@@ -87,7 +96,9 @@ class _Reader:
         if name in OFF_VALUES and (eq or self.i < len(self.words)):
             self.off_pairs.append((name, self._take(name, eq, inline)))
             return
+        self.applied.append(name)
         flag = FLAG_BY_NAME.get(name)
+        self.seed_given = self.seed_given or (flag is not None and flag.field == "seed")
         if flag is not None and flag.kind in ("samplers", "seq"):
             self._order(name, flag.kind, eq, inline)
             return
@@ -112,11 +123,18 @@ class _Reader:
         self.sampling += [name, kept]
 
     def _other(self, name: str, eq: str, inline: str) -> None:
-        kind = NON_SAMPLING_OPTIONS[name]
+        start = self.i - 1
+        self._skip_other(name, eq, inline)
         if name in ESCAPE_ON:
             self.escape = True
         elif name in ESCAPE_OFF:
             self.escape = False
+        else:
+            self.not_applied.append(" ".join(shlex.quote(_short(w)) for w in self.words[start:self.i]))
+
+    def _skip_other(self, name: str, eq: str, inline: str) -> None:
+        """Step over an option that is not a sampling setting and its values."""
+        kind = NON_SAMPLING_OPTIONS[name]
         if eq:
             if kind == 0:
                 self.problems.append(f"{name}: takes no value, got {inline!r}")
@@ -144,12 +162,34 @@ class _Reader:
         return tuple(out)
 
 
+#: The longest value an option is listed with in :attr:`ImportResult.not_applied` (a prompt can be pages long).
+SHOWN_VALUE_CHARS = 40
+
+
+def _short(word: str) -> str:
+    return word if len(word) <= SHOWN_VALUE_CHARS else word[:SHOWN_VALUE_CHARS - 1] + "\u2026"
+
+
 @dataclass(frozen=True)
 class ImportResult:
-    """What an import gives: the settings, and a note per flag that was accepted but ignored."""
+    """What an import gives: the settings, a note per flag that was accepted but ignored, every option that
+    was not applied (not a sampling setting: ``-n 128``, ``-c 4096``, each with its values, long ones cut), and
+    whether the seed is the base's because the line set none."""
 
     settings: SamplerSettings
     notes: tuple[str, ...] = ()
+    not_applied: tuple[str, ...] = ()
+    seed_kept: bool = False
+    applied: tuple[str, ...] = ()  # the sampling flags read (``--top_k`` as ``--top-k``), once each time given
+
+    def summary(self) -> str:
+        """One line for the status bar: the seed kept, and what was not applied ("" when neither)."""
+        parts = [f"seed {self.settings.seed} kept (the line sets none)"] if self.seed_kept else []
+        if self.not_applied:
+            parts.append("not applied (not sampling settings): " + ", ".join(self.not_applied))
+        if self.notes:
+            parts.append("ignored: " + "; ".join(self.notes))
+        return "; ".join(parts)
 
 
 def import_command(
@@ -201,4 +241,8 @@ def import_command_with_notes(
         problems.append(str(exc))
     if problems or settings is None:
         raise FlagError(problems)
-    return ImportResult(settings, tuple(reader.notes + notes))
+    seed_kept = not reader.seed_given and base is not None
+    if base is not None and seed_kept:
+        settings = settings.replace(seed=base.seed)
+    return ImportResult(settings, tuple(reader.notes + notes), tuple(reader.not_applied), seed_kept,
+                        tuple(reader.applied))

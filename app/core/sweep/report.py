@@ -19,12 +19,27 @@ def clock(seconds: float | None) -> str:
 
 
 def progress_line(p) -> str:
-    """``sweep: 12/60 samples (20%), elapsed 0:31, ETA 2:04`` for a runner's Progress."""
+    """``sweep: 12/60 samples (20%), elapsed 0:31, ETA 2:04`` for a runner's Progress (with
+    ``entropy matched 4/30`` after the samples when the sweep matches entropy)."""
     done = p.skipped + p.done
     line = f"sweep: {done}/{p.total} samples ({100 * p.fraction:.0f}%)"
     if p.skipped:
         line += f", {p.skipped} already in the file"
+    if p.to_match:
+        line += f", entropy matched {p.matched}/{p.to_match}"
     return line + f", elapsed {clock(p.elapsed_s)}, ETA {clock(p.eta_s)}"
+
+
+def phases_line(p) -> str:
+    """Every phase of a sweep with its progress, and what the engine does for it now (the sweep window's line):
+    ``generated 6/12 samples · entropy matched 2/6 · 4/12 rows in the file · now: matching the entropy of sample 3``."""
+    parts = [f"generated {p.skipped + p.done}/{p.total} samples"]
+    if p.to_match:
+        parts.append(f"entropy matched {p.matched}/{p.to_match}")
+    parts.append(f"{p.skipped + p.written}/{p.total} rows in the file")
+    if p.now:
+        parts.append(f"now: {p.now}")
+    return " \u00b7 ".join(parts)
 
 
 def _num(x: float, digits: int = 3) -> str:

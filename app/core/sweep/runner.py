@@ -38,21 +38,35 @@ MATCH_TOL = 1e-3
 
 @dataclass
 class Progress:
+    """How far a sweep is, phase by phase: its samples generated and measured (``done``), their entropy
+    matches (``matched`` of ``to_match``: the sweep series' samples of this run), the rows written, and what
+    the engine works on for it now (``now``: "generating samples 5-8", "matching the entropy of sample 6")."""
+
     total: int  # samples in the plan
     skipped: int  # already in the file (resumed)
     done: int = 0  # measured in this run
     written: int = 0  # rows written in this run
     elapsed_s: float = 0.0
+    to_match: int = 0  # entropy matches this run needs (one per sweep-series sample it runs)
+    matched: int = 0  # of which found
+    now: str = ""  # what the engine works on for the sweep ("" when nothing)
+
+    @property
+    def _work(self) -> tuple[int, int]:
+        """(steps done, steps in all): a sample and an entropy match are a step each."""
+        return self.skipped + self.done + self.matched, self.total + self.to_match
 
     @property
     def fraction(self) -> float:
-        return (self.skipped + self.done) / self.total if self.total else 1.0
+        done, every = self._work
+        return done / every if every else 1.0
 
     @property
     def eta_s(self) -> float | None:
         """Seconds left at this run's pace so far (None before the first sample)."""
-        left = self.total - self.skipped - self.done
-        return self.elapsed_s / self.done * left if self.done else None
+        done, every = self._work
+        ran = done - self.skipped
+        return self.elapsed_s / ran * (every - done) if ran else None
 
 
 @dataclass
@@ -78,7 +92,8 @@ class SweepRunner:
         every = plan.samples()
         self.samples = [s for s in every if s.key not in done_keys]
         _check_whole_groups(every, done_keys)
-        self.progress = Progress(len(every), len(every) - len(self.samples))
+        self.progress = Progress(len(every), len(every) - len(self.samples),
+                                 to_match=sum(self._needs_match(s) for s in self.samples))
         self.options = RunOptions(max_tokens=plan.tokens, n_ctx=plan.n_ctx, n_threads=threads,
                                   raw_logsumexp=True)
         self._batches = list(batches(self.samples))
@@ -185,6 +200,7 @@ class SweepRunner:
         else:
             result = self._results[sample.index]
             result.match, result.records = e.result, ()
+            self.progress.matched += 1
         self._advance()
 
     def _advance(self) -> None:
@@ -214,9 +230,21 @@ class SweepRunner:
             self.error = message
         self.cancel()
 
+    def _doing(self) -> str:
+        """What the engine works on for this sweep: its oldest command still open (the engine runs them in order)."""
+        if not self._runs and not self._tasks:
+            return ""
+        first = min((*self._runs, *self._tasks))
+        if first in self._tasks:
+            return f"matching the entropy of sample {self._tasks[first].index}"
+        batch = self._runs[first]
+        return f"generating sample{'s' if len(batch) > 1 else ''} {batch[0].index}" + (
+            f"-{batch[-1].index}" if len(batch) > 1 else "")
+
     def _check_finished(self) -> None:
         if self._t0 is not None:
             self.progress.elapsed_s = time.monotonic() - self._t0
+        self.progress.now = self._doing()
         idle = not self._runs and not self._tasks
         if self.started and not self.finished and idle and (self.cancelled or self._next_group >= len(self._groups)):
             self.finished = True

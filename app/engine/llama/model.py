@@ -113,11 +113,14 @@ class LoadedModel:
         if self.rpc is not None:
             self.rpc.prepare(params)
         cancelled = []
-        if progress is not None:
+        link = self.rpc
+        if progress is not None or link is not None:
 
             def _report(fraction, _user):
+                if link is not None:
+                    link.tick()  # the load's guard sees it move on
                 try:
-                    keep_going = progress(float(fraction)) is not False
+                    keep_going = progress is None or progress(float(fraction)) is not False
                 except Exception:
                     keep_going = False
                 if not keep_going:
@@ -126,7 +129,7 @@ class LoadedModel:
 
             callback = ll.llama_progress_callback(_report)
             params.progress_callback = callback
-        with llama_log.capture_errors() as errors, _sizes(self.rpc):
+        with llama_log.capture_errors() as errors, _sizes(self.rpc), _guarded(self.rpc):
             handle = ll.llama_model_load_from_file(str(p).encode("utf-8"), params)
         if not handle:
             if self.rpc is not None:
@@ -236,6 +239,11 @@ def load_llama_model(request, progress) -> LoadedModel:
     from app.engine.llama.bundled_check import load_bundled
 
     return load_bundled(Path(path), load, ModelLoadError, lambda m: progress(0.0, m))
+
+
+def _guarded(link):
+    """A load onto RPC servers ends within their deadline when one stops answering (nothing without them)."""
+    return link.loading() if link is not None else contextlib.nullcontext()
 
 
 def _sizes(link, new_context: bool = False):

@@ -132,18 +132,25 @@ def _suspect() -> str | None:
     """The server a failure inside llama.cpp is about: one that closed its connection, else the only
     one in use (a frozen server closes nothing; its connection's deadline ran out).  Under _lock."""
     for link in _links:
-        lost = link.watch.first_lost()
+        lost = link.frozen or link.watch.first_lost()
         if lost:
             return lost
     endpoints = {e for link in _links for e in link.endpoints}
     return endpoints.pop() if len(endpoints) == 1 else None
 
 
-def _describe(text: str, lost: str | None, own_thread: bool) -> str:
+def _during() -> str:
+    """What llama.cpp was doing with the servers: "the load" (a link's load guard is on) or "a decode".  Under _lock."""
+    return "the load" if any(link.guard is not None for link in _links) else "a decode"
+
+
+def _describe(text: str, lost: str | None, own_thread: bool, during: str) -> str:
     """One line for an RPC failure inside llama.cpp, naming the server when it is known."""
     reason = text.rpartition(": ")[2] or text
     where = f"RPC server {lost}" if lost else "an RPC server"
-    what = "could not be used" if own_thread else "went away or stopped answering during a decode"
+    what = f"went away or stopped answering during {during}"
+    if own_thread:  # llama.cpp's connect or handshake, on the caller's thread
+        what = "could not be used" + (" during the load" if during == "the load" else "")
     return (f"{where} {what} (llama.cpp: {reason}); the text so far is kept: "
             "load the model again, with the servers once they are back or without them")
 
@@ -160,7 +167,7 @@ def _on_abort(message: bytes) -> None:  # pragma: no cover - runs on a llama.cpp
         handlers = list(_handlers)
         if not handlers:  # the engine's process, or no run: say it, then abort() ends the process
             if rpc_failure:
-                text = _describe(text, _suspect(), own_thread)
+                text = _describe(text, _suspect(), own_thread, _during())
             if last_words is not None:
                 last_words(text)
             os.write(2, f"llama.cpp aborted: {text}\n".encode("utf-8", "replace"))
@@ -169,11 +176,11 @@ def _on_abort(message: bytes) -> None:  # pragma: no cover - runs on a llama.cpp
             os.write(2, f"llama.cpp aborted: {text}\n".encode("utf-8", "replace"))
             return  # abort() follows
         report = bool(_links) or own_thread
-        lost = _suspect() if report else None
+        lost, during = (_suspect(), _during()) if report else (None, "a decode")
         if report:
             _abandon_links()
     if report:
-        line = _describe(text, lost, own_thread)
+        line = _describe(text, lost, own_thread, during)
         claimed = False
         for handler in handlers:
             try:

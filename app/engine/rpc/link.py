@@ -12,19 +12,23 @@ Order of a load with ``--rpc``:
    ``--tensor-split`` as ``tensor_split``: llama.cpp places the layers itself,
    ``n_gpu_layers`` of them on these devices, split in proportion to the split
    (default: to each device's free memory);
-3. after the load, the watch finds llama.cpp's connection to each server, and
+3. during the load every connection gets the deadline as it opens, and one that
+   takes nothing for the deadline is shut down (:mod:`app.engine.rpc.stall`);
+4. after the load, the watch finds llama.cpp's connection to each server, and
    the buffer sizes llama.cpp logged give the memory used on each.
 """
 from __future__ import annotations
 
 import ctypes
+from contextlib import contextmanager
 
 from app.engine.face.model_info import ServerUsage
 from app.engine.rpc import abort as rpc_abort
 from app.engine.rpc import ggml as rpc
-from app.engine.rpc.endpoints import probe
+from app.engine.rpc.endpoints import probe, resolve
+from app.engine.rpc.stall import LoadGuard
 from app.engine.rpc.usage import BufferSizes
-from app.engine.rpc.watch import ServerWatch
+from app.engine.rpc.watch import DEADLINE_S, ServerWatch
 
 
 class RpcLink:
@@ -35,6 +39,7 @@ class RpcLink:
         self.watch = ServerWatch(())
         self.sizes = BufferSizes()
         self._arrays: list = []  # ctypes arrays llama.cpp reads during the load
+        self.guard: LoadGuard | None = None  # while llama.cpp loads the model onto the servers
 
     def prepare(self, params) -> None:
         """Probe the servers and point ``params`` at their devices (ModelLoadError names a bad one)."""
@@ -62,6 +67,30 @@ class RpcLink:
         devices = (ctypes.c_void_p * (len(handles) + 1))(*handles, None)
         params.devices = ctypes.cast(devices, ctypes.c_void_p)
         self._arrays.append(devices)
+
+    @contextmanager
+    def loading(self):
+        """Around llama.cpp's load: a server that stops answering ends the load within the deadline
+        (:mod:`app.engine.rpc.stall`), as a lost one does."""
+        if not self.endpoints:
+            yield
+            return
+        self.guard = LoadGuard({e: resolve(e) for e in self.endpoints}, DEADLINE_S)
+        try:
+            with self.guard:
+                yield
+        finally:
+            self.guard = None
+
+    def tick(self) -> None:
+        """The load moved on (llama.cpp's progress callback): what the load's guard counts as life."""
+        if self.guard is not None:
+            self.guard.tick()
+
+    @property
+    def frozen(self) -> str | None:
+        """The server the load's guard found taking nothing (None: none, or no load under way)."""
+        return None if self.guard is None else self.guard.frozen
 
     def loaded(self) -> None:
         """The load is done: find the connections, drop the arrays."""

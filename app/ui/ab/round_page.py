@@ -2,8 +2,9 @@
 unlabelled side by side, the four picks (keys 1-4), what is going on, and the buttons that go on, halt
 and end the test.  It draws the test's session and keeps nothing of its own.
 
-Nothing moves on before a pick: the writer can scroll and read both texts in full.  The picks work
-only while both texts are shown.  Where the two tests differ (the round count's words, what the
+The two texts stream into their panes as they are written, as a lane's text does (blind: no labels, no
+panels, the round's own left/right order).  Nothing moves on before a pick: the writer can scroll and read
+both texts in full.  The picks work only once both texts are done.  Where the two tests differ (the round count's words, what the
 halt button does and when, the tuner's best-so-far line) a :class:`RoundSpec` says.
 """
 from __future__ import annotations
@@ -13,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QFont, QKeySequence, QShortcut
+from PySide6.QtGui import QFont, QKeySequence, QShortcut, QTextCursor
 from PySide6.QtWidgets import (
     QGridLayout,
     QHBoxLayout,
@@ -69,6 +70,20 @@ def text_view() -> QTextBrowser:
     font.setPointSizeF(font.pointSizeF() * 1.15)
     view.setFont(font)
     return view
+
+
+def show_text(view: QTextBrowser, text: str) -> None:
+    """``view`` shows ``text``: what streamed since the last call is appended (the writer's scroll and selection
+    stay, and a long text is not drawn again at every step); anything else replaces the view's text."""
+    old = view.toPlainText()
+    if old == text:
+        return
+    if old and text.startswith(old):
+        cursor = QTextCursor(view.document())
+        cursor.movePosition(QTextCursor.MoveOperation.End)
+        cursor.insertText(text[len(old):])
+    else:
+        view.setPlainText(text)
 
 
 class RoundPage(QWidget):
@@ -135,9 +150,9 @@ class RoundPage(QWidget):
         if self.prompt.toPlainText() != prompt.text:
             self.prompt.setPlainText(prompt.text)
         choosing = s.phase is ABPhase.CHOOSING and s.shown is not None
-        for view, text in zip(self.texts, s.shown.shown_texts if choosing else ("", "")):
-            if view.toPlainText() != text:
-                view.setPlainText(text)
+        on_show = s.phase in (ABPhase.GENERATING, ABPhase.CHOOSING) and s.shown is not None
+        for view, text in zip(self.texts, s.shown.shown_texts if on_show else ("", "")):
+            show_text(view, text)
         for item in (*self.buttons.values(), *self.shortcuts):
             item.setEnabled(choosing)
         self.go_on.setVisible(s.phase is ABPhase.WAITING)

@@ -239,8 +239,17 @@ class ActionsController:
 
     def open_import(self) -> None:
         dialog = ImportDialog(self.state.lane().settings, self.window)
-        if dialog.exec() and dialog.result_settings is not None:
-            self.apply_import(dialog.result_settings)
+        if dialog.exec() and dialog.imported is not None:
+            self.take_import(dialog.imported)
+
+    def take_import(self, imported) -> bool:
+        """A pasted line's import (an ImportResult) for the edited lane; the status bar says what it did not
+        apply and whether the lane kept its seed."""
+        if not self.apply_import(imported.settings):
+            return False
+        said = imported.summary()
+        self.state.set_status(f"Lane {self.state.current_lane + 1} took the pasted flags" + (f"; {said}" if said else ""))
+        return True
 
     def apply_import(self, settings) -> bool:
         """Imported settings for the edited lane, unless a logit bias names a token the model lacks."""

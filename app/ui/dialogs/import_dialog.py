@@ -2,7 +2,9 @@
 
 Flags of features the playground lacks are errors unless they switch the
 feature off (``--mirostat 0``): those are listed as ignored, and Apply,
-pressed again, applies the rest.
+pressed again, applies the rest.  The lane keeps its seed unless the line sets one, and the options that
+are not sampling settings (``-n``, ``-c`` ...) are named in the status bar once applied
+(:meth:`app.core.llamacpp.ImportResult.summary`).
 """
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ import html
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QPlainTextEdit, QVBoxLayout
 
-from app.core.llamacpp import import_command_with_notes
+from app.core.llamacpp import ImportResult, import_command_with_notes
 from sampler import FlagError
 
 from ..focus_keys import tab_moves_focus
@@ -23,6 +25,7 @@ class ImportDialog(QDialog):
         self.setWindowTitle("Import llama.cpp flags")
         self.base = base
         self.result_settings = None
+        self.imported: ImportResult | None = None  # the last import that was read whole (its not-applied options)
         self.notes: tuple[str, ...] = ()
         self._shown_notes_for: str | None = None  # the text whose notes are on screen
         self.edit = QPlainTextEdit()
@@ -50,12 +53,12 @@ class ImportDialog(QDialog):
         try:
             result = import_command_with_notes(text, self.base)
         except FlagError as exc:
-            self.result_settings, self.notes = None, ()
+            self.result_settings, self.imported, self.notes = None, None, ()
             self.error.setText("Nothing was applied:<br>" + "<br>".join(html.escape(p) for p in exc.problems))
             self.notes_label.setText("")
             return
         self.error.setText("")
-        self.result_settings, self.notes = result.settings, result.notes
+        self.result_settings, self.imported, self.notes = result.settings, result, result.notes
         if result.notes and self._shown_notes_for != text:
             self._shown_notes_for = text
             self.notes_label.setText(

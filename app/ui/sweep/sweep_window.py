@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
 
 from app.core.changes import Change, Changed
 from app.core.sweep.form import form_changes, form_plan
-from app.core.sweep.report import clock
+from app.core.sweep.report import clock, phases_line
 from app.core.sweep.summary import LABELS, SUMMARY_METRICS, matched_comparison, summarise
 
 from .form import SweepForm
@@ -56,6 +56,8 @@ class SweepWindow(QWidget):
         self.progress = QProgressBar()
         self.progress.setRange(0, 1000)
         self.eta = QLabel("")
+        self.phases = QLabel("")  # each phase (generating, entropy matching, writing) with its progress
+        self.phases.setWordWrap(True)
         self.message = QLabel("")
         self.metric_box = self._combo(SUMMARY_METRICS, "logprob")
         self.variety_box = self._combo(VARIETY, "diversity")
@@ -95,6 +97,7 @@ class SweepWindow(QWidget):
         root = QVBoxLayout(self)
         root.addWidget(self.form)
         root.addLayout(buttons)
+        root.addWidget(self.phases)
         root.addWidget(self.message)
         root.addWidget(tabs, 1)
 
@@ -149,7 +152,8 @@ class SweepWindow(QWidget):
             p = runner.progress
             self.progress.setValue(int(p.fraction * 1000))
             done = p.skipped + p.done
-            self.eta.setText(f"{done}/{p.total} samples, ETA {clock(p.eta_s)}" if running else f"{done}/{p.total}")
+            self.eta.setText(f"ETA {clock(p.eta_s)}" if running else f"{done}/{p.total}")
+            self.phases.setText(phases_line(p) if running else "")
         if not self.message.text().startswith("<span") or running:
             self.message.setText(self.state.jobs.sweep.message)
         rows = len(self.state.jobs.sweep.rows)
