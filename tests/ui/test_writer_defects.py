@@ -15,12 +15,15 @@ LEFT = Qt.MouseButton.LeftButton
 
 def click_token(qtbot, pane, step: int) -> None:
     """A left click in the middle of the token of ``step`` in a lane's text pane."""
-    start, _end = pane.spans[step]
+    start, end = pane.spans[step]
     cursor = QTextCursor(pane.document())
     cursor.setPosition(start)
     pane.scroll_to(cursor)
-    rect = pane.cursorRect(cursor)  # the caret before the token: a few pixels into it, not on its edge
-    qtbot.mouseClick(pane.viewport(), LEFT, pos=QPoint(rect.center().x() + 3, rect.center().y()))
+    rect = pane.cursorRect(cursor)  # the caret before the token
+    cursor.setPosition(end)
+    after = pane.cursorRect(cursor)  # the caret after it: the middle between them, where the token wraps not
+    x = (rect.center().x() + after.center().x()) // 2 if after.center().y() == rect.center().y() else rect.center().x() + 2
+    qtbot.mouseClick(pane.viewport(), LEFT, pos=QPoint(x, rect.center().y()))
 
 
 def type_into(qtbot, widget, text: str) -> None:
