@@ -142,7 +142,7 @@ def _run_model(pump: EnginePump, parsed: GenerateArgs, path: str, options, inter
         say(f"model: {info.name} ({info.architecture}, {info.n_vocab} tokens)")
         for line in server_lines(info):
             say(line)
-        configs = tuple(LaneConfig(s, f"lane {i}") for i, s in enumerate(parsed.lanes))
+        configs = tuple(LaneConfig(s, f"lane {i + 1}") for i, s in enumerate(parsed.lanes))  # as --lanes counts
         stream = _Stream(trace, len(configs), options, say)
         pump.engine.submit(cmd.Generate(pump.engine.next_id(), parsed.prompt, configs, options))
         # only a call to an RPC server can keep llama.cpp waiting for good; a local batch ends, and the Ctrl-C

@@ -9,6 +9,7 @@ import numpy as np
 
 from app.engine.face.options import MAX_LANES, TOP_N, LaneConfig, RunOptions
 from app.engine.face.records import LaneResult, StepRecord, StopReason
+from app.engine.llama.grammar import GrammarError
 from app.engine.llama.model import LoadedModel
 from app.engine.run.bans import best_other
 from app.engine.run.lane import LaneRun, sample_forced
@@ -17,6 +18,16 @@ from app.engine.run.rewind import rewind, settled_records, stop_reason
 from app.engine.run.starts import assign_sequences, lane_starts
 from app.engine.run.workspace import Workspace, common_prefix
 from sampler.sorting import top_order
+
+
+def _lane_run(index: int, config: LaneConfig, vocab, start, several: bool) -> LaneRun:
+    """Lane ``index``'s run; with several lanes, a grammar llama.cpp refuses names its lane."""
+    try:
+        return LaneRun(index, config, vocab, start)
+    except GrammarError as exc:
+        if several:
+            raise GrammarError(f"{config.label or f'lane {index}'}: {exc}") from None
+        raise
 
 
 class Generation:
@@ -47,7 +58,7 @@ class Generation:
         self._logsumexp = LogSumExp() if options.raw_logsumexp else None
         starts = lane_starts(model, prompt, lanes, int(options.n_ctx))
         self.prompt_tokens = starts[0]
-        self.lanes = [LaneRun(i, cfg, model.vocab, starts[i]) for i, cfg in enumerate(lanes)]
+        self.lanes = [_lane_run(i, cfg, model.vocab, starts[i], len(lanes) > 1) for i, cfg in enumerate(lanes)]
         assign_sequences(self.lanes, workspace)
         self._cancel = threading.Event()
         self._outside_stop = should_stop
