@@ -27,6 +27,8 @@ import sys
 import time
 from pathlib import Path
 
+from app.cli.rpc_server import read_announcement
+
 ROOT = Path(__file__).resolve().parent.parent
 SERVER_IP, CLIENT_IP = "10.99.0.1", "10.99.0.2"
 PREFIX = 30
@@ -161,18 +163,8 @@ class TwoHosts:
 
 def _announced(proc: subprocess.Popen, what: str) -> str:
     """Read ``proc``'s stdout until it says where it listens (HOST:PORT); Unavailable if it never does."""
-    import select
-
-    fd, seen = proc.stdout.fileno(), b""
-    deadline = time.monotonic() + START_TIMEOUT_S
-    while time.monotonic() < deadline:
-        ready, _, _ = select.select([fd], [], [], max(0.0, deadline - time.monotonic()))
-        chunk = os.read(fd, 65536) if ready else b""
-        if not chunk:
-            break
-        seen += chunk
-        m = ANNOUNCED.search(seen)
-        if m:
-            return m.group(1).decode()
-    proc.kill()
-    raise Unavailable(f"{what} did not start in its namespace within {START_TIMEOUT_S:.0f} s")
+    found = read_announcement(proc.stdout.fileno(), time.monotonic() + START_TIMEOUT_S, ANNOUNCED)
+    if found is None:
+        proc.kill()
+        raise Unavailable(f"{what} did not start in its namespace within {START_TIMEOUT_S:.0f} s")
+    return found

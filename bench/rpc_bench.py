@@ -18,6 +18,7 @@ import sys
 import time
 from pathlib import Path
 
+from app.cli.rpc_server import read_announcement
 from app.engine.face.core_count import physical_cores
 from app.engine.face.options import LaneConfig, RunOptions
 from app.engine.llama.model import LoadedModel, default_model_path
@@ -36,12 +37,9 @@ def _start_server(threads: int) -> tuple[subprocess.Popen, str]:
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     proc = subprocess.Popen([sys.executable, "-m", "app", "rpc-server", "--port", "0", "--threads", str(threads)],
                             cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    deadline = time.monotonic() + 60
-    for line in proc.stdout:
-        if line.startswith("listening on "):
-            return proc, line.split()[-1]
-        if time.monotonic() > deadline:
-            break
+    endpoint = read_announcement(proc.stdout.fileno(), time.monotonic() + 60)
+    if endpoint is not None:
+        return proc, endpoint
     proc.kill()
     proc.wait()
     raise RuntimeError("the RPC server did not start")

@@ -19,6 +19,8 @@ import ctypes
 import errno
 import ipaddress
 import os
+import re
+import select
 import socket
 import sys
 import threading
@@ -30,6 +32,9 @@ from .parsing import ArgParser, UsageError, int_in
 DEFAULT_PORT = 50052  # llama.cpp's rpc-server default
 READY_TIMEOUT_S = 30.0
 HINT = "see 'scatter-playground rpc-server --help'"
+#: The line it writes once it accepts connections, in one write.  llama.cpp's banner shares stdout, so the
+#: line may follow part of one of its lines: a reader looks for it anywhere (:func:`read_announcement`).
+ANNOUNCEMENT = re.compile(rb"listening on (\S+:\d+)\n")
 #: llama.cpp's rpc-server prints this when the host is not 127.0.0.1 (tools/rpc/rpc-server.cpp).
 WARNING = """
 !!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!
@@ -156,3 +161,20 @@ def _stopped() -> int:
     print("rpc-server: stopped (Ctrl-C)", file=sys.stderr, flush=True)
     sys.stdout.flush()
     os._exit(EXIT_INTERRUPTED)
+
+
+def read_announcement(fd: int, deadline: float, pattern: re.Pattern = ANNOUNCEMENT) -> str | None:
+    """Read a started server's stdout (``fd``) until it writes where it listens (``pattern``'s group: HOST:PORT);
+    None once it ends or at ``deadline`` (``time.monotonic``).  Raw reads with a timeout: a partial line
+    never blocks the reader."""
+    seen = b""
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([fd], [], [], max(0.0, deadline - time.monotonic()))
+        chunk = os.read(fd, 65536) if ready else b""
+        if not chunk:
+            return None
+        seen += chunk
+        m = pattern.search(seen)
+        if m:
+            return m.group(1).decode()
+    return None

@@ -2,14 +2,14 @@
 from __future__ import annotations
 
 import os
-import re
-import select
 import signal
 import socket
 import subprocess
 import sys
 import time
 from pathlib import Path
+
+from app.cli.rpc_server import read_announcement
 
 ROOT = Path(__file__).resolve().parents[2]
 START_TIMEOUT_S = 60.0
@@ -28,30 +28,6 @@ if sys.platform.startswith("linux"):
 from app.cli import main
 sys.exit(main(sys.argv[1:]))
 """
-
-
-#: The server's one write, "listening on HOST:PORT\n".  It may follow a part of a line that llama.cpp
-#: wrote and flushed (its banner shares stdout), so it is looked for anywhere, not at a line's start.
-ANNOUNCED = re.compile(rb"listening on (\S+:\d+)\n")
-
-
-def _announced(fd: int, deadline: float) -> str | None:
-    """Read the server's stdout until it says where it listens (its endpoint), it ends, or ``deadline``.
-
-    Raw reads with a timeout: a partial line must never block the test until its own timeout."""
-    seen = b""
-    while time.monotonic() < deadline:
-        ready, _, _ = select.select([fd], [], [], max(0.0, deadline - time.monotonic()))
-        if not ready:
-            break
-        chunk = os.read(fd, 65536)
-        if not chunk:
-            return None
-        seen += chunk
-        m = ANNOUNCED.search(seen)
-        if m:
-            return m.group(1).decode()
-    return None
 
 
 def env() -> dict[str, str]:
@@ -75,7 +51,7 @@ class RpcServer:
             cwd=ROOT, env=dict(env(), RPC_TEST_PARENT=str(os.getpid())), stdout=subprocess.PIPE,
             stderr=subprocess.PIPE, text=True,
         )
-        found = _announced(self.proc.stdout.fileno(), time.monotonic() + START_TIMEOUT_S)
+        found = read_announcement(self.proc.stdout.fileno(), time.monotonic() + START_TIMEOUT_S)
         if found is None:
             self.stop()
             raise RuntimeError(f"the RPC server did not start within {START_TIMEOUT_S:.0f} s")
