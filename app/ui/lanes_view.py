@@ -152,6 +152,9 @@ class LaneColumn(QFrame):
             description = self.playground.presets.get(lane.preset).description if lane.preset else ""
         except KeyError:
             description = ""
+        serving = self.state.serving
+        if lane is serving.served_lane and serving.report:  # a served request's lane: what became of its fields
+            description = serving.report
         self.preset.setToolTip(description or "settings edited by hand")
 
     def show_text(self) -> None:
