@@ -213,7 +213,7 @@ class ServeActions:
         state.text.begin_new_root_run(command.run_id, index, self._prompt_text(request.prompt))
         lanes = tuple(dataclasses.replace(lane, key=index, label=f"lane {index + 1}") for lane in command.lanes)
         state.report("")
-        state.set_status(f"serving {request.api}" + (f" for {request.client}" if request.client else ""))
+        state.set_status(f"running {request.api}" + (f" from {request.client}" if request.client else ""))
         state.set_busy("run", command.run_id)
         self.engine.submit(dataclasses.replace(command, lanes=lanes))
 
