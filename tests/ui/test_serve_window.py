@@ -223,3 +223,13 @@ def test_closing_the_window_mid_stream_leaves_no_thread(qtbot, config):
     events = call.wait(qtbot)  # the client got an end, not a hung connection
     assert events and events[-1]["stop"] is True
     assert not any(t.name.startswith("serve-") for t in threading.enumerate() if t.is_alive())
+
+
+def test_loading_another_model_stops_serving_with_a_line(qtbot, served):
+    address = served.state.serving.address
+    served.playground.runs.load_model("other.gguf")
+    qtbot.waitUntil(lambda: not served.state.serving.on, timeout=WAIT_MS)
+    assert served.state.problem.startswith("Serve stopped: the window loaded another model")
+    assert not served.serve.toggle.isChecked()
+    with pytest.raises(httpx.ConnectError):
+        httpx.get(address + "/health", timeout=TIMEOUT_S)

@@ -170,6 +170,17 @@ class ServeController(QObject):
     def _on_change(self, change: Change) -> None:
         if change.what in (Changed.SERVING, Changed.LANES, Changed.CURRENT_LANE):
             self._show()
+        elif change.what == Changed.MODEL:
+            self._model_changed()
+
+    def _model_changed(self) -> None:
+        """Another model loaded: the server described the old one (its vocabulary, template, name), so it
+        stops and says so.  The model lost in a crash and loaded again is the same: serving goes on."""
+        server, model = self.server, self.state.model
+        if server is not None and model is not None and model.path != server.served.info.path:
+            self.stop()
+            line = "Serve stopped: the window loaded another model (switch Run \u25b8 Serve on to serve it)"
+            self._post(lambda: self.state.report(line))  # after the load's own line (its note, often none)
 
     def _show(self) -> None:
         serving = self.state.serving
