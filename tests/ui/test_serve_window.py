@@ -13,8 +13,8 @@ import threading
 import httpx
 import pytest
 
+from app.engine.engine import Engine
 from app.engine.fake import fake_loader
-from conftest import open_window
 from sampler import SamplerSettings
 
 TIMEOUT_S = 30.0
@@ -46,7 +46,11 @@ class Call:
 
 
 def serving_window(qtbot, loader):
-    w = open_window(qtbot, loader=loader)
+    from app.ui.main_window import MainWindow
+
+    w = MainWindow(load_default=False, engine=Engine(loader))
+    qtbot.addWidget(w)
+    w.show()
     w.playground.runs.load_model(None)
     qtbot.waitUntil(lambda: w.state.model is not None, timeout=10_000)
     w.state.set_run_settings(max_tokens=16, n_ctx=512)
@@ -233,3 +237,17 @@ def test_loading_another_model_stops_serving_with_a_line(qtbot, served):
     assert not served.serve.toggle.isChecked()
     with pytest.raises(httpx.ConnectError):
         httpx.get(address + "/health", timeout=TIMEOUT_S)
+
+
+def test_a_browser_page_can_be_let_in_and_a_bad_origin_is_one_line(qtbot, served):
+    assert not served.serve.set_origin("https://a.example, https://b.example")
+    assert served.state.problem.startswith("Serve: expected one origin") and served.serve.cors_origin is None
+    served.serve.set_origin("null")  # mikupad.html opened from a file sends Origin: null
+    qtbot.waitUntil(lambda: served.state.serving.on, timeout=WAIT_MS)
+    url = served.state.serving.address
+    allowed = httpx.options(url + "/completion", timeout=TIMEOUT_S, headers={
+        "Origin": "null", "Access-Control-Request-Method": "POST"})
+    other = httpx.options(url + "/completion", timeout=TIMEOUT_S, headers={
+        "Origin": "https://elsewhere.example", "Access-Control-Request-Method": "POST"})
+    assert allowed.headers.get("access-control-allow-origin") == "null"
+    assert "access-control-allow-origin" not in other.headers

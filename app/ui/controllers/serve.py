@@ -21,7 +21,7 @@ from PySide6.QtWidgets import QInputDialog, QLabel
 
 from app.actions.serving import ServeActions
 from app.core.changes import Change, Changed
-from app.serve.server import ServerThread, make_served
+from app.serve.server import ServerThread, check_origin, make_served
 
 #: Where the window listens: this machine only, on llama-server's (and the ``serve`` command's) port.
 DEFAULT_HOST, DEFAULT_PORT = "127.0.0.1", 8080
@@ -51,6 +51,7 @@ class ServeController(QObject):
         self.actions = ServeActions(state, playground.engine, playground.history, self._posted.emit)
         playground.listen(self.actions.handlers)
         self.host, self.port = DEFAULT_HOST, DEFAULT_PORT
+        self.cors_origin: str | None = None  # one browser page allowed to call (Kobold Lite, mikupad)
         self.server: ServerThread | None = None
         self._starter: threading.Thread | None = None
         self._closing = False
@@ -61,6 +62,10 @@ class ServeController(QObject):
         self.toggle.toggled.connect(self._toggled)
         self.port_action = QAction("Serve port \u2026", window)
         self.port_action.triggered.connect(lambda _checked=False: self.ask_port())
+        self.origin_action = QAction("Serve a browser page \u2026", window)
+        self.origin_action.setToolTip("Let one browser page call the server (CORS): Kobold Lite, or mikupad opened "
+                                      "from a file (null)")
+        self.origin_action.triggered.connect(lambda _checked=False: self.ask_origin())
         self.override = QAction("Requests use this lane's settings", window)
         self.override.setCheckable(True)
         self.override.setToolTip("The edited lane's settings replace every served request's sampler fields "
@@ -73,7 +78,7 @@ class ServeController(QObject):
 
     def fill_menu(self, menu) -> None:
         menu.addSeparator()
-        for action in (self.toggle, self.port_action, self.override):
+        for action in (self.toggle, self.port_action, self.origin_action, self.override):
             menu.addAction(action)
 
     # -- the switch ---------------------------------------------------------------------------------
@@ -93,17 +98,19 @@ class ServeController(QObject):
         self.state.serving.set_starting()
         chat_template, options = self.state.chat.chat_template, self.state.run_settings
         self._starter = threading.Thread(target=self._start_off_thread, name="serve-start", daemon=True,
-                                         args=(self.state.model, chat_template, options, self.host, self.port))
+                                         args=(self.state.model, chat_template, options, self.host, self.port,
+                                               self.cors_origin))
         self._starter.start()
 
-    def _start_off_thread(self, info, chat_template, options, host: str, port: int) -> None:
+    def _start_off_thread(self, info, chat_template, options, host: str, port: int, cors_origin: str | None) -> None:
         problem = port_problem(host, port)
         if problem:
             self._post(lambda: self._failed(problem))
             return
         door, served = self.actions.door, None
         try:
-            served = make_served(door, door.wake, info, chat_template, options, hooks=self.actions)
+            served = make_served(door, door.wake, info, chat_template, options, hooks=self.actions,
+                                 cors_origin=cors_origin)
             self._post(lambda: setattr(self.actions, "runner", served.runner))
             server = ServerThread(served, host, port).start()
         except Exception as exc:  # one line, never a traceback
@@ -150,9 +157,33 @@ class ServeController(QObject):
         port, ok = QInputDialog.getInt(self.window, "Serve", f"Port to listen on ({self.host}):", self.port, 1, 65535)
         if ok and port != self.port:
             self.port = port
-            if self.server is not None:  # serving: serve on the new port
-                self.stop()
-                self.toggle.setChecked(True)
+            self._restart()
+
+    def ask_origin(self) -> None:
+        origin, ok = QInputDialog.getText(
+            self.window, "Serve", "The one browser page that may call the server (empty: none):\n"
+            "https://lite.koboldai.net for Kobold Lite, null for mikupad.html opened from a file",
+            text=self.cors_origin or "")
+        if ok:
+            self.set_origin(origin.strip() or None)
+
+    def set_origin(self, origin: str | None) -> bool:
+        """Let ``origin`` call the server (None: no page); a bad one is one line and changes nothing."""
+        try:
+            check_origin(origin)
+        except ValueError as exc:
+            self.state.report(f"Serve: {str(exc).removeprefix('--cors-origin: ')}")
+            return False
+        if origin != self.cors_origin:
+            self.cors_origin = origin
+            self._restart()
+        return True
+
+    def _restart(self) -> None:
+        """Serving: serve again with the new port or page."""
+        if self.server is not None:
+            self.stop()
+            self.toggle.setChecked(True)
 
     # -- the override lane --------------------------------------------------------------------------------
 
@@ -195,7 +226,8 @@ class ServeController(QObject):
         if text and override is not None:
             text += f" \u00b7 lane {override + 1} overrides"
         self.label.setText(text)
-        self.label.setToolTip(serving.report or "No request yet")
+        page = f"Browser page allowed: {self.cors_origin}\n" if self.cors_origin else ""
+        self.label.setToolTip(page + (serving.report or "No request yet"))
         self.label.setVisible(bool(text))
         self.override.blockSignals(True)
         self.override.setChecked(override is not None)
