@@ -105,8 +105,8 @@ class ServeActions:
     """The window's side of serving (its thread): starts each request's run in the served lane, passes the
     served work's events to the runner, keeps the override lane's settings for it."""
 
-    def __init__(self, state: PlaygroundState, engine, history, post: Callable[[Callable[[], None]], None]):
-        self.state, self.engine, self.history = state, engine, history
+    def __init__(self, state: PlaygroundState, engine, runs, history, post: Callable[[Callable[[], None]], None]):
+        self.state, self.engine, self.runs, self.history = state, engine, runs, history
         self.door = EngineDoor(engine, post)
         self.door.window = self
         self.runner = None  # the serve runner while serving (set by whoever starts the server)
@@ -145,7 +145,10 @@ class ServeActions:
         """A command of the runner's: a request's run starts (or waits for the engine), the rest goes on."""
         if isinstance(command, cmd.Generate):
             self._runs.add(command.run_id)
-            if self.state.model is None and self.state.load_id is None:
+            state = self.state
+            if state.model is None and state.lost_model is not None and state.load_id is None and not state.busy:
+                self.runs.ready()  # the model the engine lost in a crash loads again; the request waits for it
+            if state.model is None and state.load_id is None:
                 self._runs.discard(command.run_id)
                 self.door.deliver(ev.RunEnded(command.run_id, error="the window has no model loaded"))
             elif self._engine_free():

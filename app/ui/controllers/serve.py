@@ -48,7 +48,7 @@ class ServeController(QObject):
         super().__init__(window)
         self.window, self.state, self.playground = window, state, playground
         self._posted.connect(self._run_posted, Qt.ConnectionType.QueuedConnection)
-        self.actions = ServeActions(state, playground.engine, playground.history, self._posted.emit)
+        self.actions = ServeActions(state, playground.engine, playground.runs, playground.history, self._posted.emit)
         playground.listen(self.actions.handlers)
         self.host, self.port = DEFAULT_HOST, DEFAULT_PORT
         self.cors_origin: str | None = None  # one browser page allowed to call (Kobold Lite, mikupad)
