@@ -141,6 +141,7 @@ def test_an_override_lane_replaces_the_requests_settings(qtbot, served):
     served.serve.override.setChecked(True)
     assert served.state.serving.override_lane is served.state.lanes[0]
     assert "lane 1 overrides" in served.serve.label.text()
+    assert served.lanes_view.columns[0].edit.text() == "Lane 1 \u21c4"
     url = served.state.serving.address
     answer = Call(lambda: post(url, "/completion", {"prompt": "A", "n_predict": 4, "temperature": 1.7,
                                                     "top_k": 80, "seed": 2})).wait(qtbot)
@@ -150,7 +151,7 @@ def test_an_override_lane_replaces_the_requests_settings(qtbot, served):
     report = served.state.serving.report
     assert "request's settings:" in report and "--top-k 80" in report and "overridden by lane 1: " in report
     served.serve.override.setChecked(False)
-    assert served.state.serving.override_lane is None
+    assert served.state.serving.override_lane is None and served.lanes_view.columns[0].edit.text() == "Lane 1"
     Call(lambda: post(url, "/completion", {"prompt": "A", "n_predict": 4, "top_k": 80, "seed": 2})).wait(qtbot)
     qtbot.waitUntil(lambda: not served.state.busy, timeout=WAIT_MS)
     assert served.state.lanes[-1].settings.top_k == 80
