@@ -189,14 +189,17 @@ class ServeActions:
     def _served_index(self) -> int | None:
         return self.state.serving.index_of(self.state.lanes, self.state.serving.served_lane)
 
-    def _lane_for_request(self, settings: SamplerSettings) -> int:
-        """The served lane: the last request's, else a new one, else the last lane (its text stays a branch)."""
+    def _lane_for_request(self, settings: SamplerSettings) -> tuple[int, str]:
+        """The served lane: the last request's, else a new one, else the last lane (its text stays a branch),
+        with a line saying so in that last case."""
         index = self._served_index()
         if index is not None:
-            return index
+            return index, ""
         if len(self.state.lanes) < MAX_LANES:
-            return self.state.add_lane(settings, None, select=False)
-        return len(self.state.lanes) - 1
+            return self.state.add_lane(settings, None, select=False), ""
+        last = len(self.state.lanes) - 1
+        return last, (f"Serve: every lane is taken, so requests run in lane {last + 1} with their own settings "
+                      "(its text stays, a branch away)")
 
     def _begin(self, command: cmd.Generate) -> None:
         runner = self.runner
@@ -205,8 +208,8 @@ class ServeActions:
             self.door.deliver(ev.RunEnded(command.run_id, error="cancelled before it ran"))
             return
         state, request, settings = self.state, job.request, job.settings or job.request.settings
+        index, note = self._lane_for_request(settings)  # a lane added clears the history: the checkpoint follows
         self.history.checkpoint()
-        index = self._lane_for_request(settings)
         override = self._override_index if job.settings is not request.settings else None
         state.serving.request_started(state.lanes[index], report_text(request, settings, override))
         state.set_lane_settings(index, settings, None)
@@ -215,7 +218,7 @@ class ServeActions:
         state.set_current_lane(index)
         state.text.begin_new_root_run(command.run_id, index, self._prompt_text(request.prompt))
         lanes = tuple(dataclasses.replace(lane, key=index, label=f"lane {index + 1}") for lane in command.lanes)
-        state.report("")
+        state.report(note)
         state.set_status(f"running {request.api}" + (f" from {request.client}" if request.client else ""))
         state.set_busy("run", command.run_id)
         self.engine.submit(dataclasses.replace(command, lanes=lanes))

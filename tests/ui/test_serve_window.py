@@ -252,3 +252,20 @@ def test_a_browser_page_can_be_let_in_and_a_bad_origin_is_one_line(qtbot, served
         "Origin": "https://elsewhere.example", "Access-Control-Request-Method": "POST"})
     assert allowed.headers.get("access-control-allow-origin") == "null"
     assert "access-control-allow-origin" not in other.headers
+
+
+def test_with_every_lane_taken_requests_run_in_the_last_one_and_say_so(qtbot, served):
+    while len(served.state.lanes) < 4:
+        served.playground.lanes.add()
+    served.state.set_run_settings(max_tokens=3)
+    served.playground.runs.generate()
+    qtbot.waitUntil(lambda: not served.state.busy, timeout=WAIT_MS)
+    writers = served.state.lanes[3].text
+    url = served.state.serving.address
+    answer = Call(lambda: post(url, "/completion", {"prompt": "A", "n_predict": 3, "top_k": 7})).wait(qtbot)
+    qtbot.waitUntil(lambda: not served.state.busy, timeout=WAIT_MS)
+    assert len(served.state.lanes) == 4 and served.state.lanes[3].text == answer["content"]
+    assert served.state.problem.startswith("Serve: every lane is taken, so requests run in lane 4")
+    assert served.state.lanes[3].settings.top_k == 7
+    served.playground.text.undo()  # the request's run is undone like any run: the writer's text is back
+    assert served.state.lanes[3].text == writers and writers
