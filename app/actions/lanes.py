@@ -66,8 +66,11 @@ class LaneActions:
         self.set_settings(index, preset.settings.replace(seed=seed), preset.name)
 
     def label(self, index: int) -> str:
-        """The lane's preset name, marked when its settings changed since (the seed aside)."""
+        """The lane's name if it has one (a served request's lane), else its preset's, marked when its settings
+        changed since (the seed aside)."""
         lane = self.state.lanes[index]
+        if lane.name:
+            return lane.name
         if lane.preset is None:
             return "(custom)"
         try:

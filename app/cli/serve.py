@@ -18,7 +18,6 @@ import argparse
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import urlsplit
 
 from sampler import FlagError, SamplerSettings, parse_flags
 
@@ -41,7 +40,8 @@ def serve_parser() -> argparse.ArgumentParser:
     p.add_argument("--api-key", default=None, metavar="KEY",
                    help="the Bearer token clients must send (required for a --host beyond this machine)")
     p.add_argument("--cors-origin", default=None, metavar="ORIGIN",
-                   help="one browser origin allowed to call the server, e.g. http://localhost:5001")
+                   help="one browser origin allowed to call the server, e.g. http://localhost:5001 (null: "
+                        "a page opened from a file, such as mikupad.html)")
     add_run_flags(p, only=("n_ctx", "n_threads", "flash_attn"))
     p.add_argument("-ngl", "--gpu-layers", "--n-gpu-layers", dest="gpu_layers", type=int_in("-ngl (GPU layers)", 0),
                    default=None)
@@ -64,13 +64,13 @@ class ServeArgs:
 
 
 def check_origin(origin: str | None) -> None:
-    """One origin (scheme://host[:port]), never ``*`` nor a list."""
-    if origin is None:
-        return
-    parts = urlsplit(origin)
-    if parts.scheme not in ("http", "https") or not parts.netloc or parts.path not in ("", "/") or parts.query \
-            or "," in origin or "*" in origin:
-        raise UsageError(f"--cors-origin: expected one origin such as http://localhost:5001, got {origin!r}")
+    """One origin (scheme://host[:port], or ``null``: a page opened from a file), never ``*`` nor a list."""
+    from app.serve.server import check_origin as check
+
+    try:
+        check(origin)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def parse_serve_args(argv: list[str]) -> ServeArgs:

@@ -56,6 +56,7 @@ class Changed(enum.Enum):
     TASTE = "the taste tuner"
     TASTE_SETUP = "the taste tuner's set-up (what the next tuning runs)"
     MODEL_FORM = "the Model page's fields (path, GPU layers, RPC servers, tensor split, recent models)"
+    SERVING = "the window's server: its address, requests, served lane, override lane and newest report"
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, str):

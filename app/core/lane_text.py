@@ -30,6 +30,7 @@ class LaneText:
     revision: int = 0  # counts the times the shown text was replaced (views then redraw it whole)
     run_id: int | None = None  # the run appending to it
     run_branch: int | None = None  # the branch that run appends to
+    name: str = ""  # what the lane is called instead of its preset ("/completion 14:03": a served request's lane)
 
     @property
     def records(self) -> list[StepRecord]:

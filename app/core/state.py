@@ -10,7 +10,8 @@ load.  Its parts are objects on it, each the only writer of its own fields
 ``jobs``, the fan and the sweep on show (app/core/jobs.py); ``radar``, the fork radar
 (app/core/forks.py); ``ab``, the blind A/B test and its set-up (app/core/ab/state.py);
 ``taste``, the taste tuner and its set-up (app/core/ab/taste/state.py); ``session_file``,
-the session's file, dirty flag and autosave failure (app/core/session_file.py).  Every change, the parts' included, is
+the session's file, dirty flag and autosave failure (app/core/session_file.py); ``serving``, the
+window's server, its served and override lanes (app/core/serving.py).  Every change, the parts' included, is
 announced on the state's one bus to subscribers as a
 :class:`app.core.changes.Change` of a :class:`app.core.changes.Changed` kind; widgets
 redraw from the state and hold nothing of their own.  Methods that take user
@@ -31,6 +32,7 @@ from app.core.chat import ChatPart
 from app.core.forks import RadarPart
 from app.core.jobs import JobsPart
 from app.core.lane_text import LaneText, LaneTextPart
+from app.core.serving import ServingPart
 from app.core.session_file import SessionFile
 from app.engine.face.model_info import LoadRequest, ModelInfo
 from app.engine.face.options import MAX_LANES, RunOptions
@@ -87,6 +89,7 @@ class PlaygroundState:
         self.jobs = JobsPart(self)  # the fan on show and the sweep on show (app/core/jobs.py)
         self.radar = RadarPart(self)  # fork radar, the lookahead on show, manual mode (app/core/forks.py)
         self.session_file = SessionFile(self)  # the session's file, dirty flag, autosave failure
+        self.serving = ServingPart(self)  # the window's server (Run ▸ Serve): app/core/serving.py
 
     # -- listeners ---------------------------------------------------------------
 
@@ -194,6 +197,13 @@ class PlaygroundState:
         if settings != lane.settings or new_preset != lane.preset:
             lane.settings, lane.preset = settings, new_preset
             self.accepted()
+            self.emit(Changed.LANE_SETTINGS, index)
+
+    def set_lane_name(self, index: int, name: str) -> None:
+        """What lane ``index`` is called instead of its preset ("": its preset again)."""
+        lane = self.lanes[index]
+        if name != lane.name:
+            lane.name = name
             self.emit(Changed.LANE_SETTINGS, index)
 
     def settings_refused(self, index: int) -> None:

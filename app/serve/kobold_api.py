@@ -102,7 +102,7 @@ class KoboldRequest:
         # the top alternatives are kept for last_logprobs whether or not this request asks (5, as KoboldCpp)
         options = self.served.run_options(self.max_length, self.stops, 5)
         return RunRequest(api, self.prompt, self.settings, options, n_probs=5, client=_client(self.request),
-                          genkey=self.genkey)
+                          genkey=self.genkey, report=self.report)
 
     def text(self, outcome_text: str, e: Ended) -> str:
         return outcome_text + (e.stopping_word if not self.trim_stop and e.stop == "word" else "")

@@ -123,7 +123,7 @@ class Completion:
     def run_request(self, prompt) -> RunRequest:
         options = self.served.run_options(self.n_predict, self.stops, self.n_probs, fresh=not self.cache_prompt)
         return RunRequest("/completion", prompt, self.settings, options, n_probs=self.n_probs,
-                          client=_client(self.request))
+                          client=_client(self.request), report=self.report)
 
     def generation_settings(self, job_settings) -> dict:
         s = job_settings or self.settings

@@ -87,7 +87,8 @@ class OpenAIRequest:
         options = self.served.run_options(self.n_predict, self.stops, max(self.n_probs, 1 if self.logprobs else 0))
         api = "/v1/chat/completions" if self.chat else "/v1/completions"
         return RunRequest(api, self.prompt, self.settings, options, chat=self.chat_request,
-                          n_probs=max(self.n_probs, 1 if self.logprobs else 0), client=_client(self.request))
+                          n_probs=max(self.n_probs, 1 if self.logprobs else 0), client=_client(self.request),
+                          report=self.report)
 
     def _logprobs(self, tokens: list[TokenOut], offset: int = 0):
         if not self.logprobs:

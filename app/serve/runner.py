@@ -33,6 +33,7 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 
+from app.core.formats.report import Report
 from app.engine.face import commands as cmd
 from app.engine.face import events as ev
 from app.engine.face.chat import ChatRequest
@@ -62,6 +63,7 @@ class RunRequest:
     n_probs: int = 0
     client: str = ""  # who asked (address), for the window's lane name
     genkey: str = ""  # KoboldCpp's generation key (abort, check, last_logprobs)
+    report: Report | None = None  # what became of its sampler fields (the window shows it beside the run)
 
 
 @dataclass
@@ -193,10 +195,13 @@ class Runner:
             pending, self._pending = list(self._pending), deque()
         for job in pending:
             job.put(Ended(error="the server is shutting down", cancelled=True))
-        if self.current is not None:
-            self.current.cancel()
+        current = self.current
+        if current is not None:
+            current.cancel()
         self.wake.set()
         self._thread.join(timeout)
+        if current is not None and current.ended is None:  # its end will never be drained: its client hears it now
+            current.put(Ended(error="the server is shutting down", cancelled=True))
 
     def submit(self, request: RunRequest, loop: asyncio.AbstractEventLoop) -> Job:
         """Queue ``request``; Busy when the queue is full."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ipaddress
 import threading
+from urllib.parse import urlsplit
 
 import uvicorn
 
@@ -39,6 +40,17 @@ def check_exposure(host: str, api_key: str | None) -> None:
         raise ValueError(f"--host {host}: listening beyond this machine needs --api-key (a Bearer token clients send)")
     if api_key is not None and len(api_key) < 8:
         raise ValueError("--api-key: at least 8 characters")
+
+
+def check_origin(origin: str | None) -> None:
+    """ValueError unless ``origin`` is one browser origin (scheme://host[:port]), or ``null``: a page opened
+    from a file (mikupad.html) sends that; never ``*`` nor a list."""
+    if origin is None or origin == "null":
+        return
+    parts = urlsplit(origin)
+    if parts.scheme not in ("http", "https") or not parts.netloc or parts.path not in ("", "/") or parts.query \
+            or "," in origin or "*" in origin:
+        raise ValueError(f"--cors-origin: expected one origin such as http://localhost:5001, got {origin!r}")
 
 
 def make_served(engine, wake: threading.Event, info: ModelInfo, chat_template: ChatTemplate | None, options: RunOptions,

@@ -165,7 +165,18 @@ class LaneColumn(QFrame):
             description = self.playground.presets.get(lane.preset).description if lane.preset else ""
         except KeyError:
             description = ""
+        serving = self.state.serving
+        if lane is serving.served_lane and serving.report:  # a served request's lane: what became of its fields
+            description = serving.report
         self.preset.setToolTip(description or "settings edited by hand")
+        self.show_serving()
+
+    def show_serving(self) -> None:
+        """The lane's title marks it when its settings replace every served request's (Run ▸ Serve)."""
+        overrides = self.state.lanes[self.index] is self.state.serving.override_lane
+        self.edit.setText(f"Lane {self.index + 1}" + (" \u21c4" if overrides else ""))
+        self.edit.setToolTip("This lane's settings replace every served request's (Run \u25b8 Serve)" if overrides
+                             else "Edit this lane's settings in the controls on the left")
 
     def show_text(self) -> None:
         lane = self.state.lanes[self.index]
@@ -215,6 +226,9 @@ class LanesView(QWidget):
         what = change.what
         if what == Changed.CURRENT_LANE:
             self.show_edited()
+        elif what == Changed.SERVING:
+            for col in self.columns:
+                col.show_serving()
         elif what == Changed.BUSY and self.state.busy == "run":  # the table holds the figures of the text shown
             self.show_stats(keep_shown=True)
         elif what == Changed.LANE_SETTINGS and change.lane is not None and not self.state.busy:

@@ -27,6 +27,7 @@ from .controllers.menus import fill_menu_bar
 from .controllers.presets import PresetsController
 from .controllers.reading import ReadingController
 from .controllers.redraw import RedrawController
+from .controllers.serve import ServeController
 from .controllers.sessions import SessionsController
 from .controllers.status import StatusController
 from .controllers.view import ViewController
@@ -115,6 +116,8 @@ class MainWindow(QMainWindow):
         self.redraws = RedrawController(self, state)
         self.view = ViewController(self, state)  # theme, text size, splitter sizes (View menu)
         self.reading = ReadingController(self, state)  # F9: the reading layout; Ctrl+1..4: the edited lane
+        self.serve = ServeController(self, state, self.playground)  # Run ▸ Serve
+        self.serve.fill_menu(self.run_menu)
         bar.addSeparator()
         bar.addAction(self.reading.toggle)
         self._unsubscribe = state.subscribe(self._on_change)
@@ -169,6 +172,7 @@ class MainWindow(QMainWindow):
             self.redraws.schedule(live=bool(self.state.busy))  # panels skipped while minimized catch up
 
     def closeEvent(self, event) -> None:
+        self.serve.close()  # no request runs on, no server thread is left
         self.sessions.close()  # the last session, kept for the next window
         self.reading.leave()  # the workbench's sizes are the ones kept
         self.view.close()  # the splitters' sizes, for the next window

@@ -281,3 +281,18 @@ def test_raw_log_probability_round_trips_and_old_sessions_read_as_not_measured(p
     meta, arrays = encode_records(records)
     old = {k: v for k, v in arrays.items() if k not in ("raw_logit", "raw_logsumexp")}
     assert all(np.isnan(r.raw_logit) and np.isnan(r.raw_logsumexp) for r in decode_records(meta, old))
+
+
+def test_a_served_lanes_name_round_trips_and_unnamed_lanes_are_written_as_before(pg, tmp_path):
+    rich_session(pg)
+    state = pg.state
+    before = session_bytes(state)
+    state.set_lane_name(1, "/completion 14:03")
+    assert pg.lanes.label(1) == "/completion 14:03"
+    path = tmp_path / "served.scatter"
+    save_session(state, path)
+    fresh = PlaygroundState()
+    open_session(fresh, path)
+    assert [lane.name for lane in fresh.lanes] == ["", "/completion 14:03"]
+    state.set_lane_name(1, "")
+    assert session_bytes(state) == before  # no name: the lane's object is what it always was

@@ -77,7 +77,7 @@ def snapshot(state: PlaygroundState, parts: list[SessionPart] = PARTS) -> Sessio
     for lane in state.lanes:
         tree = TextTree()
         tree.restore(lane.tree.snapshot())
-        lanes.append(LaneText(lane.settings, lane.preset, tree))
+        lanes.append(LaneText(lane.settings, lane.preset, tree, name=lane.name))
     saved_parts = {}
     for part in parts:
         value = part.to_json(state)
@@ -90,8 +90,7 @@ def snapshot(state: PlaygroundState, parts: list[SessionPart] = PARTS) -> Sessio
 def encode(session: Session) -> tuple[dict, dict[str, np.ndarray]]:
     """``(session.json's object, record columns)`` of a :func:`snapshot`."""
     table = RecordTable()
-    lanes = [{"settings": settings_to_dict(lane.settings), "preset": lane.preset, "tree": encode_tree(lane.tree, table)}
-             for lane in session.lanes]
+    lanes = [_lane_json(lane, table) for lane in session.lanes]
     meta, arrays = encode_records(table.records)
     doc = {
         "format": FORMAT, "version": VERSION, "prompt": session.prompt,
@@ -100,6 +99,15 @@ def encode(session: Session) -> tuple[dict, dict[str, np.ndarray]]:
         "lanes": lanes, "records": meta, "parts": session.parts,
     }
     return doc, arrays
+
+
+def _lane_json(lane: LaneText, table: RecordTable) -> dict:
+    """A lane's object; its ``name`` only when it has one (a served request's lane), so every other lane is
+    written as before."""
+    out = {"settings": settings_to_dict(lane.settings), "preset": lane.preset, "tree": encode_tree(lane.tree, table)}
+    if lane.name:
+        out["name"] = lane.name
+    return out
 
 
 def capture(state: PlaygroundState, parts: list[SessionPart] = PARTS) -> tuple[dict, dict[str, np.ndarray]]:
@@ -123,15 +131,19 @@ def check_header(doc) -> None:
 
 def _lane(i: int, value, records, budget: PieceBudget) -> LaneText:
     where = f"lanes[{i}]"
-    if not isinstance(value, dict) or set(value) != {"settings", "preset", "tree"}:
-        raise ValueError(f"{where}: expected an object with settings, preset and tree")
+    if not isinstance(value, dict) or not {"settings", "preset", "tree"} <= set(value) <= {"settings", "preset", "tree",
+                                                                                           "name"}:
+        raise ValueError(f"{where}: expected an object with settings, preset and tree (and a name)")
+    name = value.get("name", "")
+    if not isinstance(name, str) or len(name) > MAX_NAME_CHARS:
+        raise ValueError(f"{where}.name: expected a name of at most {MAX_NAME_CHARS} characters, got {name!r:.60}")
     preset = value["preset"]
     if preset is not None and not isinstance(preset, str):
         raise ValueError(f"{where}.preset: expected a name or null, got {preset!r:.60}")
     settings = settings_from_dict(value["settings"], f"{where}.settings")
     if preset is not None and len(preset) > MAX_NAME_CHARS:
         raise ValueError(f"{where}.preset: a name of {len(preset)} characters (at most {MAX_NAME_CHARS})")
-    return LaneText(settings, preset, decode_tree(f"{where}.tree", value["tree"], records, budget))
+    return LaneText(settings, preset, decode_tree(f"{where}.tree", value["tree"], records, budget), name=name)
 
 
 def _check_tokens(model, lanes: list[LaneText], records) -> None:

@@ -22,6 +22,7 @@ def fill_menu_bar(bar: QMenuBar, window, actions, presets) -> None:
     view.addAction(a.fork_radar)
     window.view_menu = view
     run = bar.addMenu("&Run")
+    window.run_menu = run  # Run ▸ Serve adds its entries here
     for action in (a.generate, a.continue_, a.stop, None, a.add_lane, a.baseline, a.new_seeds, None, a.match, a.fan,
                    a.look_ahead, a.manual, None, a.ab, a.taste, a.sweep):
         run.addSeparator() if action is None else run.addAction(action)
