@@ -1,6 +1,6 @@
 """``python -m bench.first_run_frames``: the first run after start against the second, in one real window.
 
-    xvfb-run -a -s "-screen 0 1920x1080x24" .venv/bin/python -m bench.first_run_frames [--rounds 3]
+    xvfb-run -a -s "-screen 0 1920x1080x24" .venv/bin/python -m bench.first_run_frames [--new-prompt] [--idle S]
 
 Starts the window as ``make run`` does (its engine in a process of its own, on
 the bundled model), waits for the model, then makes two runs of the same
@@ -17,8 +17,9 @@ longest wait between live frames, or between the first token and the first
 frame, in run 1's first seconds), ``first_run_frame_gap_ratio`` (that over the
 same for run 2), ``first_run_frames`` / ``second_run_frames`` (live frames in
 those seconds), ``first_run_first_token_ms`` / ``second_run_first_token_ms``
-(the run asked for to its first token on screen: the second reuses the prompt the
-engine has decoded already) and ``first_run_gui_cpu_ratio`` (the GUI thread's CPU
+(the run asked for to its first token on screen; the second run's prompt is the
+first's reversed, as the engine would otherwise reuse the first's decoded prompt and
+answer in a quarter of the time) and ``first_run_gui_cpu_ratio`` (the GUI thread's CPU
 for frames and text in run 1 over run 2).
 """
 from __future__ import annotations
@@ -70,6 +71,16 @@ class FrameLog:
                           if t0 - 1 <= s < t0 + seconds],
                 "frame_starts_ms": [round(1e3 * (s - t0)) for s in starts],
                 "panel_cpu_ms": {k: round(1e3 * v, 1) for k, v in sorted(self.panel_cpu.items())}}
+
+
+def process_cpu_s(pid: int | None) -> float:
+    """CPU seconds process ``pid`` has used (all its threads; Linux's /proc), 0 where it cannot be read."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rpartition(")")[2].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return 0.0
 
 
 def _timed(fn, into: list):
@@ -178,11 +189,15 @@ def one_run(app, window, seconds: float, current: list, profile: str = "") -> di
         _wait(app, lambda: bool(log.tokens), 120, beat)
         t0 = log.tokens[0] if log.tokens else time.perf_counter()
         first_token_ms = 1e3 * (t0 - asked)
+        pid = window.bridge.engine.pid
+        engine0, gui0 = process_cpu_s(pid), time.process_time()
         if profiler is not None:
             _wait(app, lambda: time.perf_counter() - t0 >= 0.3, 5)
             profiler.disable()
             profiler.dump_stats(profile)
         _wait(app, lambda: time.perf_counter() - t0 >= seconds or not window.state.busy, seconds + 5, beat)
+        engine_cpu, gui_cpu = process_cpu_s(pid) - engine0, time.process_time() - gui0
+        span = time.perf_counter() - t0
         current[0] = None
         window.playground.runs.stop()
         _wait(app, lambda: not window.state.busy, 30)
@@ -192,16 +207,20 @@ def one_run(app, window, seconds: float, current: list, profile: str = "") -> di
         unsubscribe()
     out = log.summary(t0, seconds)
     out["first_token_ms"] = first_token_ms
+    out["engine_cores"] = engine_cpu / span  # the engine process's CPU over the run's first seconds, in cores
+    out["gui_process_cores"] = gui_cpu / span
     out["tokens"] = sum(1 for t in log.tokens if t0 <= t < t0 + seconds)
     return out
 
 
 def one_round(seconds: float = SECONDS, tokens: int = TOKENS, size=(1500, 940),
-              idle_s: float = 1.0, profile: str = "") -> tuple[dict, dict]:
+              idle_s: float = 1.0, profile: str = "", new_prompt: bool = False,
+              config: str = "") -> tuple[dict, dict]:
     """A fresh window (engine process, bundled model): its first run and its second."""
     if not os.environ.get("DISPLAY"):
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    os.environ["SCATTER_PLAYGROUND_CONFIG"] = tempfile.mkdtemp(prefix="scatter-first-run-")
+    # ``config``: a settings folder kept between rounds, its last session restored as ``make run`` does
+    os.environ["SCATTER_PLAYGROUND_CONFIG"] = config or tempfile.mkdtemp(prefix="scatter-first-run-")
     from app.ui.main import early_engine
 
     engine = early_engine()
@@ -210,19 +229,25 @@ def one_round(seconds: float = SECONDS, tokens: int = TOKENS, size=(1500, 940),
     from app.ui.main_window import MainWindow
 
     app = QApplication.instance() or QApplication([])
-    window = MainWindow(engine=engine, restore_session=False)
+    window = MainWindow(engine=engine, restore_session=bool(config))
     try:
         window.resize(*size)
         window.show()
         _wait(app, lambda: window.state.model is not None and not window.state.loading, 300)
+        engine0, gui0, idle0 = process_cpu_s(window.bridge.engine.pid), time.process_time(), time.perf_counter()
         _wait(app, lambda: False, idle_s)  # the window idle a moment after the model is ready, as a writer reads
+        idle = {"engine_cores": (process_cpu_s(window.bridge.engine.pid) - engine0) / (time.perf_counter() - idle0),
+                "gui_process_cores": (time.process_time() - gui0) / (time.perf_counter() - idle0)}
         window.state.set_run_settings(max_tokens=tokens)
         current: list = [None]
         _instrument(window, lambda: current[0])
         first = one_run(app, window, seconds, current, profile and profile + ".1")
+        if new_prompt:  # the second run's prompt not decoded before: no prefix for the engine to reuse
+            window.state.set_prompt("".join(reversed(window.state.prompt)))
         second = one_run(app, window, seconds, current, profile and profile + ".2")
     finally:
         window.close()
+    first["idle_before"] = idle
     return first, second
 
 
@@ -232,7 +257,7 @@ def run_all() -> dict[str, float]:
 
     rounds = []
     for _ in range(ROUNDS):
-        proc = subprocess.run([sys.executable, "-m", "bench.first_run_frames", "--json"],
+        proc = subprocess.run([sys.executable, "-m", "bench.first_run_frames", "--json", "--new-prompt"],
                               cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                               capture_output=True, text=True, timeout=600)
         if proc.returncode != 0:
@@ -260,8 +285,13 @@ def main(argv=None) -> int:
     parser.add_argument("--tokens", type=int, default=TOKENS)
     parser.add_argument("--idle", type=float, default=1.0, help="seconds idle between model ready and run 1")
     parser.add_argument("--profile", default="", help="profile each run's start into PROFILE.1 and PROFILE.2")
+    parser.add_argument("--config", default="", help="a settings folder whose last session is restored")
+    parser.add_argument("--size", default="1500x940", help="the window's size, WxH")
+    parser.add_argument("--new-prompt", action="store_true", help="the second run on a prompt not decoded before")
     args = parser.parse_args(argv)
-    first, second = one_round(args.seconds, args.tokens, idle_s=args.idle, profile=args.profile)
+    size = tuple(int(v) for v in args.size.split("x"))
+    first, second = one_round(args.seconds, args.tokens, size, idle_s=args.idle, profile=args.profile,
+                              new_prompt=args.new_prompt, config=args.config)
     if args.json:
         print(json.dumps([first, second]))
     else:

@@ -32,3 +32,17 @@ def test_a_run_without_frames_is_one_gap_of_all_its_seconds():
     summary = _log([]).summary(5.0, 2.0)
     assert summary["frames"] == 0 and summary["max_frame_gap_ms"] == pytest.approx(2000.0)
     assert summary["max_frame_cpu_ms"] == 0
+
+
+def test_a_process_cpu_time_grows_with_work_and_is_zero_for_no_process():
+    import os
+    import time
+
+    from bench.first_run_frames import process_cpu_s
+
+    before = process_cpu_s(os.getpid())
+    end = time.process_time() + 0.05
+    while time.process_time() < end:
+        pass
+    assert process_cpu_s(os.getpid()) > before
+    assert process_cpu_s(None) == 0.0
