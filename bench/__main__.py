@@ -237,7 +237,7 @@ IPC_FIGURES = ("engine_ipc_us_per_record", "engine_ipc_us_per_record_4lanes")
 
 #: Every suite's name, in the order ``make bench`` runs them (``--only`` picks one).
 SUITES = ("sampler", "presets", "session", "engine", "startup", "sweep", "lookahead", "rpc", "rpc_hosts", "ipc", "bans",
-          "serve", "grammar", "gui", "window", "frames")
+          "serve", "grammar", "gui", "window", "frames", "first_run")
 
 
 def _suites():
@@ -300,6 +300,9 @@ def _suites():
     from . import gui_frames
 
     yield "frames", gui_frames.run_all
+    from . import first_run_frames
+
+    yield "first_run", first_run_frames.run_all
 
 
 def main(argv=None) -> int:
