@@ -30,7 +30,7 @@ from sampler import FlagError, SamplerSettings, parse_flags
 from sampler.flags import FLAG_BY_NAME, UNSUPPORTED
 
 from .outputs import check_output
-from .parsing import INT32_MAX, ArgParser, UsageError, check_utf8, checked, flag_arities, int_in, is_utf8
+from .parsing import INT32_MAX, ArgParser, UsageError, check_utf8, checked, flag_arities, int_in, is_utf8, split_own_flags
 from .run_flags import add_run_flags
 
 #: A longer prompt file is refused (it could not fit any context anyway; ``-f /dev/zero`` ends here).
@@ -129,18 +129,7 @@ def _lane(spec: str, global_words: list[str], index: int) -> tuple[SamplerSettin
 
 def split_run_flags(argv: list[str]) -> tuple[list[str], list[str]]:
     """(the command's own flags with their values, the sampling flags every lane takes)."""
-    run, sampling, i = [], [], 0
-    while i < len(argv):
-        word = argv[i]
-        name = word.partition("=")[0] if word.startswith("--") else word
-        if name in RUN_FLAGS:
-            n = 0 if word.startswith("--") and "=" in word else RUN_FLAGS[name]
-            run += argv[i:i + 1 + n]
-            i += 1 + n
-        else:
-            sampling.append(word)
-            i += 1
-    return run, sampling
+    return split_own_flags(argv, RUN_FLAGS)
 
 
 def read_prompt(args: argparse.Namespace) -> str:

@@ -87,3 +87,20 @@ def check_utf8(argv: list[str]) -> None:
             owner = None if eq else name
         elif owner != "--lanes":  # a flag takes one value; --lanes every word up to the next flag
             owner = None
+
+
+def split_own_flags(argv: list[str], own_flags: dict[str, int]) -> tuple[list[str], list[str]]:
+    """(the flags of ``own_flags`` (name -> how many values follow it) with their values, every other word),
+    each in order; ``--name=value`` is one word."""
+    own, other, i = [], [], 0
+    while i < len(argv):
+        word = argv[i]
+        name = word.partition("=")[0] if word.startswith("--") else word
+        if name in own_flags:
+            n = 0 if word.startswith("--") and "=" in word else own_flags[name]
+            own += argv[i:i + 1 + n]
+            i += 1 + n
+        else:
+            other.append(word)
+            i += 1
+    return own, other

@@ -22,7 +22,7 @@ from pathlib import Path
 from sampler import FlagError, SamplerSettings, parse_flags
 
 from .common import EXIT_FAILED, EXIT_USAGE, fail, read_command_line, route_llama_logs
-from .parsing import ArgParser, UsageError, check_utf8, flag_arities, int_in
+from .parsing import ArgParser, UsageError, check_utf8, flag_arities, int_in, split_own_flags
 from .run_flags import add_run_flags, run_options
 
 HELP_HINT = "see 'scatter-playground serve --help'"
@@ -77,17 +77,7 @@ def parse_serve_args(argv: list[str]) -> ServeArgs:
     from app.serve.server import check_exposure
 
     check_utf8(argv)
-    own, sampling, i = [], [], 0
-    while i < len(argv):
-        word = argv[i]
-        name = word.partition("=")[0] if word.startswith("--") else word
-        if name in SERVE_FLAGS:
-            n = 0 if word.startswith("--") and "=" in word else SERVE_FLAGS[name]
-            own += argv[i:i + 1 + n]
-            i += 1 + n
-        else:
-            sampling.append(word)
-            i += 1
+    own, sampling = split_own_flags(argv, SERVE_FLAGS)
     try:
         settings, extra = parse_flags(sampling)
     except FlagError as exc:

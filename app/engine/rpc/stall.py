@@ -20,13 +20,12 @@ from __future__ import annotations
 import fcntl
 import os
 import platform
-import socket
 import struct
 import termios
 import threading
 import time
 
-from app.engine.rpc.watch import _duplicate, connections_to, set_deadline
+from app.engine.rpc.watch import connections_to, set_deadline, shut
 
 #: How often the connections are looked at during a load (seconds).
 POLL_S = 0.1
@@ -60,19 +59,6 @@ def receiving_fds() -> set[int]:
         if len(words) > 1 and words[0].isdigit() and int(words[0]) in _RECV_CALLS:
             found.add(int(words[1], 16))
     return found
-
-
-def shut(fd: int) -> None:
-    try:
-        dup = _duplicate(fd)
-    except OSError:
-        return
-    try:
-        dup.shutdown(socket.SHUT_RDWR)
-    except OSError:
-        pass
-    finally:
-        dup.close()
 
 
 class LoadGuard:

@@ -96,6 +96,21 @@ def _duplicate(fd: int) -> socket.socket:
         socket.setdefaulttimeout(old)
 
 
+def shut(fd: int) -> None:
+    """End the connection on llama.cpp's descriptor ``fd`` both ways, the descriptor itself left open (llama.cpp
+    owns it): its next send or receive fails at once.  A descriptor already gone is left as it is."""
+    try:
+        dup = _duplicate(fd)
+    except OSError:
+        return
+    try:
+        dup.shutdown(socket.SHUT_RDWR)
+    except OSError:
+        pass
+    finally:
+        dup.close()
+
+
 def set_deadline(fd: int, seconds: float) -> None:
     """Make a blocking send or receive on ``fd`` fail after ``seconds`` without progress (0: never)."""
     whole = int(seconds)
@@ -186,16 +201,7 @@ class ServerWatch:
         """End every connection (both ways): each server frees what it held and takes a new client.
         llama.cpp's next use of one fails (see rpc_abort)."""
         for fd in self._fds.values():
-            try:
-                dup = _duplicate(fd)
-            except OSError:
-                continue
-            try:
-                dup.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
-            finally:
-                dup.close()
+            shut(fd)
 
     def close(self) -> None:
         """After the model is freed: the pairs' far ends can go."""
