@@ -16,8 +16,7 @@ from PySide6.QtWidgets import QListWidget, QListWidgetItem, QWidget
 from app.core.bans.events import ban_events, per_step
 
 from ..theme import Theme, current, style_plot
-from .common import LEFT_AXIS_PX, cursor_line, grow_x, header, panel_plot, plain_axes, set_y, stack, title_row
-from .kept_axis import kept_axes
+from .common import cursor_line, grow_x, header, set_y, stack, step_strip, title_row
 
 
 class BansPanel(QWidget):
@@ -27,13 +26,7 @@ class BansPanel(QWidget):
 
     def __init__(self, parent=None):
         super().__init__(parent)
-        self.plot = panel_plot(kept_axes())
-        self.plot.enableAutoRange(enable=False)
-        self.plot.setMouseEnabled(x=True, y=False)
-        self.plot.hideButtons()
-        self.plot.setMinimumHeight(52)
-        self.plot.getAxis("left").setWidth(LEFT_AXIS_PX)
-        plain_axes(self.plot)
+        self.plot = step_strip(52)
         # one vertical line per step, as the collision ticks: a curve item, not plot()'s PlotDataItem
         # (which reads, and so makes, the plot's options: app/ui/plots/panel_plot_item.py)
         self.bars = pg.PlotCurveItem(connect="pairs")

@@ -6,7 +6,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsView, QGraphicsWidget, QVBoxLayout, QWidget
 
 from ..theme import RGB, Theme, current
-from .kept_axis import KeptAxis
+from .kept_axis import KeptAxis, kept_axes
 from .panel_plot_item import PanelPlotItem
 from .panel_title import PanelTitle
 from .quiet_axis import every_side
@@ -83,6 +83,19 @@ def display_token(text: str) -> str:
     if not text:
         return "\u2205"
     return text.replace(" ", "\u00b7").replace("\n", "\u21b5").replace("\t", "\u21e5").replace("\r", "\u240d")
+
+
+def step_strip(min_height: int) -> pg.PlotWidget:
+    """A strip of steps along x (the Bans and Grammar panels): kept axes, x panned by the mouse, y fixed, no
+    auto range and no buttons, its left axis as wide as every panel's."""
+    plot = panel_plot(kept_axes())
+    plot.enableAutoRange(enable=False)
+    plot.setMouseEnabled(x=True, y=False)
+    plot.hideButtons()
+    plot.setMinimumHeight(min_height)
+    plot.getAxis("left").setWidth(LEFT_AXIS_PX)
+    plain_axes(plot)
+    return plot
 
 
 def plain_axes(plot) -> None:

@@ -19,8 +19,7 @@ from PySide6.QtWidgets import QListWidget, QListWidgetItem, QWidget
 from sampler.grammar_text import grammar_count
 
 from ..theme import Theme, current, style_plot
-from .common import LEFT_AXIS_PX, cursor_line, grow_x, header, panel_plot, plain_axes, set_y, stack, title_row
-from .kept_axis import kept_axes
+from .common import cursor_line, grow_x, header, set_y, stack, step_strip, title_row
 
 
 def refusals(records: Sequence) -> tuple[list[tuple[int, int, int]], int]:
@@ -44,13 +43,7 @@ class GrammarPanel(QWidget):
 
     def __init__(self, parent=None):
         super().__init__(parent)
-        self.plot = panel_plot(kept_axes())
-        self.plot.enableAutoRange(enable=False)
-        self.plot.setMouseEnabled(x=True, y=False)
-        self.plot.hideButtons()
-        self.plot.setMinimumHeight(24)  # the left column fits a 1280 x 720 screen with it
-        self.plot.getAxis("left").setWidth(LEFT_AXIS_PX)
-        plain_axes(self.plot)
+        self.plot = step_strip(24)  # the left column fits a 1280 x 720 screen with it
         self.bars = pg.PlotCurveItem(connect="pairs")  # one vertical line per refused step
         self.plot.addItem(self.bars)
         self.cursor = cursor_line()
