@@ -182,12 +182,7 @@ def parse_generate_args(argv: list[str]) -> GenerateArgs:
     rest, lane_specs = split_lanes(argv)
     run_words, sampling = split_run_flags(rest)
     kept, notes = strip_off_values(sampling)
-    try:
-        settings, extra = parse_flags(kept)
-    except FlagError as exc:
-        raise UsageError(str(exc)) from None
-    if extra:
-        raise UsageError(f"unexpected argument(s) {' '.join(map(repr, extra))}")
+    settings = sampling_settings(kept)
     args = run_parser().parse_args(run_words)
     prompt = read_prompt(args)
     for stop in args.stop_strings:
@@ -216,3 +211,15 @@ def parse_generate_args(argv: list[str]) -> GenerateArgs:
             for i, s in enumerate(lanes)
         ]
     return GenerateArgs(args, prompt, lanes, notes)
+
+
+def sampling_settings(words: list[str]) -> SamplerSettings:
+    """The settings llama.cpp's sampling flags in ``words`` make; a bad flag or a word left over is the
+    UsageError (generate's and serve's command lines)."""
+    try:
+        settings, extra = parse_flags(words)
+    except FlagError as exc:
+        raise UsageError(str(exc)) from None
+    if extra:
+        raise UsageError(f"unexpected argument(s) {' '.join(map(repr, extra))}")
+    return settings

@@ -19,8 +19,9 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from sampler import FlagError, SamplerSettings, parse_flags
+from sampler import SamplerSettings
 
+from .args import sampling_settings
 from .common import EXIT_FAILED, EXIT_USAGE, fail, read_command_line, route_llama_logs
 from .parsing import ArgParser, UsageError, check_utf8, flag_arities, int_in, split_own_flags
 from .run_flags import add_run_flags, run_options
@@ -78,12 +79,7 @@ def parse_serve_args(argv: list[str]) -> ServeArgs:
 
     check_utf8(argv)
     own, sampling = split_own_flags(argv, SERVE_FLAGS)
-    try:
-        settings, extra = parse_flags(sampling)
-    except FlagError as exc:
-        raise UsageError(str(exc)) from None
-    if extra:
-        raise UsageError(f"unexpected argument(s) {' '.join(map(repr, extra))}")
+    settings = sampling_settings(sampling)
     args = serve_parser().parse_args(own)
     if args.model == "":
         raise UsageError("-m: expected a model file, got '' (leave -m out for the bundled model)")
